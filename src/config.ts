@@ -1,0 +1,169 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { resolveAssumptions, type Assumptions } from './upstream/assumptions';
+
+const port = z.number().int().min(0).max(65535);
+const url = z
+  .string()
+  .url('must be an absolute URL such as https://api.example.com')
+  .transform((u) => u.replace(/\/+$/, ''));
+
+const accountSchema = z
+  .object({
+    mailbox: z.string().email('must be the mailbox address, e.g. "me@example.com"'),
+    accessToken: z.string().min(1).optional(),
+    refreshToken: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    vendor: z
+      .object({
+        readUrl: url,
+        mailUrl: url,
+        graphUrl: url,
+        apiKey: z.string().min(1, 'set the send-and-manage key from the dashboard Developer page').optional(),
+        timeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+      })
+      .strict(),
+    accounts: z.array(accountSchema).default([]),
+    listen: z
+      .object({
+        host: z.string().min(1).default('127.0.0.1'),
+        imapPort: port.default(1143),
+        imapsPort: port.nullable().default(null),
+        smtpPort: port.default(1025),
+        smtpsPort: port.nullable().default(null),
+      })
+      .strict()
+      .default({ host: '127.0.0.1', imapPort: 1143, imapsPort: null, smtpPort: 1025, smtpsPort: null }),
+    stateDir: z.string().min(1).default('./mailbridge-state'),
+    tls: z
+      .object({ cert: z.string().nullable().default(null), key: z.string().nullable().default(null) })
+      .strict()
+      .default({ cert: null, key: null }),
+    pollIntervalSeconds: z.number().min(1).max(86_400).default(30),
+    /** Every Nth poll is a full reconciliation (flag changes and removals made elsewhere). */
+    fullSyncEveryPolls: z.number().int().min(1).max(10_000).default(10),
+    maxMessageBytes: z.number().int().min(1024).default(25 * 1024 * 1024),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    assumptions: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type Config = Omit<z.output<typeof configSchema>, 'assumptions'> & {
+  assumptions: Assumptions;
+  /** Absolute path of the state directory. */
+  stateDir: string;
+};
+
+/** MAILBRIDGE_* environment variables and the config field each overrides. */
+const envOverrides: Array<[string, string[], 'string' | 'number']> = [
+  ['MAILBRIDGE_READ_URL', ['vendor', 'readUrl'], 'string'],
+  ['MAILBRIDGE_MAIL_URL', ['vendor', 'mailUrl'], 'string'],
+  ['MAILBRIDGE_GRAPH_URL', ['vendor', 'graphUrl'], 'string'],
+  ['MAILBRIDGE_API_KEY', ['vendor', 'apiKey'], 'string'],
+  ['MAILBRIDGE_LISTEN_HOST', ['listen', 'host'], 'string'],
+  ['MAILBRIDGE_IMAP_PORT', ['listen', 'imapPort'], 'number'],
+  ['MAILBRIDGE_IMAPS_PORT', ['listen', 'imapsPort'], 'number'],
+  ['MAILBRIDGE_SMTP_PORT', ['listen', 'smtpPort'], 'number'],
+  ['MAILBRIDGE_SMTPS_PORT', ['listen', 'smtpsPort'], 'number'],
+  ['MAILBRIDGE_STATE_DIR', ['stateDir'], 'string'],
+  ['MAILBRIDGE_TLS_CERT', ['tls', 'cert'], 'string'],
+  ['MAILBRIDGE_TLS_KEY', ['tls', 'key'], 'string'],
+  ['MAILBRIDGE_POLL_INTERVAL', ['pollIntervalSeconds'], 'number'],
+  ['MAILBRIDGE_LOG_LEVEL', ['logLevel'], 'string'],
+];
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function setPath(obj: Record<string, unknown>, keys: string[], value: unknown): void {
+  let cur = obj;
+  for (const k of keys.slice(0, -1)) {
+    if (typeof cur[k] !== 'object' || cur[k] === null) cur[k] = {};
+    cur = cur[k] as Record<string, unknown>;
+  }
+  cur[keys[keys.length - 1]] = value;
+}
+
+function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
+  for (const [name, keys, type] of envOverrides) {
+    const v = env[name];
+    if (v === undefined || v === '') continue;
+    if (type === 'number') {
+      const n = Number(v);
+      if (!Number.isFinite(n)) throw new ConfigError(`${name}=${JSON.stringify(v)} is not a number; set it to e.g. ${name}=1143`);
+      setPath(raw, keys, n);
+    } else setPath(raw, keys, v);
+  }
+}
+
+function describeIssue(issue: z.core.$ZodIssue, source: string): string {
+  const field = issue.path.map(String).join('.') || '(top level)';
+  const envName = envOverrides.find(([, keys]) => keys.join('.') === field)?.[0];
+  const where = envName ? `${source} or ${envName}` : source;
+  let fix = issue.message;
+  if (issue.code === 'unrecognized_keys') fix = `unknown key(s) ${issue.keys.join(', ')}: remove them or fix the spelling (see config.example.json)`;
+  else if (issue.code === 'invalid_type' && issue.input === undefined) fix = `missing: add "${field}" (see config.example.json)`;
+  return `config field "${field}" (${where}): ${fix}`;
+}
+
+/** Validates a raw config object (file contents with env overrides applied). */
+export function parseConfig(raw: unknown, source = 'config', baseDir = process.cwd()): Config {
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => describeIssue(i, source)).join('\n'));
+  }
+  const cfg = result.data;
+  const mailboxes = new Set<string>();
+  for (const a of cfg.accounts) {
+    const key = a.mailbox.toLowerCase();
+    if (mailboxes.has(key)) throw new ConfigError(`config field "accounts": mailbox ${a.mailbox} is listed twice; keep one entry`);
+    mailboxes.add(key);
+  }
+  const ports = [cfg.listen.imapPort, cfg.listen.imapsPort, cfg.listen.smtpPort, cfg.listen.smtpsPort].filter((p) => p);
+  if (new Set(ports).size !== ports.length) throw new ConfigError('config field "listen": two listeners use the same port; give each a distinct port');
+  if ((cfg.tls.cert === null) !== (cfg.tls.key === null)) throw new ConfigError('config field "tls": set both cert and key, or neither (a self-signed pair is then generated)');
+  return {
+    ...cfg,
+    stateDir: path.resolve(baseDir, cfg.stateDir),
+    tls: {
+      cert: cfg.tls.cert && path.resolve(baseDir, cfg.tls.cert),
+      key: cfg.tls.key && path.resolve(baseDir, cfg.tls.key),
+    },
+    assumptions: resolveAssumptions(cfg.assumptions),
+  };
+}
+
+/** Reads the JSON file (if any), applies MAILBRIDGE_* overrides, validates. */
+export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): Config {
+  let raw: Record<string, unknown> = {};
+  let source = 'environment';
+  let baseDir = process.cwd();
+  if (file) {
+    source = file;
+    baseDir = path.dirname(path.resolve(file));
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`cannot read config file ${file}: ${(err as Error).message}; pass an existing file with --config`);
+    }
+    try {
+      raw = JSON.parse(text) as Record<string, unknown>;
+    } catch (err) {
+      throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
+    }
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(`config file ${file} must hold a JSON object`);
+  }
+  applyEnv(raw, env);
+  return parseConfig(raw, source, baseDir);
+}

@@ -1,0 +1,75 @@
+/**
+ * The upstream client's public surface: what the domain layer and the CLI may call.
+ * Implemented by ./vendor-client.ts; protocol modules (IMAP, SMTP) never see HTTP.
+ */
+import type { Readable } from 'node:stream';
+import type {
+  Command,
+  CommandResult,
+  SendRequest,
+  SharedDomainList,
+  VendorFolder,
+  VendorMessage,
+  VendorThread,
+} from './types';
+
+export interface FlagChange {
+  is_read?: boolean;
+  is_starred?: boolean;
+  is_important?: boolean;
+}
+
+/** Outcome of a write applied to many ids: which ids the vendor confirmed. */
+export interface BulkResult {
+  done: string[];
+  notFound: string[];
+}
+
+export interface RawContent {
+  stream: Readable;
+  /** X-Original-Content-Type of the raw route. */
+  contentType: string | null;
+  length: number | null;
+}
+
+/** One mailbox (one token pair). Every call goes through that mailbox's limiter. */
+export interface MailboxApi {
+  readonly mailbox: string;
+  /** Runs commands in requests of at most 20; results come back in the order given. */
+  run(commands: Command[]): Promise<CommandResult[]>;
+  listFolders(): Promise<VendorFolder[]>;
+  /** One page of list_threads. */
+  listThreads(args: { folder: string; isRead?: boolean; limit?: number; cursor?: string | null }): Promise<{ threads: VendorThread[]; nextCursor: string | null }>;
+  /** Every thread of a folder, following the cursor to the end. */
+  listAllThreads(folder: string): Promise<VendorThread[]>;
+  /** Ids split into groups of 50, packed 20 commands a request, results matched back by id. */
+  getMessages(ids: string[], include?: string[]): Promise<{ messages: VendorMessage[]; notFound: string[] }>;
+  /** Assumed search command (A4); all pages. Throws VendorError kind 'unsupported' if missing. */
+  search(args: { query: string; folder?: string }): Promise<string[]>;
+  setFlags(ids: string[], change: FlagChange): Promise<BulkResult>;
+  label(ids: string[], change: { add?: string[]; remove?: string[] }): Promise<BulkResult>;
+  move(ids: string[], folder: string): Promise<BulkResult>;
+  /** Attachment bytes from GET /v1/raw, streamed. */
+  raw(messageUid: string, attachmentId: string): Promise<RawContent>;
+  /** Cheap authenticated call used by `doctor`; refreshes the token if needed. */
+  verify(): Promise<void>;
+}
+
+export interface SendResult {
+  id: string;
+}
+
+export interface ReleaseResult {
+  id: string | null;
+  body: Record<string, unknown>;
+}
+
+export interface VendorApi {
+  mailbox(address: string): MailboxApi;
+  /** POST {mail_url}/v3.0/send. Throws VendorError (code SPAM_DETECTED carries quarantine_id in details). */
+  send(req: SendRequest): Promise<SendResult>;
+  releaseQuarantine(quarantineId: string): Promise<ReleaseResult>;
+  sharedDomains(): Promise<SharedDomainList>;
+  createSender(args: { domain: string; localPart?: string; name?: string }): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}

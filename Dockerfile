@@ -1,0 +1,28 @@
+# mailbridge as a sidecar: shares the app's network namespace (Kubernetes pod, or
+# `network_mode: service:app` in Compose) so the app reaches IMAP/SMTP on 127.0.0.1.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 builds its native addon here
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY bin ./bin
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    MAILBRIDGE_STATE_DIR=/var/lib/mailbridge \
+    MAILBRIDGE_CONFIG=/etc/mailbridge/config.json
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+COPY package.json ./
+RUN mkdir -p /var/lib/mailbridge /etc/mailbridge && chown node:node /var/lib/mailbridge && chmod 700 /var/lib/mailbridge
+USER node
+# tokens, UID maps and the TLS pair live here: keep it on a volume so UIDs survive restarts
+VOLUME ["/var/lib/mailbridge"]
+EXPOSE 1143 1025
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 CMD ["node", "bin/mailbridge.js", "healthcheck"]
+ENTRYPOINT ["node", "bin/mailbridge.js"]
+CMD ["start"]

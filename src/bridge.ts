@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from './config';
+import type { Logger } from './log';
+import { AccountRegistry } from './domain/account-registry';
+import { AccountView } from './domain/account-view';
+import { MailboxPoller } from './domain/poller';
+import { startImapServer } from './imap/server';
+import { ImapNotifier } from './imap/notifier';
+import { startSmtpServer } from './smtp/server';
+import { MailStore } from './store';
+import { QuarantineStore } from './store/quarantine';
+import { SecretStore, importInitialTokens } from './store/secrets';
+import { loadOrCreateTls } from './tls';
+import { createVendorClient } from './upstream/vendor-client';
+
+export interface RunningBridge {
+  ports: { imap: number; imaps: number | null; smtp: number; smtps: number | null };
+  accounts: AccountRegistry;
+  pollers: MailboxPoller[];
+  secrets: SecretStore;
+  close(): Promise<void>;
+}
+
+/** Starts everything the `start` command runs: state, vendor client, IMAP, SMTP, pollers. */
+export async function startBridge(config: Config, logger: Logger): Promise<RunningBridge> {
+  fs.mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+  const secrets = SecretStore.open(config.stateDir);
+  importInitialTokens(config, secrets);
+  const vendor = createVendorClient(config, secrets, logger);
+  const store = MailStore.open(config.stateDir);
+  const tls = await loadOrCreateTls(config.tls, config.stateDir);
+  const notifier = new ImapNotifier();
+  const accounts = new AccountRegistry(secrets);
+  const pollers: MailboxPoller[] = [];
+  const mailboxes = new Set([...config.accounts.map((a) => a.mailbox), ...secrets.mailboxes()]);
+  for (const mailbox of mailboxes) {
+    const view = new AccountView(mailbox, vendor.mailbox(mailbox), store, config.assumptions, logger, path.join(config.stateDir, 'attachments'), (account, folder, entries) =>
+      notifier.publish(account, folder, entries),
+    );
+    accounts.add(view);
+    const poller = new MailboxPoller(view, config.pollIntervalSeconds * 1000, config.fullSyncEveryPolls, logger);
+    poller.start();
+    pollers.push(poller);
+  }
+
+  const imap = await startImapServer({
+    host: config.listen.host,
+    port: config.listen.imapPort,
+    securePort: config.listen.imapsPort,
+    tls,
+    accounts,
+    notifier,
+    logger,
+    maxMessageBytes: config.maxMessageBytes,
+  });
+  const smtp = await startSmtpServer({ config, vendor, secrets, quarantine: new QuarantineStore(store.db), logger, tls });
+  logger.info({ imap: imap.port, smtp: smtp.port, accounts: mailboxes.size }, 'mailbridge started');
+
+  return {
+    ports: { imap: imap.port, imaps: imap.securePort, smtp: smtp.port, smtps: smtp.securePort ?? null },
+    accounts,
+    pollers,
+    secrets,
+    close: async () => {
+      await Promise.all(pollers.map((p) => p.stop()));
+      await Promise.all([imap.close(), smtp.close()]);
+      await vendor.close();
+      store.close();
+    },
+  };
+}

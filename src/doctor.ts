@@ -1,0 +1,33 @@
+import type { Config } from './config';
+import type { SecretStore } from './store/secrets';
+import type { VendorApi } from './upstream/api';
+
+/** `mailbridge doctor`: one line per check, true when every check passed. */
+export async function runDoctor(cfg: Config, vendor: VendorApi, secrets: SecretStore, print: (line: string) => void): Promise<boolean> {
+  let ok = true;
+  const check = async (label: string, fn: () => Promise<string>) => {
+    try {
+      print(`ok    ${label}: ${await fn()}`);
+    } catch (err) {
+      ok = false;
+      print(`FAIL  ${label}: ${(err as Error).message}`);
+    }
+  };
+  print(`ok    config: valid (state dir ${cfg.stateDir})`);
+  await check(`vendor reachable (${cfg.vendor.graphUrl})`, async () => `${(await vendor.sharedDomains()).domains.length} shared domains`);
+  const mailboxes = new Set([...cfg.accounts.map((a) => a.mailbox), ...secrets.mailboxes()]);
+  if (!mailboxes.size) {
+    ok = false;
+    print('FAIL  accounts: none configured; add one with "mailbridge account add --mailbox ADDRESS"');
+  }
+  for (const mailbox of mailboxes) {
+    await check(`account ${mailbox}`, async () => {
+      const stored = secrets.get(mailbox);
+      if (!stored) throw new Error(`no tokens stored; run "mailbridge account add --mailbox ${mailbox}"`);
+      if (stored.needsNewTokens) throw new Error(`${stored.needsNewTokens}`);
+      await vendor.mailbox(mailbox).verify();
+      return stored.passwordHash ? 'tokens valid, bridge password set' : `tokens valid; no bridge password yet: run "mailbridge account password --mailbox ${mailbox}"`;
+    });
+  }
+  return ok;
+}

@@ -1,0 +1,31 @@
+import type { AccountView } from './account-view';
+
+export interface PasswordCheck {
+  verifyBridgePassword(mailbox: string, password: string): boolean;
+}
+
+/** The bridged accounts, looked up by the login name mail clients use (the mailbox address). */
+export class AccountRegistry {
+  private readonly views = new Map<string, AccountView>();
+
+  constructor(private readonly passwords: PasswordCheck) {}
+
+  add(view: AccountView): void {
+    this.views.set(view.account.toLowerCase(), view);
+  }
+
+  get(account: string): AccountView | undefined {
+    return this.views.get(account.toLowerCase());
+  }
+
+  all(): AccountView[] {
+    return [...this.views.values()];
+  }
+
+  /** The canonical account name if `password` is that account's bridge password. */
+  authenticate(username: string, password: string): string | null {
+    const view = this.get(username.trim());
+    if (!view || !this.passwords.verifyBridgePassword(view.account, password)) return null;
+    return view.account;
+  }
+}

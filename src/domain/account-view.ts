@@ -1,0 +1,152 @@
+import type { Logger } from '../log';
+import type { JournalEntry } from '../imap/notifier';
+import type { MailStore, MessageRow, StoredMetadata } from '../store';
+import type { Assumptions } from '../upstream/assumptions';
+import type { MailboxApi } from '../upstream/api';
+import type { FolderRole, VendorFolder } from '../upstream/types';
+import { KeyedLock } from '../util/keyed-lock';
+import { describeMessage } from '../mime';
+import { contentInclude, syncFolder, type SyncContext, type SyncMode } from './folder-sync';
+import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-update';
+
+/**
+ * One account's mailbox as IMAP sees it: folders, UID-numbered messages, flags. The protocol
+ * layer calls this; this calls the upstream client and the store. Nothing here knows IMAP
+ * syntax, and nothing here builds HTTP requests.
+ */
+
+export interface ImapFolder {
+  path: string;
+  vendorName: string;
+  role: FolderRole;
+  specialUse: string | null;
+}
+
+const specialUse: Record<string, string> = {
+  sent: '\\Sent',
+  drafts: '\\Drafts',
+  trash: '\\Trash',
+  spam: '\\Junk',
+  archive: '\\Archive',
+};
+
+/** Folder list is re-read at most this often; LIST is cheap for clients to repeat. */
+const folderListTtlMs = 60_000;
+
+export interface FolderStatus {
+  messages: number;
+  uidNext: number;
+  uidValidity: number;
+  unseen: number;
+  highestModseq: number;
+}
+
+export interface OpenFolder extends FolderStatus {
+  uids: number[];
+}
+
+export interface FullMessage extends MessageRow {
+  meta: StoredMetadata;
+}
+
+export class AccountView {
+  private folderCache: { at: number; folders: ImapFolder[] } | null = null;
+  private readonly syncLock = new KeyedLock();
+  private readonly synced = new Map<string, ImapFolder>();
+  private readonly sync: SyncContext;
+
+  constructor(
+    readonly account: string,
+    private readonly api: MailboxApi,
+    private readonly store: MailStore,
+    assumptions: Assumptions,
+    private readonly logger: Logger,
+    publish: (account: string, folder: string, entries: JournalEntry[]) => void,
+  ) {
+    this.sync = { account, api, store, assumptions, logger, publish: (folder, entries) => publish(account, folder, entries) };
+  }
+
+  async folders(refresh = false): Promise<ImapFolder[]> {
+    if (!refresh && this.folderCache && Date.now() - this.folderCache.at < folderListTtlMs) return this.folderCache.folders;
+    const vendor = await this.api.listFolders();
+    const folders = vendor.map((f: VendorFolder) => ({
+      path: f.role === 'inbox' || f.name.toUpperCase() === 'INBOX' ? 'INBOX' : f.name,
+      vendorName: f.name,
+      role: f.role,
+      specialUse: (f.role && specialUse[f.role]) || null,
+    }));
+    this.folderCache = { at: Date.now(), folders };
+    return folders;
+  }
+
+  async folder(path: string): Promise<ImapFolder | null> {
+    const match = (list: ImapFolder[]) => list.find((f) => (path.toUpperCase() === 'INBOX' ? f.path === 'INBOX' : f.path === path));
+    return match(await this.folders()) ?? match(await this.folders(true)) ?? null;
+  }
+
+  /** Syncs one folder; a never-synced folder gets a full listing, later calls are incremental. */
+  syncFolder(folder: ImapFolder, mode?: SyncMode): Promise<void> {
+    return this.syncLock.run(folder.vendorName, async () => {
+      const first = !this.synced.has(folder.vendorName) && this.store.folderState(this.account, folder.vendorName).count === 0;
+      await syncFolder(this.sync, folder.vendorName, mode ?? (first ? 'full' : 'incremental'));
+      this.synced.set(folder.vendorName, folder);
+    });
+  }
+
+  /** Folders opened since start: the poller keeps these fresh. */
+  activeFolders(): ImapFolder[] {
+    return [...this.synced.values()];
+  }
+
+  status(folder: ImapFolder): FolderStatus {
+    const s = this.store.folderState(this.account, folder.vendorName);
+    return { messages: s.count, uidNext: s.uidNext, uidValidity: s.uidValidity, unseen: s.unseen, highestModseq: s.highestModseq };
+  }
+
+  async open(folder: ImapFolder): Promise<OpenFolder> {
+    await this.syncFolder(folder);
+    const rows = this.store.listMessages(this.account, folder.vendorName);
+    return { ...this.status(folder), uids: rows.map((r) => r.uid) };
+  }
+
+  rows(folder: ImapFolder, uids: number[]): MessageRow[] {
+    return this.store.getByUids(this.account, folder.vendorName, uids);
+  }
+
+  allRows(folder: ImapFolder): MessageRow[] {
+    return this.store.listMessages(this.account, folder.vendorName);
+  }
+
+  /** Cached MIME metadata; anything missing (cache lost) is fetched and described again. */
+  async metadata(messageUids: string[]): Promise<Map<string, StoredMetadata>> {
+    const found = this.store.getMetadata(this.account, messageUids);
+    const missing = messageUids.filter((u) => !found.has(u));
+    if (missing.length) {
+      const { messages } = await this.api.getMessages(missing, contentInclude);
+      for (const m of messages) {
+        const meta = { message: m, ...describeMessage(m) };
+        this.store.putMetadata(this.account, m.message_uid, meta);
+        found.set(m.message_uid, this.store.getMetadata(this.account, [m.message_uid]).get(m.message_uid) ?? meta);
+      }
+    }
+    return found;
+  }
+
+  /** STORE: vendor-backed flags go upstream first; the state changes only for confirmed ids. */
+  updateFlags(folder: ImapFolder, rows: MessageRow[], action: FlagAction, flags: string[], sessionId?: string): Promise<FlagUpdateResult> {
+    return applyFlagUpdate({ ...this.sync, folder: folder.vendorName }, rows, action, flags, sessionId);
+  }
+
+  /** Vendor full-text search (assumption A4) restricted to one folder. */
+  searchText(folder: ImapFolder, text: string): Promise<string[]> {
+    return this.api.search({ query: text, folder: folder.vendorName });
+  }
+
+  attachment(messageUid: string, attachmentId: string) {
+    return this.api.raw(messageUid, attachmentId);
+  }
+
+  logError(msg: string, err: unknown): void {
+    this.logger.warn({ account: this.account, err: (err as Error)?.message }, msg);
+  }
+}

@@ -1,0 +1,75 @@
+import type { FlagChange } from '../upstream/api';
+import type { VendorMessage } from '../upstream/types';
+
+/**
+ * IMAP flags <-> vendor message state.
+ *   \Seen <-> is_read, \Flagged <-> is_starred, $Important <-> is_important, keyword <-> label.
+ * Kept locally only (the vendor has no field for them, and turning client bookkeeping into
+ * webmail labels would litter the user's mailbox): \Answered, \Draft, \Deleted, and keywords
+ * that are client bookkeeping by convention: "$"-prefixed ones (RFC 5788 style: $Forwarded,
+ * $MDNSent, $Junk, ...), Junk/NonJunk/NotJunk (Thunderbird), $label1.. (old Thunderbird tags).
+ */
+
+const vendorFlagFields: Array<[string, keyof FlagChange]> = [
+  ['\\Seen', 'is_read'],
+  ['\\Flagged', 'is_starred'],
+  ['$Important', 'is_important'],
+];
+
+const localKeywords = new Set(['junk', 'nonjunk', 'notjunk']);
+
+export function isVendorFlag(flag: string): boolean {
+  return vendorFlagFields.some(([f]) => f.toLowerCase() === flag.toLowerCase());
+}
+
+/** True for flags stored only in the bridge's state. */
+export function isLocalFlag(flag: string): boolean {
+  if (isVendorFlag(flag)) return false;
+  return flag.startsWith('\\') || flag.startsWith('$') || localKeywords.has(flag.toLowerCase());
+}
+
+/** IMAP atom characters only (RFC 3501 atom-specials excluded), so labels survive as keywords. */
+export function labelToKeyword(label: string): string | null {
+  return /^[^\s(){%*"\\\]\x00-\x1f\x7f]+$/.test(label) && !isLocalFlag(label) && !isVendorFlag(label) ? label : null;
+}
+
+/** Flags the vendor state implies; labels that cannot be IMAP atoms are shown only as Labels/ folders. */
+export function vendorFlags(msg: Pick<VendorMessage, 'is_read' | 'is_starred' | 'is_important' | 'labels'>): string[] {
+  const flags: string[] = [];
+  if (msg.is_read) flags.push('\\Seen');
+  if (msg.is_starred) flags.push('\\Flagged');
+  if (msg.is_important) flags.push('$Important');
+  for (const label of msg.labels ?? []) {
+    const kw = labelToKeyword(label);
+    if (kw) flags.push(kw);
+  }
+  return flags;
+}
+
+/** Full flag list: vendor-derived flags plus the locally kept ones from `current`. */
+export function mergeFlags(vendor: string[], current: readonly string[]): string[] {
+  return [...vendor, ...current.filter(isLocalFlag)];
+}
+
+export interface FlagDiff {
+  change: FlagChange;
+  addLabels: string[];
+  removeLabels: string[];
+}
+
+/** What must go upstream to turn `before` into `after` (local flags excluded). */
+export function diffVendorFlags(before: readonly string[], after: readonly string[]): FlagDiff {
+  const has = (set: readonly string[], f: string) => set.some((x) => x.toLowerCase() === f.toLowerCase());
+  const change: FlagChange = {};
+  for (const [flag, field] of vendorFlagFields) {
+    if (has(before, flag) !== has(after, flag)) change[field] = has(after, flag);
+  }
+  const labelsOf = (set: readonly string[]) => set.filter((f) => !isLocalFlag(f) && !isVendorFlag(f));
+  const b = labelsOf(before);
+  const a = labelsOf(after);
+  return { change, addLabels: a.filter((f) => !has(b, f)), removeLabels: b.filter((f) => !has(a, f)) };
+}
+
+export function isEmptyDiff(d: FlagDiff): boolean {
+  return Object.keys(d.change).length === 0 && d.addLabels.length === 0 && d.removeLabels.length === 0;
+}

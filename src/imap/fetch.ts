@@ -1,0 +1,84 @@
+import { imapHandler } from '@zone-eu/wildduck/imap-core';
+import type { AccountView, ImapFolder } from '../domain/account-view';
+import type { MessageRow, StoredMetadata } from '../store';
+import type { ImapSession } from './session';
+
+export interface FetchQueryItem {
+  item: string;
+  type?: string;
+  path?: string;
+  original?: unknown;
+}
+
+export interface FetchOptions {
+  query: FetchQueryItem[];
+  messages: number[];
+  markAsSeen: boolean;
+  metadataOnly: boolean;
+  changedSince?: number;
+  isUid: boolean;
+}
+
+/** Items answered from the UID row alone, without the cached MIME metadata. */
+const rowItems = new Set(['uid', 'flags', 'modseq', 'internaldate', 'rfc822.size']);
+/** Items whose answer streams message content (may pull attachment bytes from the vendor). */
+const contentItems = new Set(['body', 'binary', 'rfc822', 'rfc822.text', 'binary.size']);
+
+/** Messages handled per metadata batch: bounds memory on 1:* fetches of huge folders. */
+const batchSize = 500;
+
+function write(session: ImapSession, chunk: unknown): Promise<void> {
+  return new Promise((resolve) => session.writeStream.write(chunk, resolve));
+}
+
+function toImapMessage(row: MessageRow, meta: StoredMetadata | undefined): Record<string, unknown> {
+  return {
+    uid: row.uid,
+    modseq: row.modseq,
+    flags: row.flags,
+    idate: row.idate,
+    size: row.size,
+    // getQueryResponse encodes these in place: give it copies so cached metadata stays pristine
+    envelope: meta && structuredClone(meta.envelope),
+    bodystructure: meta && structuredClone(meta.bodystructure),
+    mimeTree: meta?.mimeTree,
+  };
+}
+
+/**
+ * FETCH / UID FETCH. Flags, sizes, ENVELOPE and BODYSTRUCTURE come from the state store (no
+ * vendor request once synced). Body sections are rebuilt from the cached MIME tree;
+ * attachment bytes are downloaded before the response starts, so a vendor failure becomes a
+ * NO instead of a truncated literal.
+ */
+export async function fetchMessages(view: AccountView, folder: ImapFolder, options: FetchOptions, session: ImapSession): Promise<void> {
+  let rows = view.rows(folder, options.messages);
+  if (options.changedSince) rows = rows.filter((r) => r.modseq > Number(options.changedSince));
+
+  if (options.markAsSeen) {
+    const unseen = rows.filter((r) => !r.flags.includes('\\Seen'));
+    if (unseen.length) {
+      const result = await view.updateFlags(folder, unseen, 'add', ['\\Seen'], session.id);
+      if (result.error) throw result.error;
+      const flags = new Map(result.updated.map((u) => [u.uid, u]));
+      rows = rows.map((r) => (flags.has(r.uid) ? { ...r, flags: flags.get(r.uid)!.flags, modseq: flags.get(r.uid)!.modseq } : r));
+    }
+  }
+
+  const needsMeta = options.query.some((q) => !rowItems.has(q.item));
+  const needsContent = options.query.some((q) => contentItems.has(q.item) && !['header', 'header.fields', 'header.fields.not', 'mime'].includes(q.type ?? ''));
+  const queryOptions = { acceptUTF8Enabled: session.isUTF8Enabled(), attachmentStorage: view.attachmentStorage, fetchOptions: {} };
+
+  for (let i = 0; i < rows.length; i += batchSize) {
+    const batch = rows.slice(i, i + batchSize);
+    const metas = needsMeta ? await view.metadata(batch.map((r) => r.messageUid)) : new Map<string, StoredMetadata>();
+    for (const row of batch) {
+      const meta = metas.get(row.messageUid);
+      if (needsContent && meta) await view.prefetchAttachments(row.messageUid, meta, options.query);
+      const values = session.getQueryResponse(options.query, toImapMessage(row, meta), queryOptions);
+      const response = session.formatResponse('FETCH', row.uid, { query: options.query, values });
+      if (!response) continue; // expunged from this session's view meanwhile
+      await write(session, needsContent ? imapHandler.compileStream(response) : { compiled: imapHandler.compiler(response) });
+    }
+  }
+}

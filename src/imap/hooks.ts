@@ -1,0 +1,109 @@
+import type { IMAPServer } from '@zone-eu/wildduck/imap-core';
+import type { Logger } from '../log';
+import type { AccountRegistry } from '../domain/account-registry';
+import type { AccountView, ImapFolder } from '../domain/account-view';
+import { rememberFailure } from './error-responses';
+import { folderKey } from './notifier';
+import type { ImapSession } from './session';
+import { fetchMessages, type FetchOptions } from './fetch';
+import { searchMessages } from './search-handler';
+import { storeFlags, type StoreUpdate } from './store-handler';
+
+/**
+ * imap-core hook wiring. Every hook resolves the session's account view, runs an async
+ * handler, and turns a thrown error into the callback's error path with a readable reason
+ * (see error-responses.ts). Hooks never throw into imap-core.
+ */
+
+type Callback = (err: Error | null, ...results: unknown[]) => void;
+
+function splitKey(key: string): { account: string; folder: string } {
+  const i = String(key).indexOf('\u0000');
+  return { account: String(key).slice(0, i), folder: String(key).slice(i + 1) };
+}
+
+export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: AccountRegistry, logger: Logger): void {
+  /** Runs `fn` and maps its result or failure onto imap-core's callback convention. */
+  const hook =
+    <A extends unknown[]>(name: string, fn: (view: AccountView, session: ImapSession, ...args: A) => Promise<unknown[]>) =>
+    (...raw: unknown[]) => {
+      const callback = raw.pop() as Callback;
+      const session = raw.pop() as ImapSession;
+      const view = accounts.get(session.user.id);
+      if (!view) return callback(null, 'NONEXISTENT');
+      fn(view, session, ...(raw as A)).then(
+        (results) => callback(null, ...results),
+        (err: unknown) => {
+          const failure = rememberFailure(session, err);
+          logger.warn({ hook: name, account: session.user.id, code: failure.code, err: (err as Error)?.message }, 'imap operation failed');
+          const e = new Error(failure.text) as Error & { responseMessage: string };
+          e.responseMessage = failure.text;
+          callback(e);
+        },
+      );
+    };
+
+  /** The selected folder of a session (hooks after SELECT receive the folder key). */
+  const selected = async (view: AccountView, key: string): Promise<ImapFolder | null> => view.folder(splitKey(key).folder);
+
+  server.onAuth = (login: { username: string; password: string }, _session: ImapSession, callback: Callback) => {
+    const account = accounts.authenticate(login.username, login.password);
+    if (!account) return callback(null);
+    callback(null, { user: { id: account, username: account } });
+  };
+
+  server.onList = hook('list', async (view) => [(await view.folders()).map(toListEntry)]);
+  // every folder counts as subscribed: the vendor has no subscription concept
+  server.onLsub = hook('lsub', async (view) => [(await view.folders()).map(toListEntry)]);
+  server.onSubscribe = hook('subscribe', async (view, _s, path: string) => [(await view.folder(path)) ? true : 'NONEXISTENT']);
+  server.onUnsubscribe = hook('unsubscribe', async (view, _s, path: string) => [(await view.folder(path)) ? true : 'NONEXISTENT']);
+
+  server.onStatus = hook('status', async (view, _s, path: string) => {
+    const folder = await view.folder(path);
+    if (!folder) return ['NONEXISTENT'];
+    await view.syncFolder(folder);
+    const s = view.status(folder);
+    return [{ messages: s.messages, uidNext: s.uidNext, uidValidity: s.uidValidity, unseen: s.unseen, highestModseq: s.highestModseq }];
+  });
+
+  server.onOpen = hook('open', async (view, _s, path: string) => {
+    const folder = await view.folder(path);
+    if (!folder) return ['NONEXISTENT'];
+    const opened = await view.open(folder);
+    return [
+      {
+        _id: folderKey(view.account, folder.vendorName),
+        specialUse: folder.specialUse,
+        uidValidity: opened.uidValidity,
+        uidNext: opened.uidNext,
+        modifyIndex: opened.highestModseq,
+        uidList: opened.uids,
+        flags: ['$Important'],
+      },
+    ];
+  });
+
+  server.onFetch = hook('fetch', async (view, session, key: string, options: FetchOptions) => {
+    const folder = await selected(view, key);
+    if (!folder) return ['NONEXISTENT'];
+    await fetchMessages(view, folder, options, session);
+    return [true];
+  });
+
+  server.onStore = hook('store', async (view, session, key: string, update: StoreUpdate) => {
+    const folder = await selected(view, key);
+    if (!folder) return ['NONEXISTENT'];
+    const modified = await storeFlags(view, folder, update, session);
+    return [true, modified];
+  });
+
+  server.onSearch = hook('search', async (view, session, key: string, options: { query: unknown[] }) => {
+    const folder = await selected(view, key);
+    if (!folder) return ['NONEXISTENT'];
+    return [await searchMessages(view, folder, options.query, session)];
+  });
+}
+
+function toListEntry(f: ImapFolder) {
+  return { path: f.path, specialUse: f.specialUse, flags: [], delimiter: '/' };
+}

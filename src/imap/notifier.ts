@@ -1,0 +1,67 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * The journal imap-core sessions read their untagged updates from (EXISTS, EXPUNGE, FETCH).
+ * imap-core calls addListener/removeListener/getUpdates; the mailbox views publish entries.
+ * Entries are kept in memory: a session only needs what changed since its SELECT, and a
+ * restart drops every session anyway.
+ */
+
+export interface JournalEntry {
+  command: 'EXISTS' | 'EXPUNGE' | 'FETCH';
+  uid: number;
+  modseq: number;
+  flags?: string[];
+  /** Session id that caused the change and already saw it in its own response. */
+  ignore?: string;
+}
+
+interface SessionLike {
+  user: { id: string };
+}
+
+type UpdatesCallback = (err: Error | null, entries?: JournalEntry[] | string) => void;
+
+/** Journal entries kept per folder; older ones are only needed by sessions idle for hours. */
+const maxEntriesPerFolder = 50_000;
+
+export function folderKey(account: string, folder: string): string {
+  return `${account.toLowerCase()}\u0000${folder}`;
+}
+
+export class ImapNotifier {
+  private readonly listeners = new EventEmitter();
+  private readonly journals = new Map<string, JournalEntry[]>();
+
+  constructor() {
+    this.listeners.setMaxListeners(0);
+  }
+
+  addListener(session: SessionLike, handler: (payload?: unknown) => void): void {
+    this.listeners.on(session.user.id, handler);
+  }
+
+  removeListener(session: SessionLike, handler: (payload?: unknown) => void): void {
+    this.listeners.off(session.user.id, handler);
+  }
+
+  getUpdates(mailbox: string, modifyIndex: number, callback: UpdatesCallback): void {
+    const journal = this.journals.get(String(mailbox)) ?? [];
+    const since = Number(modifyIndex) || 0;
+    // entries are appended in modseq order, so the tail after the last seen modseq is the answer
+    let start = journal.length;
+    while (start > 0 && journal[start - 1].modseq > since) start--;
+    callback(null, journal.slice(start));
+  }
+
+  /** Records changes of one folder and wakes that account's sessions (IDLE ones answer at once). */
+  publish(account: string, folder: string, entries: JournalEntry[]): void {
+    if (!entries.length) return;
+    const key = folderKey(account, folder);
+    const journal = this.journals.get(key) ?? [];
+    journal.push(...entries);
+    if (journal.length > maxEntriesPerFolder) journal.splice(0, journal.length - maxEntriesPerFolder);
+    this.journals.set(key, journal);
+    setImmediate(() => this.listeners.emit(account.toLowerCase()));
+  }
+}

@@ -1,0 +1,83 @@
+import type { AddressInfo } from 'node:net';
+import { IMAPServer } from '@zone-eu/wildduck/imap-core';
+import type { Logger } from '../log';
+import type { TlsPair } from '../tls';
+import type { AccountRegistry } from '../domain/account-registry';
+import { installFailureResponses } from './error-responses';
+import type { ImapNotifier } from './notifier';
+import { installHooks } from './hooks';
+
+export interface ImapServerOptions {
+  host: string;
+  port: number;
+  /** Implicit-TLS port, or null for none. */
+  securePort: number | null;
+  tls: TlsPair;
+  accounts: AccountRegistry;
+  notifier: ImapNotifier;
+  logger: Logger;
+  /** Largest APPEND literal accepted (bytes). */
+  maxMessageBytes: number;
+}
+
+export interface RunningImap {
+  port: number;
+  securePort: number | null;
+  close(): Promise<void>;
+}
+
+type ImapCoreServer = InstanceType<typeof IMAPServer>;
+
+function listen(server: ImapCoreServer, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const inner = server.server;
+    inner.once('error', reject);
+    server.listen(port, host, () => {
+      inner.off('error', reject);
+      resolve((inner.address() as AddressInfo).port);
+    });
+  });
+}
+
+function create(opts: ImapServerOptions, secure: boolean): ImapCoreServer {
+  const server = new IMAPServer({
+    secure,
+    // plain port: STARTTLS offered; LOGIN is still allowed in clear because the bridge listens on loopback by default
+    ignoreSTARTTLS: false,
+    key: opts.tls.key,
+    cert: opts.tls.cert,
+    id: { name: 'mailbridge', vendor: 'mailbridge', 'support-url': 'https://localhost/' },
+    maxMessage: opts.maxMessageBytes,
+    logger: opts.logger.child({ component: 'imap' }),
+    skipFetchLog: true,
+    // clients in IDLE for 30 min are expected to re-issue IDLE (RFC 2177)
+    idleTimeout: 31 * 60 * 1000,
+  });
+  server.notifier = opts.notifier;
+  installHooks(server, opts.accounts, opts.logger);
+  server.on('error', (err: Error) => opts.logger.warn({ err: err.message }, 'imap connection error'));
+  return server;
+}
+
+function closeServer(server: ImapCoreServer): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+export async function startImapServer(opts: ImapServerOptions): Promise<RunningImap> {
+  installFailureResponses();
+  const plain = create(opts, false);
+  const port = await listen(plain, opts.port, opts.host);
+  let secure: ImapCoreServer | null = null;
+  let securePort: number | null = null;
+  if (opts.securePort !== null) {
+    secure = create(opts, true);
+    securePort = await listen(secure, opts.securePort, opts.host);
+  }
+  return {
+    port,
+    securePort,
+    close: async () => {
+      await Promise.all([closeServer(plain), secure ? closeServer(secure) : Promise.resolve()]);
+    },
+  };
+}

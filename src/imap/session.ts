@@ -1,0 +1,13 @@
+import type { ImapFailure } from './error-responses';
+
+/** The parts of an imap-core session object the hooks use. */
+export interface ImapSession {
+  id: string;
+  user: { id: string; username: string };
+  selected: { uidList: number[]; condstoreEnabled?: boolean; mailbox: string } | false;
+  writeStream: { write(chunk: unknown, callback?: () => void): boolean };
+  formatResponse(command: string, uid: number, data?: Record<string, unknown>): unknown;
+  getQueryResponse(query: unknown[], message: Record<string, unknown>, options: Record<string, unknown>): unknown[];
+  isUTF8Enabled(): boolean;
+  bridgeFailure?: ImapFailure | null;
+}

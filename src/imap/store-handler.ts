@@ -1,0 +1,37 @@
+import type { AccountView, ImapFolder } from '../domain/account-view';
+import type { FlagAction } from '../domain/flag-update';
+import type { ImapSession } from './session';
+
+export interface StoreUpdate {
+  action: FlagAction;
+  value: string[];
+  messages: number[];
+  silent: boolean;
+  isUid?: boolean;
+  unchangedSince?: number;
+}
+
+/**
+ * STORE / UID STORE. The vendor confirms before anything is answered; messages whose vendor
+ * call failed keep their flags and the command fails with the vendor's reason. Returns the
+ * UIDs that failed an UNCHANGEDSINCE test (CONDSTORE MODIFIED list).
+ */
+export async function storeFlags(view: AccountView, folder: ImapFolder, update: StoreUpdate, session: ImapSession): Promise<number[]> {
+  const rows = view.rows(folder, update.messages);
+  const modified = update.unchangedSince ? rows.filter((r) => r.modseq > Number(update.unchangedSince)).map((r) => r.uid) : [];
+  const targets = rows.filter((r) => !modified.includes(r.uid));
+  const result = await view.updateFlags(folder, targets, update.action, update.value, session.id);
+  const condstore = !!(session.selected && session.selected.condstoreEnabled);
+  if (!update.silent || condstore) {
+    for (const u of result.updated) {
+      const response = session.formatResponse('FETCH', u.uid, {
+        uid: update.isUid ? u.uid : false,
+        flags: update.silent ? false : u.flags,
+        modseq: condstore ? u.modseq : false,
+      });
+      if (response) session.writeStream.write(response);
+    }
+  }
+  if (result.error) throw result.error;
+  return modified;
+}

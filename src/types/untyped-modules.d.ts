@@ -1,0 +1,29 @@
+// Minimal typings for untyped dependencies: only what mailbridge calls.
+declare module 'libmime' {
+  export function decodeWords(value: string): string;
+  export function encodeWords(value: string, mimeWordEncoding?: 'Q' | 'B' | false, maxLength?: number): string;
+}
+
+declare module '@zone-eu/wildduck/imap-core' {
+  import { EventEmitter } from 'node:events';
+  import type { Server } from 'node:net';
+
+  export class IMAPServer extends EventEmitter {
+    constructor(options: Record<string, unknown>);
+    server: Server;
+    notifier: unknown;
+    listen(port: number, host: string, callback: () => void): void;
+    close(callback: () => void): void;
+    [hook: string]: unknown;
+  }
+
+  export const imapHandler: {
+    compileStream(response: unknown): NodeJS.ReadableStream;
+    compiler(response: unknown): string;
+  };
+}
+
+declare module '@zone-eu/wildduck/imap-core/lib/commands/search.js' {
+  const search: { parseQueryTerms(terms: string[], uidList: number[]): { query: import('../imap/search').SearchTerm[]; terms: string[] } };
+  export default search;
+}

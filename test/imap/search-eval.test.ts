@@ -1,0 +1,41 @@
+import { describe, expect, test } from 'vitest';
+import searchCommand from '@zone-eu/wildduck/imap-core/lib/commands/search.js';
+import { matchAll, textTerms, type SearchCandidate, type SearchTerm } from '../../src/imap/search';
+
+const parse = (terms: string[], uids: number[]): SearchTerm[] => searchCommand.parseQueryTerms(terms, uids).query;
+
+const msg = (over: Partial<SearchCandidate>): SearchCandidate => ({
+  uid: 1,
+  messageUid: 'm1',
+  modseq: 5,
+  flags: ['\\Seen'],
+  idate: new Date('2024-02-01T10:00:00Z'),
+  size: 2048,
+  headerLines: ['From: =?UTF-8?Q?J=C3=BCrgen_M=C3=BCller?= <juergen@example.de>', 'Subject: Quarterly report', 'Date: Wed, 31 Jan 2024 23:00:00 +0000'],
+  ...over,
+});
+
+const noText = () => false;
+
+describe('SEARCH evaluation on cached metadata', () => {
+  test('flags, sizes, dates and decoded headers', () => {
+    const m = msg({});
+    expect(matchAll(m, parse(['SEEN', 'LARGER', '1000'], [1]), noText)).toBe(true);
+    expect(matchAll(m, parse(['UNSEEN'], [1]), noText)).toBe(false);
+    expect(matchAll(m, parse(['FROM', 'müller'], [1]), noText)).toBe(true);
+    expect(matchAll(m, parse(['SUBJECT', 'QUARTERLY'], [1]), noText)).toBe(true);
+    expect(matchAll(m, parse(['ON', '1-Feb-2024'], [1]), noText)).toBe(true);
+    expect(matchAll(m, parse(['SENTON', '31-Jan-2024'], [1]), noText)).toBe(true);
+    expect(matchAll(m, parse(['BEFORE', '1-Feb-2024'], [1]), noText)).toBe(false);
+    expect(matchAll(m, parse(['OR', 'FLAGGED', 'NOT', 'SMALLER', '100'], [1]), noText)).toBe(true);
+    expect(matchAll(m, parse(['UID', '2:5'], [1, 2]), noText)).toBe(false);
+  });
+
+  test('BODY/TEXT terms are delegated and collected', () => {
+    const query = parse(['OR', 'BODY', 'invoice', 'TEXT', 'urgent'], [1]);
+    expect(textTerms(query).map((t) => t.value)).toEqual(['invoice', 'urgent']);
+    const seen: string[] = [];
+    expect(matchAll(msg({}), query, (key, value) => (seen.push(`${key}:${value}`), value === 'urgent'))).toBe(true);
+    expect(seen).toEqual(['body:invoice', 'text:urgent']);
+  });
+});

@@ -1,0 +1,93 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ImapFlow } from 'imapflow';
+import { parseConfig, type Config } from '../../src/config';
+import { createLogger } from '../../src/log';
+import { startBridge, type RunningBridge } from '../../src/bridge';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox';
+
+export const mailbox = 'alice@sandbox.test';
+
+export interface Harness {
+  sandbox: Sandbox;
+  bridge: RunningBridge;
+  config: Config;
+  password: string;
+  stateDir: string;
+  client(): Promise<ImapFlow>;
+  /** Stops and starts the bridge on the same state dir (and ports). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  sandbox?: SandboxOptions;
+  config?: Record<string, unknown>;
+}
+
+/** Sandbox vendor + bridge on ephemeral loopback ports with a fresh state dir. */
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
+  const sandbox = await startSandbox({ messages: 60, ...opts.sandbox });
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-test-'));
+  const tokens = sandbox.issueTokens(mailbox);
+  const raw = {
+    vendor: { readUrl: sandbox.urls.read, mailUrl: sandbox.urls.mail, graphUrl: sandbox.urls.graph, apiKey: sandbox.apiKey },
+    accounts: [{ mailbox, ...tokens }],
+    listen: { host: '127.0.0.1', imapPort: 0, smtpPort: 0 },
+    stateDir,
+    pollIntervalSeconds: 3600,
+    logLevel: 'silent',
+    ...opts.config,
+  };
+  let config = parseConfig(raw);
+  let bridge = await startBridge(config, createLogger('silent'));
+  const password = bridge.secrets.setBridgePassword(mailbox);
+
+  const harness: Harness = {
+    sandbox,
+    get bridge() {
+      return bridge;
+    },
+    get config() {
+      return config;
+    },
+    password,
+    stateDir,
+    async client() {
+      const client = new ImapFlow({
+        host: '127.0.0.1',
+        port: bridge.ports.imap,
+        secure: false,
+        doSTARTTLS: false,
+        auth: { user: mailbox, pass: password },
+        logger: false,
+      });
+      await client.connect();
+      return client;
+    },
+    async restart() {
+      const ports = bridge.ports;
+      await bridge.close();
+      config = parseConfig({ ...raw, listen: { host: '127.0.0.1', imapPort: ports.imap, smtpPort: ports.smtp } });
+      bridge = await startBridge(config, createLogger('silent'));
+    },
+    async close() {
+      await bridge.close();
+      await sandbox.close();
+      fs.rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
+
+/** JSON from the sandbox control API. */
+export async function control<T = unknown>(sandbox: Sandbox, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${sandbox.urls.control}${route}`, {
+    method,
+    headers: body ? { 'content-type': 'application/json' } : undefined,
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (!res.ok) throw new Error(`control ${route}: HTTP ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}

@@ -35,8 +35,8 @@ export async function startBridge(config: Config, logger: Logger): Promise<Runni
   const pollers: MailboxPoller[] = [];
   const mailboxes = new Set([...config.accounts.map((a) => a.mailbox), ...secrets.mailboxes()]);
   for (const mailbox of mailboxes) {
-    const view = new AccountView(mailbox, vendor.mailbox(mailbox), store, config.assumptions, logger, path.join(config.stateDir, 'attachments'), (account, folder, entries) =>
-      notifier.publish(account, folder, entries),
+    const view = new AccountView(mailbox, vendor.mailbox(mailbox), store, config.assumptions, logger, path.join(config.stateDir, 'attachments'), (account, folder, changes) =>
+      notifier.publish(account, folder, changes),
     );
     accounts.add(view);
     const poller = new MailboxPoller(view, config.pollIntervalSeconds * 1000, config.fullSyncEveryPolls, logger);

@@ -1,12 +1,16 @@
 import type { Logger } from '../log';
-import type { JournalEntry } from '../imap/notifier';
+import type { PublishChanges } from './changes';
 import type { MailStore, MessageRow, StoredMetadata } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { MailboxApi } from '../upstream/api';
 import type { FolderRole, VendorFolder } from '../upstream/types';
 import { KeyedLock } from '../util/keyed-lock';
-import { describeMessage } from '../mime';
+import { createAttachmentStorage, describeMessage, externalAttachments, externalId, type AttachmentStorage, type MimeTreeNode } from '../mime';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
 import { contentInclude, syncFolder, type SyncContext, type SyncMode } from './folder-sync';
+import { moveMessages, type MoveOutcome } from './organize';
+import { Refusal } from './refusal';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-update';
 
 /**
@@ -54,16 +58,26 @@ export class AccountView {
   private readonly syncLock = new KeyedLock();
   private readonly synced = new Map<string, ImapFolder>();
   private readonly sync: SyncContext;
+  /** Streams attachment bytes for imap-core's indexer: raw route once, then the disk cache. */
+  readonly attachmentStorage: AttachmentStorage;
 
   constructor(
     readonly account: string,
     private readonly api: MailboxApi,
     private readonly store: MailStore,
     assumptions: Assumptions,
-    private readonly logger: Logger,
-    publish: (account: string, folder: string, entries: JournalEntry[]) => void,
+    logger: Logger,
+    attachmentCacheDir: string,
+    publish: PublishChanges,
   ) {
     this.sync = { account, api, store, assumptions, logger, publish: (folder, entries) => publish(account, folder, entries) };
+    this.attachmentStorage = createAttachmentStorage(
+      { open: async (messageUid, attachmentId) => (await api.raw(messageUid, attachmentId)).stream },
+      {
+        cacheDir: path.join(attachmentCacheDir, createHash('sha256').update(account.toLowerCase()).digest('hex').slice(0, 16)),
+        onSizeMismatch: (ref, actual) => logger.warn({ account, attachment: ref.attachmentId, declared: ref.size, actual }, 'attachment size differs from size_bytes; served at the declared size'),
+      },
+    );
   }
 
   async folders(refresh = false): Promise<ImapFolder[]> {
@@ -137,16 +151,32 @@ export class AccountView {
     return applyFlagUpdate({ ...this.sync, folder: folder.vendorName }, rows, action, flags, sessionId);
   }
 
+  /** MOVE: vendor move first, then the UID maps of both folders. */
+  move(from: ImapFolder, rows: MessageRow[], to: ImapFolder, sessionId?: string): Promise<MoveOutcome> {
+    return this.syncLock.run(to.vendorName, () => moveMessages(this.sync, from.vendorName, rows, to.vendorName, sessionId));
+  }
+
+  /**
+   * EXPUNGE of \Deleted messages: they move to Trash, which is what webmail's delete does.
+   * The vendor API has no delete command, so expunging inside Trash is refused rather than faked.
+   */
+  async expungeDeleted(folder: ImapFolder, uids: number[] | null, sessionId?: string): Promise<number[]> {
+    const rows = this.allRows(folder).filter((r) => r.flags.includes('\\Deleted') && (!uids || uids.includes(r.uid)));
+    if (!rows.length) return [];
+    const trash = (await this.folders()).find((f) => f.role === 'trash');
+    if (!trash || trash.vendorName === folder.vendorName) {
+      throw new Refusal('cannot', 'The mail vendor offers no permanent delete: messages in Trash stay until they are removed in webmail');
+    }
+    return (await this.move(folder, rows, trash, sessionId)).expunged;
+  }
+
   /** Vendor full-text search (assumption A4) restricted to one folder. */
   searchText(folder: ImapFolder, text: string): Promise<string[]> {
     return this.api.search({ query: text, folder: folder.vendorName });
   }
 
-  attachment(messageUid: string, attachmentId: string) {
-    return this.api.raw(messageUid, attachmentId);
-  }
-
-  logError(msg: string, err: unknown): void {
-    this.logger.warn({ account: this.account, err: (err as Error)?.message }, msg);
+  /** Downloads the attachments a response will stream, before the response starts. */
+  prefetchAttachments(tree: MimeTreeNode): Promise<void> {
+    return this.attachmentStorage.prefetch(externalAttachments(tree).map(externalId));
   }
 }

@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../imap/notifier';
+import type { FolderChange } from './changes';
 import type { MessageRow } from '../store';
 import { diffVendorFlags, isEmptyDiff, type FlagDiff } from './flags';
 import { expungeMessages, type SyncContext } from './folder-sync';
@@ -61,7 +61,7 @@ export async function applyFlagUpdate(
       for (const id of ids) failed.add(id);
     }
   }
-  const entries: JournalEntry[] = [];
+  const entries: FolderChange[] = [];
   const updated: FlagUpdateResult['updated'] = [];
   for (const { row, next } of targets) {
     if (failed.has(row.messageUid) || gone.has(row.messageUid)) continue;

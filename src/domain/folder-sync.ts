@@ -1,5 +1,5 @@
 import type { Logger } from '../log';
-import type { JournalEntry } from '../imap/notifier';
+import type { FolderChange } from './changes';
 import { describeMessage } from '../mime';
 import type { MailStore } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
@@ -22,7 +22,7 @@ export interface SyncContext {
   store: MailStore;
   assumptions: Assumptions;
   logger: Logger;
-  publish(folder: string, entries: JournalEntry[]): void;
+  publish(folder: string, entries: FolderChange[]): void;
 }
 
 export type SyncMode = 'full' | 'incremental';
@@ -65,7 +65,7 @@ function arrivalOrder(a: VendorMessage, b: VendorMessage): number {
 }
 
 /** Fetches, describes and caches new messages, then gives them UIDs. Returns journal entries. */
-async function addMessages(ctx: SyncContext, folder: string, ids: string[]): Promise<JournalEntry[]> {
+async function addMessages(ctx: SyncContext, folder: string, ids: string[]): Promise<FolderChange[]> {
   if (!ids.length) return [];
   const { messages } = await ctx.api.getMessages(ids, contentInclude);
   const arrived = messages.filter((m) => inFolder(m, folder)).sort(arrivalOrder);
@@ -79,10 +79,10 @@ async function addMessages(ctx: SyncContext, folder: string, ids: string[]): Pro
 }
 
 /** Re-reads vendor flags of `ids` and records differences. */
-async function refreshFlags(ctx: SyncContext, folder: string, ids: string[]): Promise<JournalEntry[]> {
+async function refreshFlags(ctx: SyncContext, folder: string, ids: string[]): Promise<FolderChange[]> {
   if (!ids.length) return [];
   const { messages, notFound } = await ctx.api.getMessages(ids, ctx.assumptions.metadataInclude);
-  const entries: JournalEntry[] = [];
+  const entries: FolderChange[] = [];
   const rows = new Map(ctx.store.rowsByMessageUid(ctx.account, folder, ids).map((r) => [r.messageUid, r]));
   for (const m of messages) {
     const row = rows.get(m.message_uid);
@@ -99,7 +99,7 @@ async function refreshFlags(ctx: SyncContext, folder: string, ids: string[]): Pr
   return [...entries, ...expungeMessages(ctx, folder, notFound)];
 }
 
-export function expungeMessages(ctx: Pick<SyncContext, 'store' | 'account'>, folder: string, messageUids: string[]): JournalEntry[] {
+export function expungeMessages(ctx: Pick<SyncContext, 'store' | 'account'>, folder: string, messageUids: string[]): FolderChange[] {
   if (!messageUids.length) return [];
   return ctx.store.expunge(ctx.account, folder, messageUids).map((r) => ({ command: 'EXPUNGE' as const, uid: r.uid, modseq: r.modseq }));
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Refusal } from '../domain/refusal';
 import { NeedsNewTokensError, TransportError, VendorError } from '../upstream/errors';
 
 /**
@@ -13,6 +14,8 @@ export interface ImapFailure {
   code: 'UNAVAILABLE' | 'CANNOT' | 'NONEXISTENT' | 'SERVERBUG' | 'LIMIT' | 'AUTHORIZATIONFAILED';
   text: string;
 }
+
+const refusalCodes: Record<Refusal['reason'], ImapFailure['code']> = { cannot: 'CANNOT', nonexistent: 'NONEXISTENT', unavailable: 'UNAVAILABLE' };
 
 interface SessionWithFailure {
   bridgeFailure?: ImapFailure | null;
@@ -38,16 +41,10 @@ export function describeFailure(err: unknown): ImapFailure {
         return { code: 'UNAVAILABLE', text: `The mail vendor is temporarily unavailable (${err.code}), try again shortly` };
     }
   }
-  if (err && typeof err === 'object' && 'imapFailure' in err) return (err as { imapFailure: ImapFailure }).imapFailure;
+  if (err instanceof Refusal) return { code: refusalCodes[err.reason], text: err.message };
   return { code: 'SERVERBUG', text: 'Internal bridge error; see the bridge log' };
 }
 
-/** An error whose IMAP answer is decided by the caller (e.g. NO [CANNOT] for an unsupported move). */
-export class ImapRefusal extends Error {
-  constructor(readonly imapFailure: ImapFailure) {
-    super(imapFailure.text);
-  }
-}
 
 export function rememberFailure(session: SessionWithFailure, err: unknown): ImapFailure {
   const failure = describeFailure(err);

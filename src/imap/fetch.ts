@@ -1,5 +1,6 @@
 import { imapHandler } from '@zone-eu/wildduck/imap-core';
 import type { AccountView, ImapFolder } from '../domain/account-view';
+import { cloneImapStructure, type MimeTreeNode } from '../mime';
 import type { MessageRow, StoredMetadata } from '../store';
 import type { ImapSession } from './session';
 
@@ -24,6 +25,28 @@ const rowItems = new Set(['uid', 'flags', 'modseq', 'internaldate', 'rfc822.size
 /** Items whose answer streams message content (may pull attachment bytes from the vendor). */
 const contentItems = new Set(['body', 'binary', 'rfc822', 'rfc822.text', 'binary.size']);
 
+/** MIME nodes whose content a query streams: the whole message, or the addressed parts. */
+function contentNodes(tree: MimeTreeNode, query: FetchQueryItem[]): MimeTreeNode[] {
+  return query
+    .filter((q) => contentItems.has(q.item) && !headerOnly.has(q.type ?? ''))
+    .map((q) => (q.path ? resolvePart(tree, q.path) : tree))
+    .filter((n): n is MimeTreeNode => !!n);
+}
+
+/** Section path "2.1" -> node, following message/rfc822 bodies like imap-core does. */
+function resolvePart(tree: MimeTreeNode, partPath: string): MimeTreeNode | null {
+  let node: MimeTreeNode | undefined = tree;
+  for (const part of partPath.split('.')) {
+    const base: MimeTreeNode | undefined = node?.message ?? node;
+    node = base?.childNodes?.length ? base.childNodes[Number(part) - 1] : Number(part) === 1 ? base : undefined;
+    if (!node) return null;
+  }
+  return node;
+}
+
+/** Body section types that never touch attachment bytes. */
+const headerOnly = new Set(['header', 'header.fields', 'header.fields.not', 'mime']);
+
 /** Messages handled per metadata batch: bounds memory on 1:* fetches of huge folders. */
 const batchSize = 500;
 
@@ -39,8 +62,8 @@ function toImapMessage(row: MessageRow, meta: StoredMetadata | undefined): Recor
     idate: row.idate,
     size: row.size,
     // getQueryResponse encodes these in place: give it copies so cached metadata stays pristine
-    envelope: meta && structuredClone(meta.envelope),
-    bodystructure: meta && structuredClone(meta.bodystructure),
+    envelope: meta && cloneImapStructure(meta.envelope),
+    bodystructure: meta && cloneImapStructure(meta.bodystructure),
     mimeTree: meta?.mimeTree,
   };
 }
@@ -66,7 +89,7 @@ export async function fetchMessages(view: AccountView, folder: ImapFolder, optio
   }
 
   const needsMeta = options.query.some((q) => !rowItems.has(q.item));
-  const needsContent = options.query.some((q) => contentItems.has(q.item) && !['header', 'header.fields', 'header.fields.not', 'mime'].includes(q.type ?? ''));
+  const needsContent = options.query.some((q) => contentItems.has(q.item) && !headerOnly.has(q.type ?? ''));
   const queryOptions = { acceptUTF8Enabled: session.isUTF8Enabled(), attachmentStorage: view.attachmentStorage, fetchOptions: {} };
 
   for (let i = 0; i < rows.length; i += batchSize) {
@@ -74,7 +97,7 @@ export async function fetchMessages(view: AccountView, folder: ImapFolder, optio
     const metas = needsMeta ? await view.metadata(batch.map((r) => r.messageUid)) : new Map<string, StoredMetadata>();
     for (const row of batch) {
       const meta = metas.get(row.messageUid);
-      if (needsContent && meta) await view.prefetchAttachments(row.messageUid, meta, options.query);
+      if (needsContent && meta) for (const node of contentNodes(meta.mimeTree, options.query)) await view.prefetchAttachments(node);
       const values = session.getQueryResponse(options.query, toImapMessage(row, meta), queryOptions);
       const response = session.formatResponse('FETCH', row.uid, { query: options.query, values });
       if (!response) continue; // expunged from this session's view meanwhile

@@ -3,6 +3,7 @@ import type { Logger } from '../log';
 import type { AccountRegistry } from '../domain/account-registry';
 import type { AccountView, ImapFolder } from '../domain/account-view';
 import { rememberFailure } from './error-responses';
+import { Refusal } from '../domain/refusal';
 import { folderKey } from './notifier';
 import type { ImapSession } from './session';
 import { fetchMessages, type FetchOptions } from './fetch';
@@ -96,6 +97,44 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
     const modified = await storeFlags(view, folder, update, session);
     return [true, modified];
   });
+
+  server.onMove = hook('move', async (view, session, key: string, update: { destination: string; messages: number[] }) => {
+    const folder = await selected(view, key);
+    const target = await view.folder(update.destination);
+    if (!folder) return ['NONEXISTENT'];
+    if (!target) return ['TRYCREATE'];
+    const outcome = await view.move(folder, view.rows(folder, update.messages), target, session.id);
+    for (const uid of outcome.expunged) {
+      const response = session.formatResponse('EXPUNGE', uid);
+      if (response) session.writeStream.write(response);
+    }
+    return [true, { uidValidity: outcome.uidValidity, sourceUid: outcome.sourceUids, destinationUid: outcome.destinationUids }];
+  });
+
+  // A vendor message lives in exactly one folder (assumption A7), so a copy cannot exist.
+  server.onCopy = hook('copy', async (view, _s, _connection: unknown, key: string, update: { destination: string }) => {
+    if (!(await selected(view, key))) return ['NONEXISTENT'];
+    if (!(await view.folder(update.destination))) return ['TRYCREATE'];
+    throw new Refusal('cannot', 'The mail vendor keeps each message in one folder, so it cannot be copied; use MOVE (drag without Ctrl)');
+  });
+
+  server.onExpunge = hook('expunge', async (view, session, key: string, update: { isUid: boolean; messages?: number[]; silent?: boolean }) => {
+    const folder = await selected(view, key);
+    if (!folder) return ['NONEXISTENT'];
+    const expunged = await view.expungeDeleted(folder, update.isUid ? (update.messages ?? []) : null, session.id);
+    for (const uid of expunged) {
+      const response = session.formatResponse('EXPUNGE', uid);
+      if (response && !update.silent) session.writeStream.write(response);
+    }
+    return [true];
+  });
+
+  const noFolderChanges = async () => {
+    throw new Refusal('cannot', 'The mail vendor API cannot create, rename or delete folders; manage folders in webmail');
+  };
+  server.onCreate = hook('create', noFolderChanges);
+  server.onRename = hook('rename', noFolderChanges);
+  server.onDelete = hook('delete', noFolderChanges);
 
   server.onSearch = hook('search', async (view, session, key: string, options: { query: unknown[] }) => {
     const folder = await selected(view, key);

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { FolderChange } from '../domain/changes';
 
 /**
  * The journal imap-core sessions read their untagged updates from (EXISTS, EXPUNGE, FETCH).
@@ -7,14 +8,7 @@ import { EventEmitter } from 'node:events';
  * restart drops every session anyway.
  */
 
-export interface JournalEntry {
-  command: 'EXISTS' | 'EXPUNGE' | 'FETCH';
-  uid: number;
-  modseq: number;
-  flags?: string[];
-  /** Session id that caused the change and already saw it in its own response. */
-  ignore?: string;
-}
+type JournalEntry = FolderChange;
 
 interface SessionLike {
   user: { id: string };

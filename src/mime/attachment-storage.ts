@@ -1,0 +1,212 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable, pipeline } from 'node:stream';
+import { LRUCache } from 'lru-cache';
+import { Base64WindowEncoder, rawWindow } from './base64-window';
+import { parseExternalId, type AttachmentRef } from './describe';
+import type { ImapAttachmentStorage, ReadBounds, StoredAttachmentInfo } from './imap-indexer';
+
+/**
+ * The `attachmentStorage` imap-core's indexer streams external MIME nodes from. Bytes come
+ * from an AttachmentSource (the vendor's raw download) once, then from a byte cache, so a
+ * client re-fetching a message does not download it again. Partial fetches read only the
+ * raw range under the requested window.
+ */
+
+export interface AttachmentSource {
+  open(messageUid: string, attachmentId: string): Promise<Readable>;
+}
+
+/** Raw attachment bytes by key; `read` ranges are [start, end). */
+export interface ByteCache {
+  has(key: string): boolean;
+  put(key: string, bytes: Buffer): Promise<void>;
+  /** null when the entry is gone (evicted meanwhile). */
+  read(key: string, start: number, end: number): Promise<Readable | null>;
+}
+
+export interface AttachmentStorageOptions {
+  /** On-disk cache directory; without it bytes are kept in memory. */
+  cacheDir?: string;
+  maxCacheBytes?: number;
+  /**
+   * The vendor sent a different byte count than size_bytes said. Sizes were already promised
+   * to clients (RFC822.SIZE, literal lengths), so the bytes are cut or zero-padded to fit.
+   */
+  onSizeMismatch?(ref: AttachmentRef, actual: number): void;
+}
+
+const defaultMaxCacheBytes = 512 * 1024 * 1024;
+
+export class MemoryByteCache implements ByteCache {
+  private readonly lru: LRUCache<string, Buffer>;
+
+  constructor(maxBytes = defaultMaxCacheBytes) {
+    this.lru = new LRUCache<string, Buffer>({ maxSize: maxBytes, sizeCalculation: (b) => Math.max(b.length, 1) });
+  }
+
+  has(key: string): boolean {
+    return this.lru.has(key);
+  }
+
+  async put(key: string, bytes: Buffer): Promise<void> {
+    this.lru.set(key, bytes);
+  }
+
+  async read(key: string, start: number, end: number): Promise<Readable | null> {
+    const bytes = this.lru.get(key);
+    return bytes ? Readable.from([bytes.subarray(start, end)]) : null;
+  }
+}
+
+/** Files named by a hash of the key; least recently used files go first past `maxBytes`. */
+export class DiskByteCache implements ByteCache {
+  /** key file name -> size, in use order (oldest first). */
+  private readonly entries = new Map<string, number>();
+  private total = 0;
+
+  constructor(
+    private readonly dir: string,
+    private readonly maxBytes = defaultMaxCacheBytes,
+  ) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const files = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.bin'))
+      .map((f) => ({ f, st: fs.statSync(path.join(dir, f)) }))
+      .sort((a, b) => a.st.mtimeMs - b.st.mtimeMs);
+    for (const { f, st } of files) this.remember(f, st.size);
+  }
+
+  private fileName(key: string): string {
+    return `${createHash('sha256').update(key).digest('hex')}.bin`;
+  }
+
+  private remember(name: string, size: number): void {
+    this.total -= this.entries.get(name) ?? 0;
+    this.entries.delete(name);
+    this.entries.set(name, size);
+    this.total += size;
+  }
+
+  has(key: string): boolean {
+    return this.entries.has(this.fileName(key));
+  }
+
+  async put(key: string, bytes: Buffer): Promise<void> {
+    const name = this.fileName(key);
+    const tmp = path.join(this.dir, `${name}.${process.pid}.tmp`);
+    await fs.promises.writeFile(tmp, bytes, { mode: 0o600 });
+    await fs.promises.rename(tmp, path.join(this.dir, name));
+    this.remember(name, bytes.length);
+    for (const [old, size] of this.entries) {
+      if (this.total <= this.maxBytes || old === name) break;
+      this.entries.delete(old);
+      this.total -= size;
+      await fs.promises.rm(path.join(this.dir, old), { force: true });
+    }
+  }
+
+  async read(key: string, start: number, end: number): Promise<Readable | null> {
+    const name = this.fileName(key);
+    let handle: fs.promises.FileHandle;
+    try {
+      handle = await fs.promises.open(path.join(this.dir, name), 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      this.total -= this.entries.get(name) ?? 0;
+      this.entries.delete(name);
+      return null;
+    }
+    const size = this.entries.get(name);
+    if (size !== undefined) this.remember(name, size);
+    if (end <= start) {
+      await handle.close();
+      return Readable.from([]);
+    }
+    return handle.createReadStream({ start, end: end - 1 });
+  }
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  return Buffer.concat(chunks);
+}
+
+function fitToSize(bytes: Buffer, size: number): Buffer {
+  if (bytes.length === size) return bytes;
+  return bytes.length > size ? bytes.subarray(0, size) : Buffer.concat([bytes, Buffer.alloc(size - bytes.length)]);
+}
+
+/** Stream errors with ENOENT make imap-core skip the node silently; anything else fails the fetch. */
+function fetchError(err: unknown): Error {
+  const e = err instanceof Error ? err : new Error(String(err));
+  if ((e as NodeJS.ErrnoException).code === 'ENOENT') (e as NodeJS.ErrnoException).code = 'EATTACHMENT';
+  return e;
+}
+
+export class AttachmentStorage implements ImapAttachmentStorage {
+  private readonly inflight = new Map<string, Promise<void>>();
+  /** Attachments actually downloaded from the source (cache misses). */
+  downloads = 0;
+
+  constructor(
+    private readonly source: AttachmentSource,
+    private readonly cache: ByteCache,
+    private readonly onSizeMismatch?: (ref: AttachmentRef, actual: number) => void,
+  ) {}
+
+  /** Downloads into the cache unless already there; concurrent calls share one download. */
+  ensure(id: string): Promise<void> {
+    if (this.cache.has(id)) return Promise.resolve();
+    let pending = this.inflight.get(id);
+    if (!pending) {
+      const ref = parseExternalId(id);
+      pending = (async () => {
+        this.downloads++;
+        const bytes = await readAll(await this.source.open(ref.messageUid, ref.attachmentId));
+        if (bytes.length !== ref.size) this.onSizeMismatch?.(ref, bytes.length);
+        await this.cache.put(id, fitToSize(bytes, ref.size));
+      })().finally(() => this.inflight.delete(id));
+      this.inflight.set(id, pending);
+    }
+    return pending;
+  }
+
+  /** Fetches every listed attachment before a response starts, so failures become NO, not a cut literal. */
+  async prefetch(ids: readonly string[]): Promise<void> {
+    await Promise.all(ids.map((id) => this.ensure(id)));
+  }
+
+  async get(id: string): Promise<StoredAttachmentInfo> {
+    // empty metadata: rebuild() then takes node.size, which describeMessage computed exactly
+    return { contentType: 'application/octet-stream', transferEncoding: 'base64', length: parseExternalId(id).size, count: 1, hash: id, metadata: {} };
+  }
+
+  createReadStream(id: string, _info: StoredAttachmentInfo, bounds: ReadBounds): Readable & { outputBytes: number } {
+    const size = parseExternalId(id).size;
+    const window = rawWindow(size, bounds);
+    if (!window) return Object.assign(Readable.from([]), { outputBytes: 0 });
+    // the encoder is the returned stream: its outputBytes is final by the time it ends
+    const encoder = new Base64WindowEncoder(size, window);
+    const open = async (retry: boolean): Promise<Readable> => {
+      await this.ensure(id);
+      const raw = await this.cache.read(id, window.start, window.end);
+      if (raw) return raw;
+      if (!retry) throw new Error('attachment vanished from the cache');
+      return open(false);
+    };
+    open(true).then(
+      (raw) => pipeline(raw, encoder, (err) => err && encoder.destroy(fetchError(err))),
+      (err: unknown) => encoder.destroy(fetchError(err)),
+    );
+    return encoder;
+  }
+}
+
+export function createAttachmentStorage(source: AttachmentSource, options: AttachmentStorageOptions = {}): AttachmentStorage {
+  const cache = options.cacheDir ? new DiskByteCache(options.cacheDir, options.maxCacheBytes) : new MemoryByteCache(options.maxCacheBytes);
+  return new AttachmentStorage(source, cache, options.onSizeMismatch);
+}

@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import type Mail from 'nodemailer/lib/mailer';
+import type MimeNode from 'nodemailer/lib/mime-node';
+import * as base64 from 'nodemailer/lib/base64';
+import * as qp from 'nodemailer/lib/qp';
+import type { AttachmentMeta, Recipient, VendorMessage } from '../upstream/types';
+
+/**
+ * Vendor message JSON -> RFC 822 message, deterministically: boundaries come from a hash of
+ * message_uid, Date from received_at, Message-ID from message_id, so the same JSON gives the
+ * same bytes in every process. Headers are only what the vendor JSON says about the message
+ * (no X-Mailbridge-* bookkeeping).
+ *
+ * nodemailer's MailComposer lays out the tree (alternative/related/mixed, header encoding);
+ * the tree is then serialized synchronously here with nodemailer's own encoders, because the
+ * callers describe messages inside synchronous store updates. Output equals MimeNode.build().
+ */
+
+export interface ComposedMessage {
+  root: MimeNode;
+  /** MIME nodes of the vendor attachments, for mapping the parsed tree back to attachments. */
+  attachmentNodes: Map<MimeNode, AttachmentMeta>;
+}
+
+function stableId(messageUid: string): string {
+  return createHash('sha256').update(messageUid).digest('hex');
+}
+
+/** Header values travel as given by the vendor; a CR/LF in them must not start a new header. */
+function oneLine(value: string): string {
+  return value.replace(/[\r\n\t\x00-\x1f\x7f]+/g, ' ').trim();
+}
+
+/** Served messages have CRLF line ends (the indexer normalizes anyway); doing it first keeps sizes exact. */
+function crlf(value: string | undefined): string | undefined {
+  return value ? value.replace(/\r\n|\r|\n/g, '\r\n') : undefined;
+}
+
+function address(r: Recipient): Mail.Address | string {
+  return r.name ? { name: oneLine(r.name), address: oneLine(r.email) } : oneLine(r.email);
+}
+
+/** `references` is an assumed shape (A11 family): accept an array or a whitespace-separated string. */
+function referenceList(refs: unknown): string[] {
+  const list = Array.isArray(refs) ? refs : typeof refs === 'string' ? refs.split(/\s+/) : [];
+  return list.filter((r): r is string => typeof r === 'string' && r.trim() !== '').map(oneLine);
+}
+
+function validDate(iso: string): Date {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? new Date(0) : d;
+}
+
+function contentType(mime: string): string {
+  return /^[\w.+-]+\/[\w.+-]+$/.test(mime ?? '') ? mime.toLowerCase() : 'application/octet-stream';
+}
+
+/**
+ * Bcc: included whenever the vendor lists Bcc recipients. The vendor can only know them for
+ * mail this mailbox sent (a recipient's copy never carries Bcc), and mail clients show Bcc on
+ * sent messages, so hiding them would lose information the user already has.
+ */
+export function composeMessage(msg: VendorMessage, content: (att: AttachmentMeta) => Buffer): ComposedMessage {
+  const attachments = msg.attachments ?? [];
+  const attachmentContents = new Map<Buffer, AttachmentMeta>();
+  const text = crlf(msg.body?.text);
+  const html = crlf(msg.body?.html);
+  const references = referenceList(msg.references);
+  const listUnsubscribe = typeof msg.headers?.list_unsubscribe === 'string' ? oneLine(msg.headers.list_unsubscribe) : '';
+  const options: Mail.Options & { baseBoundary: string } = {
+    baseBoundary: stableId(msg.message_uid).slice(0, 24),
+    from: msg.from_email ? { name: oneLine(msg.from_name ?? ''), address: oneLine(msg.from_email) } : undefined,
+    to: (msg.to ?? []).map(address),
+    cc: (msg.cc ?? []).map(address),
+    bcc: (msg.bcc ?? []).map(address),
+    subject: oneLine(msg.subject ?? ''),
+    date: validDate(msg.received_at),
+    messageId: oneLine(msg.message_id ?? '') || `<${stableId(msg.message_uid).slice(0, 32)}@mailbridge.invalid>`,
+    inReplyTo: references.at(-1),
+    references: references.length ? references : undefined,
+    text,
+    html,
+    // attachments never sit at the root: a body-less message gets an empty text part first
+    alternatives: !text && !html && attachments.length ? [{ contentType: 'text/plain; charset=utf-8', content: '' }] : undefined,
+    headers: listUnsubscribe ? { 'List-Unsubscribe': listUnsubscribe } : undefined,
+    attachments: attachments.map((att) => {
+      const bytes = content(att);
+      attachmentContents.set(bytes, att);
+      return {
+        filename: oneLine(att.file_name || 'attachment'),
+        contentType: contentType(att.mime_type),
+        contentDisposition: att.inline ? 'inline' : 'attachment',
+        // base64 for every type, message/* included: sizes then follow from size_bytes alone
+        contentTransferEncoding: 'base64',
+        cid: att.content_id ? oneLine(att.content_id).replace(/[<>]/g, '') : undefined,
+        content: bytes,
+      };
+    }),
+  };
+  const root = new MailComposer(options).compile();
+  root.keepBcc = true;
+  const attachmentNodes = new Map<MimeNode, AttachmentMeta>();
+  const walk = (node: MimeNode): void => {
+    const att = Buffer.isBuffer(node.content) ? attachmentContents.get(node.content) : undefined;
+    if (att) attachmentNodes.set(node, att);
+    node.childNodes.forEach(walk);
+  };
+  walk(root);
+  return { root, attachmentNodes };
+}
+
+function encodeContent(node: MimeNode, transferEncoding: string): Buffer {
+  const content = node.content;
+  if (!content) return Buffer.alloc(0);
+  if (typeof content !== 'string' && !Buffer.isBuffer(content)) throw new Error('stream content is not supported');
+  if (transferEncoding === 'base64') return Buffer.from(base64.wrap(base64.encode(content), 76), 'latin1');
+  if (transferEncoding === 'quoted-printable') return Buffer.from(qp.wrap(qp.encode(content), 76), 'latin1');
+  return Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
+}
+
+/** MimeNode tree -> bytes, the same layout MimeNode.stream() writes, synchronously. */
+export function serializeMimeNode(root: MimeNode): Buffer {
+  const out: Buffer[] = [];
+  const write = (node: MimeNode): void => {
+    const transferEncoding = node.getTransferEncoding();
+    out.push(Buffer.from(`${node.buildHeaders()}\r\n\r\n`, 'utf8'));
+    out.push(encodeContent(node, transferEncoding as string));
+    if (!node.multipart) return;
+    node.childNodes.forEach((child, i) => {
+      out.push(Buffer.from(`${i ? '\r\n' : ''}--${node.boundary}\r\n`, 'latin1'));
+      write(child);
+    });
+    out.push(Buffer.from(`\r\n--${node.boundary}--\r\n`, 'latin1'));
+  };
+  write(root);
+  const last = out.filter((b) => b.length).at(-1)?.at(-1);
+  if (last !== 0x0a) out.push(Buffer.from(last === 0x0d ? '\n' : '\r\n', 'latin1'));
+  return Buffer.concat(out);
+}
+
+/** The full message with real attachment bytes (missing ones empty). */
+export function buildMessage(msg: VendorMessage, attachmentBytes: ReadonlyMap<string, Buffer>): Buffer {
+  return serializeMimeNode(composeMessage(msg, (att) => Buffer.from(attachmentBytes.get(att.attachment_id) ?? Buffer.alloc(0))).root);
+}

@@ -1,0 +1,13 @@
+export { describeMessage, externalAttachments, externalId, parseExternalId, type AttachmentRef, type MessageDescription } from './describe';
+export { buildMessage } from './compose';
+export { serializeMimeTree, deserializeMimeTree, encodeWithBuffers, decodeWithBuffers, cloneImapStructure } from './tree-codec';
+export {
+  createAttachmentStorage,
+  AttachmentStorage,
+  DiskByteCache,
+  MemoryByteCache,
+  type AttachmentSource,
+  type AttachmentStorageOptions,
+  type ByteCache,
+} from './attachment-storage';
+export { createIndexer, type MimeTreeNode, type Indexer, type ImapAttachmentStorage } from './imap-indexer';

@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+
+/**
+ * The bridge's SQLite file `<stateDir>/mailbridge.db`: owner-only (it maps mailboxes to their
+ * mail metadata), WAL so IMAP reads do not wait for sync writes, versioned migrations.
+ */
+
+export type Database = BetterSqlite3.Database;
+
+export const databaseFileName = 'mailbridge.db';
+
+/** Append-only: each entry moves the schema one version up. Never edit a shipped entry. */
+const migrations: string[] = [
+  `
+  CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+  CREATE TABLE folders (
+    id INTEGER PRIMARY KEY,
+    account TEXT NOT NULL,
+    name TEXT NOT NULL,
+    uidvalidity INTEGER NOT NULL,
+    uidnext INTEGER NOT NULL,
+    highestmodseq INTEGER NOT NULL,
+    UNIQUE (account, name)
+  );
+  CREATE TABLE messages (
+    folder_id INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+    uid INTEGER NOT NULL,
+    message_uid TEXT NOT NULL,
+    modseq INTEGER NOT NULL,
+    flags TEXT NOT NULL,
+    seen INTEGER NOT NULL,
+    idate INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    PRIMARY KEY (folder_id, uid)
+  ) WITHOUT ROWID;
+  CREATE UNIQUE INDEX messages_by_message_uid ON messages (folder_id, message_uid);
+  -- expunged uids with the modseq of their removal (for QRESYNC VANISHED)
+  CREATE TABLE expunged (
+    folder_id INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+    uid INTEGER NOT NULL,
+    modseq INTEGER NOT NULL,
+    PRIMARY KEY (folder_id, uid)
+  ) WITHOUT ROWID;
+  -- per vendor message, shared by every folder the message is in
+  CREATE TABLE metadata (
+    account TEXT NOT NULL,
+    message_uid TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (account, message_uid)
+  ) WITHOUT ROWID;
+  `,
+];
+
+function migrate(db: Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+  const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
+  const current = row?.version ?? 0;
+  if (current > migrations.length) throw new Error(`state database schema v${current} is newer than this mailbridge (v${migrations.length})`);
+  db.transaction(() => {
+    for (let v = current; v < migrations.length; v++) db.exec(migrations[v]);
+    db.prepare('DELETE FROM schema_version').run();
+    db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(migrations.length);
+  })();
+}
+
+export function schemaVersion(db: Database): number {
+  return (db.prepare('SELECT version FROM schema_version').get() as { version: number }).version;
+}
+
+export function openDatabase(stateDir: string): Database {
+  fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const file = path.join(stateDir, databaseFileName);
+  // create it owner-only before SQLite does (SQLite gives the -wal/-shm files the same mode)
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  fs.chmodSync(file, 0o600);
+  const db = new BetterSqlite3(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}

@@ -1,0 +1,333 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
+import { decodeWithBuffers, encodeWithBuffers, type MimeTreeNode } from '../mime';
+import type { VendorMessage } from '../upstream/types';
+import { openDatabase, type Database } from './db';
+
+/**
+ * IMAP mailbox state per (account, folder): UIDVALIDITY chosen once, UIDs assigned once in
+ * arrival order and never renumbered, MODSEQ per change, flags; plus per (account,
+ * message_uid) the cached MIME description, shared by every folder holding the message.
+ */
+
+export interface FolderState {
+  uidValidity: number;
+  uidNext: number;
+  highestModseq: number;
+  count: number;
+  unseen: number;
+}
+
+export interface MessageRow {
+  uid: number;
+  messageUid: string;
+  flags: string[];
+  modseq: number;
+  /** INTERNALDATE (the vendor's received_at). */
+  idate: Date;
+  /** RFC822.SIZE from the cached metadata; 0 until it is known. */
+  size: number;
+}
+
+export interface NewMessage {
+  messageUid: string;
+  flags?: readonly string[];
+  idate?: Date;
+}
+
+/** A UID given out or removed, with the MODSEQ of that change. */
+export interface UidChange {
+  messageUid: string;
+  uid: number;
+  modseq: number;
+}
+
+export interface StoredMetadata {
+  /** The vendor JSON the description was made from (body included). */
+  message: VendorMessage;
+  mimeTree: MimeTreeNode;
+  size: number;
+  envelope: unknown[];
+  bodystructure: unknown[];
+}
+
+type RawRow = [uid: number, messageUid: string, flags: string, modseq: number, idate: number, size: number];
+
+const rowColumns = 'uid, message_uid, flags, modseq, idate, size';
+
+function toRow(r: RawRow): MessageRow {
+  return { uid: r[0], messageUid: r[1], flags: r[2] ? r[2].split(' ') : [], modseq: r[3], idate: new Date(r[4]), size: r[5] };
+}
+
+/** Flags are IMAP atoms (no spaces), so a space-joined column is exact and cheap to split. */
+function flagColumn(flags: readonly string[]): string {
+  return [...new Set(flags.filter((f) => f && !/\s/.test(f)))].join(' ');
+}
+
+function isSeen(flags: readonly string[]): number {
+  return flags.some((f) => f.toLowerCase() === '\\seen') ? 1 : 0;
+}
+
+const metadataCacheEntries = 2000;
+/** Folders whose full row list stays in memory (IMAP clients keep re-reading the open folder). */
+const rowCacheFolders = 16;
+
+/** Index of `uid` in rows sorted by uid, or -1. */
+function findUid(rows: readonly MessageRow[], uid: number): number {
+  let lo = 0;
+  let hi = rows.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (rows[mid].uid === uid) return mid;
+    if (rows[mid].uid < uid) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+export class MailStore {
+  private readonly folderIds = new Map<string, number>();
+  private readonly metadataCache = new LRUCache<string, StoredMetadata>({ max: metadataCacheEntries });
+  /** folder id -> its rows by uid. Rows are never mutated, only replaced, so handed-out lists stay valid snapshots. */
+  private readonly rowCache = new LRUCache<number, MessageRow[]>({ max: rowCacheFolders });
+  private readonly stmt;
+
+  constructor(readonly db: Database) {
+    const p = <T extends unknown[] = unknown[]>(sql: string) => db.prepare<T>(sql);
+    this.stmt = {
+      folderId: p('SELECT id FROM folders WHERE account = ? AND name = ?'),
+      insertFolder: p('INSERT INTO folders (account, name, uidvalidity, uidnext, highestmodseq) VALUES (?, ?, ?, 1, 1)'),
+      folder: p('SELECT uidvalidity, uidnext, highestmodseq FROM folders WHERE id = ?'),
+      counts: p('SELECT count(*) AS count, count(*) - coalesce(sum(seen), 0) AS unseen FROM messages WHERE folder_id = ?'),
+      setFolderCounters: p('UPDATE folders SET uidnext = ?, highestmodseq = ? WHERE id = ?'),
+      getKv: p('SELECT value FROM kv WHERE key = ?'),
+      setKv: p('INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)'),
+      insertMessage: p(
+        `INSERT OR IGNORE INTO messages (folder_id, uid, message_uid, modseq, flags, seen, idate, size)
+         VALUES (?, ?, ?, ?, ?, ?, ?, coalesce((SELECT size FROM metadata WHERE account = ? AND message_uid = ?), 0))`,
+      ),
+      list: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? ORDER BY uid`).raw(true),
+      fromUid: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? AND uid >= ? ORDER BY uid`).raw(true),
+      byUids: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? AND uid IN (SELECT value FROM json_each(?)) ORDER BY uid`).raw(true),
+      byMessageUids: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? AND message_uid IN (SELECT value FROM json_each(?)) ORDER BY uid`).raw(true),
+      setFlags: p('UPDATE messages SET flags = ?, seen = ?, modseq = ? WHERE folder_id = ? AND uid IN (SELECT value FROM json_each(?))'),
+      deleteByMessageUids: p('DELETE FROM messages WHERE folder_id = ? AND message_uid IN (SELECT value FROM json_each(?)) RETURNING uid, message_uid'),
+      tombstone: p('INSERT OR REPLACE INTO expunged (folder_id, uid, modseq) VALUES (?, ?, ?)'),
+      vanished: p('SELECT uid FROM expunged WHERE folder_id = ? AND modseq > ? ORDER BY uid').pluck(),
+      putMetadata: p('INSERT OR REPLACE INTO metadata (account, message_uid, size, data) VALUES (?, ?, ?, ?)'),
+      metadataSizeToRows: p(
+        'UPDATE messages SET size = ? WHERE size != ? AND message_uid = ? AND folder_id IN (SELECT id FROM folders WHERE account = ?) RETURNING folder_id',
+      ).pluck(),
+      getMetadata: p('SELECT message_uid, data FROM metadata WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))'),
+      pruneMetadata: p(
+        'DELETE FROM metadata WHERE account = ? AND NOT EXISTS (SELECT 1 FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.account = metadata.account AND m.message_uid = metadata.message_uid)',
+      ),
+      renameFolder: p('UPDATE folders SET name = ? WHERE account = ? AND name = ?'),
+      deleteFolder: p('DELETE FROM folders WHERE id = ?'),
+    };
+  }
+
+  static open(stateDir: string): MailStore {
+    return new MailStore(openDatabase(stateDir));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /**
+   * A new folder's UIDVALIDITY: the current time in seconds, but always above any value given
+   * out before, so a folder deleted and re-created in the same second still gets a new one.
+   */
+  private nextUidValidity(): number {
+    const last = Number((this.stmt.getKv.get('last_uidvalidity') as { value: string } | undefined)?.value ?? 0);
+    const next = Math.max(Math.floor(Date.now() / 1000), last + 1);
+    this.stmt.setKv.run('last_uidvalidity', String(next));
+    return next;
+  }
+
+  private folderId(account: string, folder: string): number {
+    const key = `${account}\u0000${folder}`;
+    let id = this.folderIds.get(key);
+    if (id === undefined) {
+      id = this.db.transaction(() => {
+        const row = this.stmt.folderId.get(account, folder) as { id: number } | undefined;
+        if (row) return row.id;
+        return Number(this.stmt.insertFolder.run(account, folder, this.nextUidValidity()).lastInsertRowid);
+      })();
+      this.folderIds.set(key, id);
+    }
+    return id;
+  }
+
+  private counters(id: number): { uidValidity: number; uidNext: number; highestModseq: number } {
+    const f = this.stmt.folder.get(id) as { uidvalidity: number; uidnext: number; highestmodseq: number };
+    return { uidValidity: f.uidvalidity, uidNext: f.uidnext, highestModseq: f.highestmodseq };
+  }
+
+  /** Folder counters; the first call for a folder creates it (and fixes its UIDVALIDITY). */
+  folderState(account: string, folder: string): FolderState {
+    const id = this.folderId(account, folder);
+    const counts = this.stmt.counts.get(id) as { count: number; unseen: number };
+    return { ...this.counters(id), count: counts.count, unseen: counts.unseen };
+  }
+
+  /**
+   * Gives UIDs to messages not yet in the folder, in the given (arrival) order; known ones keep
+   * theirs. All new messages share one new MODSEQ. Returns only the newly assigned.
+   */
+  assignUids(account: string, folder: string, messages: ReadonlyArray<NewMessage | string>): UidChange[] {
+    const id = this.folderId(account, folder);
+    return this.db.transaction(() => {
+      const c = this.counters(id);
+      const modseq = c.highestModseq + 1;
+      let uid = c.uidNext;
+      const assigned: UidChange[] = [];
+      const now = Date.now();
+      for (const item of messages) {
+        const m = typeof item === 'string' ? { messageUid: item } : item;
+        const flags = m.flags ?? [];
+        const idate = m.idate && !Number.isNaN(m.idate.getTime()) ? m.idate.getTime() : now;
+        const info = this.stmt.insertMessage.run(id, uid, m.messageUid, modseq, flagColumn(flags), isSeen(flags), idate, account, m.messageUid);
+        if (info.changes) assigned.push({ messageUid: m.messageUid, uid: uid++, modseq });
+      }
+      if (assigned.length) {
+        this.stmt.setFolderCounters.run(uid, modseq, id);
+        const cached = this.rowCache.get(id);
+        if (cached) this.rowCache.set(id, cached.concat((this.stmt.fromUid.all(id, assigned[0].uid) as RawRow[]).map(toRow)));
+      }
+      return assigned;
+    })();
+  }
+
+  /** Every message of the folder, by ascending UID. */
+  listMessages(account: string, folder: string): MessageRow[] {
+    return this.folderRows(this.folderId(account, folder)).slice();
+  }
+
+  private folderRows(id: number): MessageRow[] {
+    let rows = this.rowCache.get(id);
+    if (!rows) {
+      rows = (this.stmt.list.all(id) as RawRow[]).map(toRow);
+      this.rowCache.set(id, rows);
+    }
+    return rows;
+  }
+
+  getByUids(account: string, folder: string, uids: readonly number[]): MessageRow[] {
+    if (!uids.length) return [];
+    const id = this.folderId(account, folder);
+    const cached = this.rowCache.get(id);
+    if (!cached) return (this.stmt.byUids.all(id, JSON.stringify(uids)) as RawRow[]).map(toRow);
+    const wanted = new Set(uids);
+    return cached.filter((r) => wanted.has(r.uid));
+  }
+
+  rowsByMessageUid(account: string, folder: string, messageUids: readonly string[]): MessageRow[] {
+    if (!messageUids.length) return [];
+    return (this.stmt.byMessageUids.all(this.folderId(account, folder), JSON.stringify(messageUids)) as RawRow[]).map(toRow);
+  }
+
+  /** Replaces the flags of `uids`; returns the MODSEQ of this change (also the folder's new HIGHESTMODSEQ). */
+  setFlags(account: string, folder: string, uids: number | readonly number[], flags: readonly string[]): number {
+    const id = this.folderId(account, folder);
+    return this.db.transaction(() => {
+      const c = this.counters(id);
+      const modseq = c.highestModseq + 1;
+      const list = typeof uids === 'number' ? [uids] : uids;
+      const changed = this.stmt.setFlags.run(flagColumn(flags), isSeen(flags), modseq, id, JSON.stringify(list)).changes;
+      if (!changed) return c.highestModseq;
+      this.stmt.setFolderCounters.run(c.uidNext, modseq, id);
+      const cached = this.rowCache.get(id);
+      if (cached) {
+        const next = cached.slice();
+        const flagList = flagColumn(flags);
+        for (const uid of list) {
+          const i = findUid(next, uid);
+          if (i >= 0) next[i] = { ...next[i], flags: flagList ? flagList.split(' ') : [], modseq };
+        }
+        this.rowCache.set(id, next);
+      }
+      return modseq;
+    })();
+  }
+
+  /** Removes the messages (a tombstone keeps uid + MODSEQ); returns what was removed. */
+  expunge(account: string, folder: string, messageUids: readonly string[]): UidChange[] {
+    if (!messageUids.length) return [];
+    const id = this.folderId(account, folder);
+    return this.db.transaction(() => {
+      const c = this.counters(id);
+      const modseq = c.highestModseq + 1;
+      const removed = (this.stmt.deleteByMessageUids.all(id, JSON.stringify(messageUids)) as Array<{ uid: number; message_uid: string }>)
+        .map((r) => ({ messageUid: r.message_uid, uid: r.uid, modseq }))
+        .sort((a, b) => a.uid - b.uid);
+      if (!removed.length) return [];
+      for (const r of removed) this.stmt.tombstone.run(id, r.uid, modseq);
+      this.stmt.setFolderCounters.run(c.uidNext, modseq, id);
+      const cached = this.rowCache.get(id);
+      if (cached) {
+        const gone = new Set(removed.map((r) => r.uid));
+        this.rowCache.set(id, cached.filter((r) => !gone.has(r.uid)));
+      }
+      return removed;
+    })();
+  }
+
+  /** UIDs expunged after `modseq` (QRESYNC VANISHED). */
+  vanishedSince(account: string, folder: string, modseq: number): number[] {
+    return this.stmt.vanished.all(this.folderId(account, folder), modseq) as number[];
+  }
+
+  putMetadata(account: string, messageUid: string, meta: StoredMetadata): void {
+    const data = deflateRawSync(Buffer.from(encodeWithBuffers(meta)));
+    this.db.transaction(() => {
+      this.stmt.putMetadata.run(account, messageUid, meta.size, data);
+      // rare (a re-described message of another size): drop those folders' cached rows
+      for (const folderId of this.stmt.metadataSizeToRows.all(meta.size, meta.size, messageUid, account) as number[]) this.rowCache.delete(folderId);
+    })();
+    this.metadataCache.set(`${account}\u0000${messageUid}`, meta);
+  }
+
+  getMetadata(account: string, messageUids: readonly string[]): Map<string, StoredMetadata> {
+    const found = new Map<string, StoredMetadata>();
+    const missing: string[] = [];
+    for (const uid of messageUids) {
+      const hit = this.metadataCache.get(`${account}\u0000${uid}`);
+      if (hit) found.set(uid, hit);
+      else missing.push(uid);
+    }
+    if (missing.length) {
+      for (const row of this.stmt.getMetadata.all(account, JSON.stringify(missing)) as Array<{ message_uid: string; data: Buffer }>) {
+        const meta = decodeWithBuffers<StoredMetadata>(inflateRawSync(row.data).toString());
+        this.metadataCache.set(`${account}\u0000${row.message_uid}`, meta);
+        found.set(row.message_uid, meta);
+      }
+    }
+    return found;
+  }
+
+  /** Drops cached metadata of messages no folder of the account holds any more; returns how many. */
+  pruneMetadata(account: string): number {
+    this.metadataCache.clear();
+    return this.stmt.pruneMetadata.run(account).changes;
+  }
+
+  /** Keeps UIDs and UIDVALIDITY: the folder's messages move with it. */
+  renameFolder(account: string, from: string, to: string): void {
+    if (this.stmt.folderId.get(account, to)) throw new Error(`folder ${to} already exists`);
+    this.stmt.renameFolder.run(to, account, from);
+    this.folderIds.clear();
+    this.rowCache.clear();
+  }
+
+  /** Forgets the folder; re-creating it later gives a new UIDVALIDITY. */
+  deleteFolder(account: string, folder: string): void {
+    const row = this.stmt.folderId.get(account, folder) as { id: number } | undefined;
+    if (row) {
+      this.stmt.deleteFolder.run(row.id);
+      this.rowCache.delete(row.id);
+    }
+    this.folderIds.delete(`${account}\u0000${folder}`);
+  }
+}

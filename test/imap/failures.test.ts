@@ -1,0 +1,105 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { control, mailbox, startHarness, type Harness } from '../support/bridge-harness';
+import type { VendorMessage } from '../../src/upstream/types';
+
+/** A raw IMAP conversation: send a line, collect output until the tagged answer. */
+class RawImap {
+  private buffer = '';
+  private constructor(private readonly socket: net.Socket) {
+    socket.on('data', (d) => (this.buffer += d.toString('latin1')));
+  }
+
+  static async connect(port: number): Promise<RawImap> {
+    const socket = net.connect(port, '127.0.0.1');
+    const raw = new RawImap(socket);
+    await raw.until(/^\* OK/m);
+    return raw;
+  }
+
+  async until(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+    const start = Date.now();
+    while (!pattern.test(this.buffer)) {
+      if (Date.now() - start > timeoutMs) throw new Error(`timeout waiting for ${pattern}; got ${this.buffer}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const out = this.buffer;
+    this.buffer = '';
+    return out;
+  }
+
+  async command(tag: string, line: string): Promise<string> {
+    this.socket.write(`${tag} ${line}\r\n`);
+    return this.until(new RegExp(`^${tag} (OK|NO|BAD)`, 'm'));
+  }
+
+  send(data: string): void {
+    this.socket.write(data);
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+let h: Harness;
+
+beforeAll(async () => {
+  // the bridge believes the flag command is called flag_v9: the sandbox does not know it
+  h = await startHarness({ config: { assumptions: { commands: { flag: { name: 'flag_v9' } } } } });
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('bad input and vendor failures', () => {
+  test('malformed commands get BAD and the session goes on', async () => {
+    const c = await RawImap.connect(h.bridge.ports.imap);
+    expect(await c.command('a1', 'FROBNICATE now')).toMatch(/^a1 BAD/m);
+    expect(await c.command('a2', 'LOGIN')).toMatch(/^a2 BAD/m);
+    expect(await c.command('a3', `LOGIN ${mailbox} "${h.password}"`)).toMatch(/^a3 OK/m);
+    expect(await c.command('a4', 'FETCH 1:* (FLAGS)')).toMatch(/^a4 BAD/m); // not selected
+    expect(await c.command('a5', 'SELECT INBOX')).toMatch(/^a5 OK/m);
+    expect(await c.command('a6', 'FETCH 1 (NOSUCHITEM)')).toMatch(/^a6 BAD/m);
+    expect(await c.command('a7', 'NOOP')).toMatch(/^a7 OK/m);
+    c.close();
+  });
+
+  test('an oversized literal is refused without reading it', async () => {
+    const c = await RawImap.connect(h.bridge.ports.imap);
+    expect(await c.command('b1', `LOGIN ${mailbox} "${h.password}"`)).toMatch(/^b1 OK/m);
+    c.send('b2 SEARCH SUBJECT {99999999}\r\n');
+    expect(await c.until(/^b2 (NO|BAD)/m)).toMatch(/too large|TOOBIG|Literal/i);
+    expect(await c.command('b3', 'NOOP')).toMatch(/^b3 OK/m);
+    c.close();
+  });
+
+  test('a command the vendor does not have becomes NO [CANNOT] and changes nothing', async () => {
+    const c = await RawImap.connect(h.bridge.ports.imap);
+    await c.command('c1', `LOGIN ${mailbox} "${h.password}"`);
+    await c.command('c2', 'SELECT INBOX');
+    const answer = await c.command('c3', 'STORE 1 +FLAGS (\\Flagged)');
+    expect(answer).toMatch(/^c3 NO \[CANNOT\] .*does not offer/m);
+    const dump = await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`);
+    const fetched = await c.command('c4', 'FETCH 1 (FLAGS)');
+    expect(fetched).not.toMatch(/\\Flagged/);
+    expect(dump.messages.filter((m) => m.is_starred).length).toBe(
+      (await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`)).messages.filter((m) => m.is_starred).length,
+    );
+    c.close();
+  });
+
+  test('vendor outage gives NO [UNAVAILABLE] with a reason, and recovery works', async () => {
+    const c = await RawImap.connect(h.bridge.ports.imap);
+    await c.command('d1', `LOGIN ${mailbox} "${h.password}"`);
+    h.sandbox.setFaults({ unavailableRate: 1 });
+    try {
+      expect(await c.command('d2', 'SELECT Archive')).toMatch(/^d2 NO \[UNAVAILABLE\] .*temporarily unavailable/m);
+    } finally {
+      h.sandbox.setFaults({});
+    }
+    expect(await c.command('d3', 'SELECT Archive')).toMatch(/^d3 OK/m);
+    c.close();
+  });
+});

@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { simpleParser } from 'mailparser';
+import type { ImapFlow } from 'imapflow';
+import { control, mailbox, startHarness, type Harness } from '../support/bridge-harness';
+import type { VendorMessage } from '../../src/upstream/types';
+
+let h: Harness;
+let client: ImapFlow;
+
+async function sandboxMessages(folder: string): Promise<VendorMessage[]> {
+  const dump = await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=${encodeURIComponent(folder)}`);
+  return dump.messages;
+}
+
+beforeAll(async () => {
+  h = await startHarness();
+  client = await h.client();
+});
+
+afterAll(async () => {
+  await client?.logout().catch(() => undefined);
+  await h?.close();
+});
+
+describe('IMAP read path with imapflow', () => {
+  test('capabilities include the promised extensions', () => {
+    for (const cap of ['IDLE', 'UIDPLUS', 'MOVE', 'SPECIAL-USE', 'UNSELECT', 'ID', 'NAMESPACE', 'ENABLE', 'CONDSTORE']) {
+      expect(client.capabilities.has(cap), cap).toBe(true);
+    }
+  });
+
+  test('LIST shows vendor folders with special-use attributes', async () => {
+    const list = await client.list();
+    const byPath = new Map(list.map((f) => [f.path, f]));
+    expect(byPath.has('INBOX')).toBe(true);
+    expect(byPath.get('Sent')?.specialUse).toBe('\\Sent');
+    expect(byPath.get('Trash')?.specialUse).toBe('\\Trash');
+    expect(byPath.get('Spam')?.specialUse).toBe('\\Junk');
+  });
+
+  test('SELECT reports the vendor folder contents; UIDs follow arrival order', async () => {
+    const vendor = await sandboxMessages('INBOX');
+    const box = await client.mailboxOpen('INBOX');
+    expect(box.exists).toBe(vendor.length);
+    expect(Number(box.uidNext)).toBe(vendor.length + 1);
+    const fetched: Array<{ uid: number; date: Date; id: string }> = [];
+    for await (const m of client.fetch('1:*', { uid: true, internalDate: true, envelope: true })) {
+      fetched.push({ uid: m.uid, date: m.internalDate as Date, id: m.envelope?.messageId ?? '' });
+    }
+    expect(fetched.length).toBe(vendor.length);
+    const dates = fetched.map((f) => f.date.getTime());
+    expect([...dates].sort((a, b) => a - b)).toEqual(dates);
+    expect(new Set(fetched.map((f) => f.id))).toEqual(new Set(vendor.map((v) => v.message_id)));
+    const status = await client.status('INBOX', { unseen: true, messages: true });
+    expect(status && status.unseen).toBe(vendor.filter((v) => !v.is_read).length);
+  });
+
+  test('BODY[] equals RFC822.SIZE and parses back to the vendor message', async () => {
+    await client.mailboxOpen('INBOX');
+    const vendor = await sandboxMessages('INBOX');
+    const withAttachment = vendor.find((v) => (v.attachments ?? []).some((a) => !a.inline && a.size_bytes > 0)) ?? vendor[0];
+    const uids = (await client.search({ header: { 'message-id': withAttachment.message_id } }, { uid: true })) || [];
+    expect(uids).toHaveLength(1);
+    const msg = await client.fetchOne(String(uids[0]), { source: true, size: true, bodyStructure: true }, { uid: true });
+    expect(msg).toBeTruthy();
+    if (!msg) return;
+    expect(msg.source?.length).toBe(msg.size);
+    const parsed = await simpleParser(msg.source as Buffer);
+    expect(parsed.subject).toBe(withAttachment.subject);
+    expect(parsed.from?.value[0].address).toBe(withAttachment.from_email);
+    const expected = (withAttachment.attachments ?? []).filter((a) => !a.inline);
+    for (const att of expected) {
+      const got = parsed.attachments.find((a) => a.filename === att.file_name);
+      expect(got, att.file_name).toBeTruthy();
+      expect(got?.size).toBe(att.size_bytes);
+    }
+    // the same bytes again (deterministic MIME, attachment served from cache)
+    const again = await client.fetchOne(String(uids[0]), { source: true }, { uid: true });
+    expect(again && Buffer.compare(again.source as Buffer, msg.source as Buffer)).toBe(0);
+  });
+
+  test('STORE goes upstream: \\Seen, \\Flagged and a keyword label', async () => {
+    await client.mailboxOpen('INBOX');
+    const unread = (await sandboxMessages('INBOX')).find((v) => !v.is_read && !v.is_starred);
+    expect(unread).toBeTruthy();
+    if (!unread) return;
+    const [uid] = (await client.search({ header: { 'message-id': unread.message_id } }, { uid: true })) || [];
+    await client.messageFlagsAdd(String(uid), ['\\Seen', '\\Flagged', 'Projekt'], { uid: true });
+    const after = (await sandboxMessages('INBOX')).find((v) => v.message_uid === unread.message_uid);
+    expect(after?.is_read).toBe(true);
+    expect(after?.is_starred).toBe(true);
+    expect(after?.labels).toContain('Projekt');
+    await client.messageFlagsRemove(String(uid), ['\\Flagged', 'Projekt'], { uid: true });
+    const reverted = (await sandboxMessages('INBOX')).find((v) => v.message_uid === unread.message_uid);
+    expect(reverted?.is_starred).toBe(false);
+    expect(reverted?.labels).not.toContain('Projekt');
+  });
+
+  test('SEARCH on metadata and vendor text search', async () => {
+    await client.mailboxOpen('INBOX');
+    const vendor = await sandboxMessages('INBOX');
+    const unseen = (await client.search({ seen: false }, { uid: true })) || [];
+    expect(unseen.length).toBe(vendor.filter((v) => !v.is_read).length);
+    const target = vendor[vendor.length - 1];
+    const word = target.subject.split(/\s+/).find((w) => w.length > 4) ?? target.subject;
+    const bySubject = (await client.search({ subject: word }, { uid: true })) || [];
+    expect(bySubject.length).toBe(vendor.filter((v) => v.subject.toLowerCase().includes(word.toLowerCase())).length);
+    const byBody = (await client.search({ body: word }, { uid: true })) || [];
+    expect(byBody.length).toBeGreaterThan(0);
+  });
+
+  test('UIDs and bytes survive a restart', async () => {
+    await client.mailboxOpen('INBOX');
+    const before = new Map<number, number>();
+    for await (const m of client.fetch('1:*', { uid: true, size: true })) before.set(m.uid, m.size as number);
+    await client.logout();
+    await h.restart();
+    client = await h.client();
+    const box = await client.mailboxOpen('INBOX');
+    const after = new Map<number, number>();
+    for await (const m of client.fetch('1:*', { uid: true, size: true })) after.set(m.uid, m.size as number);
+    expect(after).toEqual(before);
+    expect(box.uidValidity).toBeTruthy();
+  });
+
+  test('new mail and flag changes made elsewhere reach an IDLE client', async () => {
+    const box = await client.mailboxOpen('INBOX');
+    const existsBefore = box.exists;
+    const seenExists = new Promise<number>((resolve) => client.on('exists', (e: { count: number }) => resolve(e.count)));
+    const idle = client.idle();
+    await control(h.sandbox, 'POST', '/inject', { mailbox, message: { from: 'news@example.org', to: mailbox, subject: 'Fresh news', text: 'hello' } });
+    await h.bridge.pollers[0].tick();
+    expect(await seenExists).toBe(existsBefore + 1);
+    await idle.catch(() => undefined);
+  });
+});

@@ -1,0 +1,61 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { control, mailbox, startHarness, type Harness } from '../support/bridge-harness';
+import type { VendorMessage } from '../../src/upstream/types';
+
+const run = promisify(execFile);
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+/** A Python imaplib session (STARTTLS, LOGIN, SELECT, SEARCH, FETCH, STORE); prints JSON. */
+const script = `
+import imaplib, json, ssl, sys
+port, user, password = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
+m = imaplib.IMAP4('127.0.0.1', port)
+m.starttls(ssl_context=ctx)
+m.login(user, password)
+typ, data = m.select('INBOX')
+exists = int(data[0])
+typ, unseen = m.uid('SEARCH', None, 'UNSEEN')
+unseen = [int(x) for x in unseen[0].split()]
+typ, data = m.uid('FETCH', '1:*', '(UID RFC822.SIZE FLAGS)')
+rows = [d for d in data if isinstance(d, bytes)]
+first = unseen[0]
+typ, body = m.uid('FETCH', str(first), '(BODY.PEEK[HEADER.FIELDS (SUBJECT MESSAGE-ID)])')
+header = body[0][1].decode()
+typ, st = m.uid('STORE', str(first), '+FLAGS', '(\\\\Seen)')
+m.logout()
+print(json.dumps({'exists': exists, 'unseen': unseen, 'rows': len(rows), 'header': header, 'store': st[0].decode()}))
+`;
+
+test('python imaplib over STARTTLS reads, searches and flags', async () => {
+  const { stdout } = await run('python3', ['-c', script, String(h.bridge.ports.imap), mailbox, h.password], { timeout: 60_000 });
+  const out = JSON.parse(stdout) as { exists: number; unseen: number[]; rows: number; header: string; store: string };
+  const dump = await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`);
+  expect(out.exists).toBe(dump.messages.length);
+  expect(out.rows).toBe(dump.messages.length);
+  expect(out.header).toMatch(/Message-ID: </i);
+  expect(out.store).toContain('\\Seen');
+  const messageId = /Message-ID: (<[^>]+>)/i.exec(out.header)?.[1];
+  const flagged = dump.messages.find((m) => m.message_id === messageId);
+  expect(flagged?.is_read).toBe(false); // state before the STORE
+  const after = await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`);
+  expect(after.messages.find((m) => m.message_id === messageId)?.is_read).toBe(true);
+});
+
+test('wrong bridge password is refused and the vendor token is never accepted as a password', async () => {
+  const tokens = h.sandbox.issueTokens(mailbox);
+  const attempt = (password: string) =>
+    run('python3', ['-c', `import imaplib,sys\nm=imaplib.IMAP4('127.0.0.1',${h.bridge.ports.imap})\ntry:\n  m.login(sys.argv[1], sys.argv[2]); print('OK')\nexcept imaplib.IMAP4.error as e: print('NO', e)`, mailbox, password]);
+  expect((await attempt('not-the-password')).stdout).toMatch(/^NO .*AUTHENTICATIONFAILED/);
+  expect((await attempt(tokens.accessToken)).stdout).toMatch(/^NO/);
+});

@@ -1,6 +1,6 @@
 import type { Logger } from '../log';
 import type { PublishChanges } from './changes';
-import type { MailStore, MessageRow, StoredMetadata } from '../store';
+import { LocalMessages, isLocalMessage, type MailStore, type MessageRow, type StoredMetadata } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { MailboxApi } from '../upstream/api';
 import type { FolderRole, VendorFolder } from '../upstream/types';
@@ -8,7 +8,8 @@ import { KeyedLock } from '../util/keyed-lock';
 import { createAttachmentStorage, describeMessage, externalAttachments, externalId, type AttachmentStorage, type MimeTreeNode } from '../mime';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { contentInclude, syncFolder, type SyncContext, type SyncMode } from './folder-sync';
+import { appendDraft, appendSentCopy, messageIdOf, refuseAppend, type Appended } from './append';
+import { contentInclude, expungeMessages, syncFolder, type SyncContext, type SyncMode } from './folder-sync';
 import { moveMessages, type MoveOutcome } from './organize';
 import { Refusal } from './refusal';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-update';
@@ -58,6 +59,7 @@ export class AccountView {
   private readonly syncLock = new KeyedLock();
   private readonly synced = new Map<string, ImapFolder>();
   private readonly sync: SyncContext;
+  private readonly local: LocalMessages;
   /** Streams attachment bytes for imap-core's indexer: raw route once, then the disk cache. */
   readonly attachmentStorage: AttachmentStorage;
 
@@ -71,6 +73,7 @@ export class AccountView {
     publish: PublishChanges,
   ) {
     this.sync = { account, api, store, assumptions, logger, publish: (folder, entries) => publish(account, folder, entries) };
+    this.local = new LocalMessages(store.db);
     this.attachmentStorage = createAttachmentStorage(
       { open: async (messageUid, attachmentId) => (await api.raw(messageUid, attachmentId)).stream },
       {
@@ -161,13 +164,34 @@ export class AccountView {
    * The vendor API has no delete command, so expunging inside Trash is refused rather than faked.
    */
   async expungeDeleted(folder: ImapFolder, uids: number[] | null, sessionId?: string): Promise<number[]> {
-    const rows = this.allRows(folder).filter((r) => r.flags.includes('\\Deleted') && (!uids || uids.includes(r.uid)));
-    if (!rows.length) return [];
+    const all = this.allRows(folder).filter((r) => r.flags.includes('\\Deleted') && (!uids || uids.includes(r.uid)));
+    // local drafts are the bridge's own: expunging deletes them for real
+    const drafts = all.filter((r) => isLocalMessage(r.messageUid)).map((r) => r.messageUid);
+    const removed = expungeMessages(this.sync, folder.vendorName, drafts);
+    this.local.remove(this.account, drafts);
+    this.sync.publish(folder.vendorName, removed.map((c) => ({ ...c, ignore: sessionId })));
+    const rows = all.filter((r) => !isLocalMessage(r.messageUid));
+    if (!rows.length) return removed.map((c) => c.uid);
     const trash = (await this.folders()).find((f) => f.role === 'trash');
     if (!trash || trash.vendorName === folder.vendorName) {
       throw new Refusal('cannot', 'The mail vendor offers no permanent delete: messages in Trash stay until they are removed in webmail');
     }
-    return (await this.move(folder, rows, trash, sessionId)).expunged;
+    return [...removed.map((c) => c.uid), ...(await this.move(folder, rows, trash, sessionId)).expunged];
+  }
+
+  /** APPEND: recognised Sent copies and local drafts only (see append.ts). */
+  async append(folder: ImapFolder, raw: Buffer, flags: string[], idate: Date): Promise<Appended> {
+    if (folder.role === 'drafts') return appendDraft(this.sync, this.local, folder, raw, flags, idate);
+    const messageId = messageIdOf(raw);
+    if (folder.role === 'sent' && messageId && this.local.wasSubmitted(this.account, messageId)) {
+      return appendSentCopy(this.sync, folder, messageId, () => this.syncFolder(folder, 'incremental'));
+    }
+    return refuseAppend(folder.path);
+  }
+
+  /** Called by the SMTP side for every accepted submission. */
+  recordSubmission(messageId: string): void {
+    this.local.recordSubmission(this.account, messageId);
   }
 
   /** Vendor full-text search (assumption A4) restricted to one folder. */

@@ -1,5 +1,5 @@
 import type { FolderChange } from './changes';
-import type { MessageRow } from '../store';
+import { isLocalMessage, type MessageRow } from '../store';
 import { diffVendorFlags, isEmptyDiff, type FlagDiff } from './flags';
 import { expungeMessages, type SyncContext } from './folder-sync';
 
@@ -45,7 +45,7 @@ export async function applyFlagUpdate(
     const next = applyAction(row.flags, action, flags);
     return { row, next, diff: diffVendorFlags(row.flags, next) };
   });
-  const needsVendor = targets.filter((t) => !isEmptyDiff(t.diff));
+  const needsVendor = targets.filter((t) => !isEmptyDiff(t.diff) && !isLocalMessage(t.row.messageUid));
   // ids whose every vendor call succeeded; others keep their old flags
   const failed = new Set<string>();
   const gone = new Set<string>();

@@ -1,7 +1,7 @@
 import type { Logger } from '../log';
 import type { FolderChange } from './changes';
 import { describeMessage } from '../mime';
-import type { MailStore } from '../store';
+import { isLocalMessage, type MailStore } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { MailboxApi } from '../upstream/api';
 import type { VendorMessage, VendorThread } from '../upstream/types';
@@ -109,7 +109,8 @@ function sameFlags(a: readonly string[], b: readonly string[]): boolean {
 }
 
 export async function syncFolder(ctx: SyncContext, folder: string, mode: SyncMode): Promise<void> {
-  const rows = ctx.store.listMessages(ctx.account, folder);
+  // local drafts are not the vendor's: never listed there, never expunged by a sync
+  const rows = ctx.store.listMessages(ctx.account, folder).filter((r) => !isLocalMessage(r.messageUid));
   const known = new Set(rows.map((r) => r.messageUid));
   const listed = await listFolderUids(ctx, folder, mode, known);
   const listedSet = new Set(listed.uids);

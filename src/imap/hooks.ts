@@ -129,6 +129,13 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
     return [true];
   });
 
+  server.onAppend = hook('append', async (view, _s, path: string, flags: string[], date: string | Date | undefined, raw: Buffer) => {
+    const folder = await view.folder(path);
+    if (!folder) return ['TRYCREATE'];
+    const appended = await view.append(folder, raw, flags, date ? new Date(date) : new Date());
+    return [true, { uidValidity: appended.uidValidity, uid: appended.uid }];
+  });
+
   const noFolderChanges = async () => {
     throw new Refusal('cannot', 'The mail vendor API cannot create, rename or delete folders; manage folders in webmail');
   };

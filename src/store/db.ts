@@ -52,6 +52,23 @@ const migrations: string[] = [
     PRIMARY KEY (account, message_uid)
   ) WITHOUT ROWID;
   `,
+  `
+  -- messages only the bridge holds (drafts saved by clients); never sent to the vendor
+  CREATE TABLE local_messages (
+    account TEXT NOT NULL,
+    message_uid TEXT NOT NULL,
+    raw BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (account, message_uid)
+  ) WITHOUT ROWID;
+  -- Message-IDs submitted through the bridge's SMTP, to recognise the client's Sent copy
+  CREATE TABLE submissions (
+    account TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    submitted_at INTEGER NOT NULL,
+    PRIMARY KEY (account, message_id)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 function migrate(db: Database): void {

@@ -1,0 +1,116 @@
+import { createIndexer } from '../mime';
+import type { LocalMessages } from '../store';
+import type { VendorMessage } from '../upstream/types';
+import type { FolderChange } from './changes';
+import type { SyncContext } from './folder-sync';
+import { Refusal } from './refusal';
+
+/**
+ * APPEND, which the vendor API cannot do in general. Two cases are supported honestly:
+ *  - a client's Sent copy of a message it submitted through the bridge's SMTP (Thunderbird
+ *    and Outlook save one): the vendor already filed it in Sent, so the APPEND is answered
+ *    with that message's UID instead of storing a duplicate;
+ *  - drafts: kept in the bridge's SQLite state (local_messages), so autosave works and the
+ *    draft survives restarts; they never reach the vendor.
+ * Anything else is refused with a clear NO [CANNOT] instead of being accepted and dropped.
+ */
+
+const indexer = createIndexer();
+
+export interface AppendTarget {
+  vendorName: string;
+  role: string | null;
+}
+
+export interface Appended {
+  uid: number;
+  uidValidity: number;
+}
+
+/** How long to wait for the vendor's own Sent copy of a submitted message to be listed. */
+const sentCopyWaitMs = 10_000;
+
+export function messageIdOf(raw: Buffer): string | null {
+  const tree = indexer.parseMimeTree(raw);
+  const line = tree.header.find((h) => /^message-id:/i.test(h));
+  const id = line?.slice(line.indexOf(':') + 1).trim();
+  return id ? (/<[^>]+>/.exec(id)?.[0] ?? id) : null;
+}
+
+/** Finds the folder's message with this Message-ID among its newest entries. */
+function findByMessageId(ctx: SyncContext, folder: string, messageId: string): number | null {
+  const rows = ctx.store.listMessages(ctx.account, folder).slice(-500);
+  const metas = ctx.store.getMetadata(
+    ctx.account,
+    rows.map((r) => r.messageUid),
+  );
+  const hit = rows.find((r) => metas.get(r.messageUid)?.message.message_id === messageId);
+  return hit?.uid ?? null;
+}
+
+export async function appendSentCopy(ctx: SyncContext, folder: AppendTarget, messageId: string, resync: () => Promise<void>): Promise<Appended> {
+  const deadline = Date.now() + sentCopyWaitMs;
+  for (;;) {
+    await resync();
+    const uid = findByMessageId(ctx, folder.vendorName, messageId);
+    if (uid) return { uid, uidValidity: ctx.store.folderState(ctx.account, folder.vendorName).uidValidity };
+    if (Date.now() > deadline) {
+      throw new Refusal('unavailable', 'The message was sent through the bridge, but the vendor has not filed its Sent copy yet; it will appear in Sent by itself, no copy is needed');
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+/** Minimal vendor-shaped record for a local draft, so search and FETCH treat it like the rest. */
+function draftRecord(messageUid: string, raw: Buffer, idate: Date): VendorMessage {
+  const tree = indexer.parseMimeTree(raw);
+  const header = (name: string) => tree.header.find((h) => h.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim() ?? '';
+  return {
+    message_uid: messageUid,
+    thread_id: messageUid,
+    message_id: messageIdOf(raw) ?? '',
+    folders: [],
+    labels: [],
+    from_name: '',
+    from_email: header('from'),
+    to: [],
+    cc: [],
+    bcc: [],
+    references: [],
+    subject: header('subject'),
+    is_read: true,
+    is_starred: false,
+    is_important: false,
+    snoozed_until: null,
+    received_at: idate.toISOString(),
+  };
+}
+
+export function appendDraft(ctx: SyncContext, local: LocalMessages, folder: AppendTarget, raw: Buffer, flags: string[], idate: Date): Appended {
+  const messageUid = local.add(ctx.account, raw);
+  const mimeTree = indexer.parseMimeTree(raw);
+  ctx.store.putMetadata(ctx.account, messageUid, {
+    message: draftRecord(messageUid, raw, idate),
+    mimeTree,
+    size: indexer.getSize(mimeTree),
+    envelope: indexer.getEnvelope(mimeTree),
+    bodystructure: indexer.getBodyStructure(mimeTree),
+  });
+  const [assigned] = ctx.store.assignUids(ctx.account, folder.vendorName, [{ messageUid, flags, idate }]);
+  const state = ctx.store.folderState(ctx.account, folder.vendorName);
+  if (!assigned) {
+    // the same bytes were appended before: answer with the existing UID
+    const existing = ctx.store.rowsByMessageUid(ctx.account, folder.vendorName, [messageUid])[0];
+    return { uid: existing.uid, uidValidity: state.uidValidity };
+  }
+  const change: FolderChange = { command: 'EXISTS', uid: assigned.uid, modseq: assigned.modseq };
+  ctx.publish(folder.vendorName, [change]);
+  return { uid: assigned.uid, uidValidity: state.uidValidity };
+}
+
+export function refuseAppend(folderName: string): never {
+  throw new Refusal(
+    'cannot',
+    `The mail vendor API cannot store messages in ${folderName}; only drafts (Drafts) and copies of mail sent through this bridge (Sent) can be appended`,
+  );
+}

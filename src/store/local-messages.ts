@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import type { Database } from './db';
+
+const localPrefix = 'local:';
+
+/** Ids of bridge-held messages; they never reach the vendor. */
+export function isLocalMessage(messageUid: string): boolean {
+  return messageUid.startsWith(localPrefix);
+}
+
+/**
+ * Drafts clients APPEND (the vendor API cannot store arbitrary messages, and losing an
+ * autosaved draft is not acceptable), and the Message-IDs of SMTP submissions so the Sent
+ * copy a client APPENDs afterwards is recognised instead of duplicated.
+ */
+export class LocalMessages {
+  constructor(private readonly db: Database) {}
+
+  add(account: string, raw: Buffer): string {
+    const messageUid = `${localPrefix}${createHash('sha256').update(raw).digest('hex').slice(0, 32)}`;
+    this.db
+      .prepare('INSERT OR IGNORE INTO local_messages (account, message_uid, raw, created_at) VALUES (?, ?, ?, ?)')
+      .run(account.toLowerCase(), messageUid, raw, Date.now());
+    return messageUid;
+  }
+
+  raw(account: string, messageUid: string): Buffer | null {
+    const row = this.db.prepare('SELECT raw FROM local_messages WHERE account = ? AND message_uid = ?').get(account.toLowerCase(), messageUid) as { raw: Buffer } | undefined;
+    return row?.raw ?? null;
+  }
+
+  remove(account: string, messageUids: string[]): void {
+    const del = this.db.prepare('DELETE FROM local_messages WHERE account = ? AND message_uid = ?');
+    this.db.transaction(() => messageUids.forEach((id) => del.run(account.toLowerCase(), id)))();
+  }
+
+  recordSubmission(account: string, messageId: string): void {
+    this.db.prepare('INSERT OR REPLACE INTO submissions (account, message_id, submitted_at) VALUES (?, ?, ?)').run(account.toLowerCase(), messageId, Date.now());
+  }
+
+  wasSubmitted(account: string, messageId: string): boolean {
+    return !!this.db.prepare('SELECT 1 FROM submissions WHERE account = ? AND message_id = ?').get(account.toLowerCase(), messageId);
+  }
+}

@@ -54,7 +54,15 @@ export async function startBridge(config: Config, logger: Logger): Promise<Runni
     logger,
     maxMessageBytes: config.maxMessageBytes,
   });
-  const smtp = await startSmtpServer({ config, vendor, secrets, quarantine: new QuarantineStore(store.db), logger, tls });
+  const smtp = await startSmtpServer({
+    config,
+    vendor,
+    secrets,
+    quarantine: new QuarantineStore(store.db),
+    logger,
+    tls,
+    onSubmitted: (account, messageId) => accounts.get(account)?.recordSubmission(messageId),
+  });
   logger.info({ imap: imap.port, smtp: smtp.port, accounts: mailboxes.size }, 'mailbridge started');
 
   return {

@@ -68,6 +68,18 @@ const migrations: string[] = [
     submitted_at INTEGER NOT NULL,
     PRIMARY KEY (account, message_id)
   ) WITHOUT ROWID;
+  -- submissions the vendor's spam filter held, for "mailbridge quarantine list/release"
+  CREATE TABLE quarantine (
+    quarantine_id TEXT PRIMARY KEY,
+    account TEXT NOT NULL,
+    recipient TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    message_id TEXT,
+    held_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    detail TEXT
+  ) WITHOUT ROWID;
   `,
 ];
 

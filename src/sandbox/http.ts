@@ -1,0 +1,110 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Rng, hash32 } from './rng';
+
+export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => Promise<void>;
+
+export type JsonBody = { ok: true; value: unknown } | { ok: false; status: number; message: string };
+
+/** Reads a JSON body of at most `limit` bytes; never throws. An empty body reads as {}. */
+export async function readJson(req: http.IncomingMessage, limit: number): Promise<JsonBody> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) return { ok: false, status: 413, message: `body larger than ${limit} bytes` };
+      chunks.push(chunk);
+    }
+  } catch {
+    return { ok: false, status: 400, message: 'request body could not be read' };
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false, status: 400, message: 'body is not valid JSON' };
+  }
+}
+
+export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const data = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(data), ...headers });
+  res.end(data);
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export interface Listener {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** An HTTP listener whose handler failures become a 500 instead of a crash. */
+export async function listen(host: string, port: number, handler: Handler, onError: (res: http.ServerResponse) => void): Promise<Listener> {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    handler(req, res, url).catch(() => onError(res));
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${addr.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export interface FaultOptions {
+  /** Share of commands (read host) or requests (mail, graph) failing with an internal error. */
+  errorRate?: number;
+  /** Share of requests answered 503 AUTH_UNAVAILABLE. */
+  unavailableRate?: number;
+  /** Share of requests whose socket is destroyed without an answer. */
+  resetRate?: number;
+  /** Share of requests delayed by an extra slowMs. */
+  slowRate?: number;
+  slowMs?: number;
+}
+
+/**
+ * Latency and fault injection for the vendor hosts (never the control API). Faults are drawn
+ * from a seeded stream so a failing run can be repeated.
+ */
+export class Conditions {
+  private readonly rng: Rng;
+
+  constructor(
+    seed: number,
+    public latencyMs: number,
+    public faults: FaultOptions,
+  ) {
+    this.rng = new Rng(hash32(seed, 0xfa17));
+  }
+
+  roll(rate: number | undefined): boolean {
+    return rate !== undefined && rate > 0 && this.rng.next() < rate;
+  }
+
+  /** Waits the configured latency (plus a slow-down if drawn) and says which fault to inject. */
+  async before(): Promise<'reset' | 'unavailable' | null> {
+    let wait = this.latencyMs;
+    if (this.roll(this.faults.slowRate)) wait += this.faults.slowMs ?? 1000;
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (this.roll(this.faults.resetRate)) return 'reset';
+    if (this.roll(this.faults.unavailableRate)) return 'unavailable';
+    return null;
+  }
+}

@@ -1,0 +1,137 @@
+import { once } from 'node:events';
+import type http from 'node:http';
+import type { Assumptions } from '../upstream/assumptions';
+import type { CommandResult } from '../upstream/types';
+import { ArgError } from './args';
+import { isObject, readJson, sendJson, type Conditions, type Handler } from './http';
+import { commandTable, type CommandContext } from './read-commands';
+import type { SandboxStore } from './store';
+import { accessLifetimeMs, type TokenAuthority } from './tokens';
+import type { Traffic } from './traffic';
+
+/** The reading interface host: POST /v1, GET /v1/raw, POST /v1/token/refresh (spec 4.1-4.3, 5, 7.2, 8). */
+
+export const maxCommandsPerRequest = 20;
+const bodyLimit = 10 * 1024 * 1024;
+
+export interface ReadDeps {
+  store: SandboxStore;
+  tokens: TokenAuthority;
+  traffic: Traffic;
+  conditions: Conditions;
+  assumptions: Assumptions;
+}
+
+export function readApi(deps: ReadDeps): Handler {
+  const { store, tokens, traffic, conditions, assumptions: a } = deps;
+  const commands = commandTable(a);
+  const fail = (res: http.ServerResponse, status: number, code: string, message: string, headers?: Record<string, string>) =>
+    sendJson(res, status, { type: a.errorType, code, message }, headers);
+
+  /** Token check and rate-limit admission; the admission ends when the response closes. */
+  function authorize(req: http.IncomingMessage, res: http.ServerResponse): string | null {
+    const header = req.headers.authorization;
+    if (header === undefined) {
+      fail(res, 401, 'MISSING_AUTH_HEADER', 'no Authorization header');
+      return null;
+    }
+    const check = tokens.verifyAccess(header.replace(/^Bearer\s+/i, '').trim());
+    if (!check.ok) {
+      fail(res, 401, check.code, check.code === 'TOKEN_EXPIRED' ? 'access token expired; use the refresh token' : 'access token is malformed, unknown or revoked');
+      return null;
+    }
+    const admission = traffic.admit(req.socket.remoteAddress ?? 'unknown', check.mailbox);
+    if (!admission.ok) {
+      fail(res, 429, 'RATE_LIMITED', 'over 15 requests per second or 15 in flight', { 'retry-after': String(admission.retryAfter) });
+      return null;
+    }
+    res.once('close', admission.done);
+    return check.mailbox;
+  }
+
+  /** Latency and faults; false when the request was answered (or dropped) by a fault. */
+  async function survive(req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> {
+    const fault = await conditions.before();
+    if (fault === 'reset') req.socket.destroy();
+    else if (fault === 'unavailable') fail(res, 503, 'AUTH_UNAVAILABLE', 'authentication temporarily unavailable');
+    return fault === null;
+  }
+
+  function runCommand(ctx: CommandContext, cmd: unknown, position: number): CommandResult {
+    const name = isObject(cmd) && typeof cmd.command === 'string' ? cmd.command : '';
+    const base = { command: name, id: String(position) };
+    const error = (code: string, message: string): CommandResult => ({ ...base, type: a.errorType, code, message });
+    traffic.countCommand(ctx.box.address, name);
+    if (!isObject(cmd) || name === '') return error('INVALID_ARGS', 'each command needs a command name');
+    const fn = commands.get(name);
+    if (!fn) return error(a.unsupportedCommandCodes[0], `unknown command: ${name}`);
+    if (cmd.args !== undefined && !isObject(cmd.args)) return error('INVALID_ARGS', 'args must be an object');
+    if (conditions.roll(conditions.faults.errorRate)) return error('INTERNAL', 'internal error');
+    try {
+      return { ...base, type: 'SUCCESS', data: fn((cmd.args as Record<string, unknown>) ?? {}, ctx) };
+    } catch (err) {
+      if (err instanceof ArgError) return error('INVALID_ARGS', err.message);
+      return error('INTERNAL', 'internal error');
+    }
+  }
+
+  async function commandEndpoint(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const mailbox = authorize(req, res);
+    if (!mailbox || !(await survive(req, res))) return;
+    const body = await readJson(req, bodyLimit);
+    if (!body.ok) return fail(res, body.status, 'INVALID_ARGS', body.message);
+    const list = isObject(body.value) ? body.value.commands : undefined;
+    if (!Array.isArray(list) || list.length === 0) return fail(res, 400, 'INVALID_ARGS', 'commands must be a non-empty array');
+    if (list.length > maxCommandsPerRequest) return fail(res, 400, 'INVALID_ARGS', `at most ${maxCommandsPerRequest} commands per request`);
+    const box = store.mailbox(mailbox);
+    if (!box) return fail(res, 401, 'INVALID_TOKEN', 'the mailbox of this token no longer exists');
+    const ctx: CommandContext = { store, box, assumptions: a };
+    sendJson(res, 200, { type: 'SUCCESS', results: list.map((cmd, i) => runCommand(ctx, cmd, i)) });
+  }
+
+  async function raw(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
+    const mailbox = authorize(req, res);
+    if (!mailbox || !(await survive(req, res))) return;
+    const messageId = url.searchParams.get('message_id');
+    const attachmentId = url.searchParams.get('attachment_id');
+    if (!messageId || !attachmentId) return fail(res, 400, 'INVALID_ARGS', 'message_id and attachment_id are required');
+    const file = store
+      .mailbox(mailbox)
+      ?.messages.get(messageId)
+      ?.content.attachments()
+      .find((f) => f.meta.attachment_id === attachmentId);
+    if (!file) return fail(res, 404, 'NOT_FOUND', 'no such message or attachment');
+    traffic.countRaw(mailbox);
+    res.writeHead(200, {
+      'content-type': 'application/octet-stream',
+      'content-length': String(file.meta.size_bytes),
+      'x-original-content-type': file.meta.mime_type,
+    });
+    for (const chunk of file.chunks()) {
+      if (res.destroyed) return;
+      if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    }
+    res.end();
+  }
+
+  async function refresh(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (!(await survive(req, res))) return;
+    const body = await readJson(req, 64 * 1024);
+    if (!body.ok) return fail(res, body.status, 'INVALID_ARGS', body.message);
+    const token = isObject(body.value) ? body.value.refresh_token : undefined;
+    if (typeof token !== 'string' || token === '') return fail(res, 400, 'INVALID_ARGS', 'refresh_token is required');
+    const result = tokens.rotate(token);
+    if (!result.ok || !result.pair) return fail(res, 401, result.ok ? 'INVALID_TOKEN' : result.code, 'refresh token is invalid, used, revoked or expired');
+    traffic.countRefresh(result.mailbox);
+    const t = a.tokenRefresh;
+    sendJson(res, 200, { [t.accessField]: result.pair.accessToken, [t.refreshField]: result.pair.refreshToken, [t.expiresInField]: accessLifetimeMs / 1000 });
+  }
+
+  return async (req, res, url) => {
+    const route = `${req.method} ${url.pathname.replace(/\/+$/, '')}`;
+    if (route === 'POST /v1') return commandEndpoint(req, res);
+    if (route === 'GET /v1/raw') return raw(req, res, url);
+    if (route === 'POST /v1/token/refresh') return refresh(req, res);
+    fail(res, 404, 'NOT_FOUND', `no route ${req.method} ${url.pathname}`);
+  };
+}

@@ -1,0 +1,125 @@
+import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config';
+import { registerSecret } from '../log';
+import type { TokenPair } from '../upstream/types';
+import { writeFileAtomic } from '../util/atomic-file';
+
+/**
+ * `<stateDir>/secrets.json` (mode 0600): each mailbox's vendor token pair and the hash of its
+ * bridge password. Every change rewrites the file atomically (temp file, fsync, rename,
+ * fsync dir), so a rotated refresh token is durable before anything uses it: the vendor
+ * invalidates the old one at once, and losing the new one would lock the account out.
+ */
+
+export interface StoredAccount {
+  accessToken: string;
+  refreshToken: string;
+  updatedAt: string;
+  /** Set when the vendor refused the refresh token: the reason and the fix. */
+  needsNewTokens?: string;
+  /** scrypt$salt$hash of the bridge password mail clients log in with. */
+  passwordHash?: string;
+}
+
+interface SecretsFile {
+  version: 1;
+  accounts: Record<string, StoredAccount>;
+}
+
+const fileName = 'secrets.json';
+
+function key(mailbox: string): string {
+  return mailbox.trim().toLowerCase();
+}
+
+function hashPassword(password: string, salt = randomBytes(16)): string {
+  return `scrypt$${salt.toString('base64')}$${scryptSync(password, salt, 32).toString('base64')}`;
+}
+
+export class SecretStore {
+  private constructor(
+    private readonly file: string,
+    private data: SecretsFile,
+  ) {
+    for (const a of Object.values(data.accounts)) {
+      registerSecret(a.accessToken);
+      registerSecret(a.refreshToken);
+    }
+  }
+
+  static open(stateDir: string): SecretStore {
+    fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    const file = path.join(stateDir, fileName);
+    if (!fs.existsSync(file)) return new SecretStore(file, { version: 1, accounts: {} });
+    // a copy left readable by someone else is tightened rather than trusted as is
+    if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+    let data: SecretsFile;
+    try {
+      data = JSON.parse(fs.readFileSync(file, 'utf8')) as SecretsFile;
+    } catch (err) {
+      throw new Error(`${file} is not valid JSON (${(err as Error).message}); restore it from backup or delete it and run "mailbridge account add" again`);
+    }
+    return new SecretStore(file, { version: 1, accounts: data.accounts ?? {} });
+  }
+
+  private save(): void {
+    writeFileAtomic(this.file, `${JSON.stringify(this.data, null, 2)}\n`);
+  }
+
+  get(mailbox: string): StoredAccount | undefined {
+    return this.data.accounts[key(mailbox)];
+  }
+
+  mailboxes(): string[] {
+    return Object.keys(this.data.accounts);
+  }
+
+  putTokens(mailbox: string, pair: TokenPair): void {
+    registerSecret(pair.accessToken);
+    registerSecret(pair.refreshToken);
+    const previous = this.get(mailbox);
+    this.data.accounts[key(mailbox)] = {
+      accessToken: pair.accessToken,
+      refreshToken: pair.refreshToken,
+      updatedAt: new Date().toISOString(),
+      ...(previous?.passwordHash ? { passwordHash: previous.passwordHash } : {}),
+    };
+    this.save();
+  }
+
+  markNeedsNewTokens(mailbox: string, reason: string): void {
+    const account = this.get(mailbox);
+    if (!account) return;
+    account.needsNewTokens = reason;
+    this.save();
+  }
+
+  /** A new random bridge password; only its hash is kept, the plaintext is returned once. */
+  setBridgePassword(mailbox: string): string {
+    const account = this.get(mailbox);
+    if (!account) throw new Error(`no tokens stored for ${mailbox}; run "mailbridge account add --mailbox ${mailbox}" first`);
+    const password = randomBytes(18).toString('base64url');
+    account.passwordHash = hashPassword(password);
+    this.save();
+    return password;
+  }
+
+  verifyBridgePassword(mailbox: string, password: string): boolean {
+    const stored = this.get(mailbox)?.passwordHash;
+    if (!stored) return false;
+    const [, salt, hash] = stored.split('$');
+    const expected = Buffer.from(hash, 'base64');
+    const actual = scryptSync(password, Buffer.from(salt, 'base64'), expected.length);
+    return timingSafeEqual(expected, actual);
+  }
+}
+
+/** Config-file tokens seed the store once; afterwards the rotated pair in the store wins. */
+export function importInitialTokens(config: Config, secrets: SecretStore): void {
+  for (const account of config.accounts) {
+    if (secrets.get(account.mailbox) || !account.accessToken || !account.refreshToken) continue;
+    secrets.putTokens(account.mailbox, { accessToken: account.accessToken, refreshToken: account.refreshToken });
+  }
+}

@@ -1,0 +1,89 @@
+import type { Config } from '../config';
+import type { Logger } from '../log';
+import type { SecretStore } from '../store/secrets';
+import type { Assumptions } from './assumptions';
+import type { ReleaseResult, SendResult, VendorApi } from './api';
+import { VendorError } from './errors';
+import { Http } from './http';
+import { MailboxClient } from './mailbox-client';
+import { RateLimiter } from './rate-limiter';
+import { TokenManager } from './token-manager';
+import type { SendRequest, SharedDomainList, TokenPair } from './types';
+
+/**
+ * One typed function per documented route. Mailbox routes get a client (own limiter, own
+ * token manager) per mailbox; the send-and-manage routes share one limiter, since the spec
+ * leaves their limits unstated and the reading limits are the safe guess.
+ */
+export class VendorClient implements VendorApi {
+  private readonly http: Http;
+  private readonly mailboxes = new Map<string, MailboxClient>();
+  private readonly keyLimiter = new RateLimiter();
+
+  constructor(
+    private readonly vendor: Config['vendor'],
+    private readonly assumptions: Assumptions,
+    private readonly secrets: SecretStore,
+    private readonly logger: Logger,
+  ) {
+    this.http = new Http(vendor.timeoutMs);
+  }
+
+  mailbox(address: string): MailboxClient {
+    const key = address.toLowerCase();
+    let client = this.mailboxes.get(key);
+    if (!client) {
+      const tokens = new TokenManager(address, this.secrets, (refreshToken) => this.refreshTokens(refreshToken), this.logger);
+      client = new MailboxClient(address, this.http, this.vendor.readUrl, this.assumptions, tokens, new RateLimiter(), this.logger);
+      this.mailboxes.set(key, client);
+    }
+    return client;
+  }
+
+  /** POST /v1/token/refresh; the used refresh token dies at the vendor as soon as this is answered. */
+  private async refreshTokens(refreshToken: string): Promise<TokenPair> {
+    const f = this.assumptions.tokenRefresh;
+    const res = await this.http.json<Record<string, unknown>>('POST', `${this.vendor.readUrl}/v1/token/refresh`, {}, { refresh_token: refreshToken });
+    const accessToken = res.body[f.accessField];
+    const newRefresh = res.body[f.refreshField];
+    if (typeof accessToken !== 'string' || typeof newRefresh !== 'string') {
+      throw new VendorError('INVALID_RESPONSE', 'token refresh answer lacks the new token pair', res.status, {}, 'internal');
+    }
+    return { accessToken, refreshToken: newRefresh };
+  }
+
+  private keyHeaders(): Record<string, string> {
+    if (!this.vendor.apiKey) throw new VendorError('MISSING_AUTH_HEADER', 'no send-and-manage key configured: set vendor.apiKey or MAILBRIDGE_API_KEY', 401);
+    return { authorization: `Bearer ${this.vendor.apiKey}` };
+  }
+
+  /** Sends are never retried here: a timeout may still have queued the email. */
+  async send(req: SendRequest): Promise<SendResult> {
+    const res = await this.keyLimiter.run(() => this.http.json<Record<string, unknown>>('POST', `${this.vendor.mailUrl}/v3.0/send`, this.keyHeaders(), req));
+    if (typeof res.body.id !== 'string' || !res.body.id) throw new VendorError('INVALID_RESPONSE', 'send answer carries no email id', res.status, {}, 'internal');
+    return { id: res.body.id };
+  }
+
+  async releaseQuarantine(quarantineId: string): Promise<ReleaseResult> {
+    const res = await this.keyLimiter.run(() => this.http.json<Record<string, unknown>>('POST', `${this.vendor.mailUrl}/v3.0/quarantine/release`, this.keyHeaders(), { quarantine_id: quarantineId }));
+    const id = res.body[this.assumptions.releaseIdField];
+    return { id: typeof id === 'string' ? id : null, body: res.body };
+  }
+
+  async sharedDomains(): Promise<SharedDomainList> {
+    return (await this.keyLimiter.run(() => this.http.json<SharedDomainList>('GET', `${this.vendor.graphUrl}/v3.0/free/domains`, {}))).body;
+  }
+
+  async createSender(args: { domain: string; localPart?: string; name?: string }): Promise<Record<string, unknown>> {
+    const body = { domain: args.domain, ...(args.localPart ? { local_part: args.localPart } : {}), ...(args.name ? { name: args.name } : {}) };
+    return (await this.keyLimiter.run(() => this.http.json<Record<string, unknown>>('POST', `${this.vendor.graphUrl}${this.assumptions.senderPath}`, this.keyHeaders(), body))).body;
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+}
+
+export function createVendorClient(config: Config, secrets: SecretStore, logger: Logger): VendorClient {
+  return new VendorClient(config.vendor, config.assumptions, secrets, logger);
+}

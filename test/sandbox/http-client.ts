@@ -1,0 +1,44 @@
+import type { Sandbox } from '../../src/sandbox';
+import type { CommandResult, VendorMessage } from '../../src/upstream/types';
+
+/** Thin HTTP helpers over global fetch for the sandbox tests. */
+
+export interface Reply<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export async function call<T = Record<string, unknown>>(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Reply<T>> {
+  const res = await fetch(url, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
+    body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : {}) as T };
+}
+
+/** POST {read}/v1 with the given commands. */
+export function commands(sb: Sandbox, token: string, list: unknown[]): Promise<Reply<{ type: string; results: CommandResult[]; code?: string }>> {
+  return call(`${sb.urls.read}/v1`, { headers: { authorization: token }, body: { commands: list } });
+}
+
+/** Data of a single successful command, failing loudly otherwise. */
+export async function one<T = Record<string, unknown>>(sb: Sandbox, token: string, command: string, args?: Record<string, unknown>): Promise<T> {
+  const r = await commands(sb, token, [{ command, args }]);
+  const result = r.body.results?.[0];
+  if (r.status !== 200 || result?.type !== 'SUCCESS') throw new Error(`${command}: ${r.status} ${JSON.stringify(r.body)}`);
+  return result.data as T;
+}
+
+export async function dump(sb: Sandbox, mailbox: string, folder?: string, include?: string): Promise<VendorMessage[]> {
+  const q = new URLSearchParams({ mailbox, ...(folder ? { folder } : {}), ...(include !== undefined ? { include } : {}) });
+  const r = await call<{ messages: VendorMessage[] }>(`${sb.urls.control}/messages?${q}`);
+  if (r.status !== 200) throw new Error(`dump: ${r.status}`);
+  return r.body.messages;
+}
+
+export function control<T = Record<string, unknown>>(sb: Sandbox, route: string, body?: unknown): Promise<Reply<T>> {
+  return call<T>(`${sb.urls.control}${route}`, { body });
+}

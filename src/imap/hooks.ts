@@ -3,6 +3,7 @@ import type { Logger } from '../log';
 import type { AccountRegistry } from '../domain/account-registry';
 import type { AccountView, ImapFolder } from '../domain/account-view';
 import { rememberFailure } from './error-responses';
+import { isLoopback } from '../util/net';
 import { Refusal } from '../domain/refusal';
 import { folderKey } from './notifier';
 import type { ImapSession } from './session';
@@ -47,7 +48,11 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
   /** The selected folder of a session (hooks after SELECT receive the folder key). */
   const selected = async (view: AccountView, key: string): Promise<ImapFolder | null> => view.folder(splitKey(key).folder);
 
-  server.onAuth = (login: { username: string; password: string }, _session: ImapSession, callback: Callback) => {
+  server.onAuth = (login: { username: string; password: string; connection?: { secure?: boolean; remoteAddress?: string } }, _session: ImapSession, callback: Callback) => {
+    if (login.connection && !login.connection.secure && !isLoopback(login.connection.remoteAddress)) {
+      // an error carrying `response` is passed through by imap-core as the tagged answer
+      return callback(Object.assign(new Error('plaintext login from a remote address'), { response: 'NO', code: 'PRIVACYREQUIRED', message: 'Run STARTTLS first: plaintext login is accepted only from this machine' }));
+    }
     const account = accounts.authenticate(login.username, login.password);
     if (!account) return callback(null);
     callback(null, { user: { id: account, username: account } });

@@ -42,8 +42,8 @@ function listen(server: ImapCoreServer, port: number, host: string): Promise<num
 function create(opts: ImapServerOptions, secure: boolean): ImapCoreServer {
   const server = new IMAPServer({
     secure,
-    // plain port: STARTTLS offered; LOGIN is still allowed in clear because the bridge listens on loopback by default
-    ignoreSTARTTLS: false,
+    // STARTTLS is offered; LOGIN without it is accepted only from loopback (checked in onAuth)
+    ignoreSTARTTLS: true,
     key: opts.tls.key,
     cert: opts.tls.cert,
     id: { name: 'mailbridge', vendor: 'mailbridge', 'support-url': 'https://localhost/' },
@@ -63,8 +63,16 @@ function closeServer(server: ImapCoreServer): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/** imap-core reports protocol errors through WildDuck's GELF hook, which prints to stderr by default. */
+function routeProtocolErrors(logger: Logger): void {
+  const errors = require('@zone-eu/wildduck/lib/errors.js') as { gelf: { handler: { emit(channel: string, message: { short_message?: string }): void } } };
+  // only the summary: the full record can hold the raw command line, passwords included
+  errors.gelf.handler = { emit: (_channel, message) => logger.debug({ imapError: message.short_message }, 'imap protocol error') };
+}
+
 export async function startImapServer(opts: ImapServerOptions): Promise<RunningImap> {
   installFailureResponses();
+  routeProtocolErrors(opts.logger);
   const plain = create(opts, false);
   const port = await listen(plain, opts.port, opts.host);
   let secure: ImapCoreServer | null = null;

@@ -8,6 +8,7 @@ import { VendorError } from '../upstream/errors';
 import type { TlsPair } from '../tls';
 import { answerFor, smtpError, type SmtpAnswer } from './error-map';
 import { buildSubmission, type Submission } from './payload';
+import { isLoopback } from '../util/net';
 
 export interface SmtpServerOptions {
   config: Config;
@@ -24,10 +25,6 @@ export interface RunningSmtp {
   port: number;
   securePort: number | null;
   close(): Promise<void>;
-}
-
-function isLoopback(address: string | undefined): boolean {
-  return !!address && (address.startsWith('127.') || address === '::1' || address === '::ffff:127.0.0.1');
 }
 
 async function readAll(stream: SMTPServerDataStream): Promise<Buffer> {

@@ -7,13 +7,15 @@ export default class SummaryReporter implements Reporter {
     let failed = unhandledErrors.length;
     let skipped = 0;
     for (const mod of modules) {
+      let moduleFailures = 0;
       for (const test of mod.children.allTests()) {
         const state = test.result().state;
         if (state === 'passed') passed++;
-        else if (state === 'failed') failed++;
+        else if (state === 'failed') moduleFailures++;
         else skipped++;
       }
-      if (mod.state() === 'failed' && !mod.children.size) failed++;
+      // a file whose setup failed has only skipped tests: count the file itself as a failure
+      failed += mod.state() === 'failed' && moduleFailures === 0 ? 1 : moduleFailures;
     }
     process.stdout.write(`\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }

@@ -38,12 +38,6 @@ export interface Envelope {
   replyTo: string | null;
 }
 
-export interface MessageFlags {
-  isRead: boolean;
-  isStarred: boolean;
-  isImportant: boolean;
-}
-
 export class StoredMessage {
   labels: string[] = [];
   isRead = false;

@@ -127,10 +127,15 @@ describe('IMAP read path with imapflow', () => {
     const box = await client.mailboxOpen('INBOX');
     const existsBefore = box.exists;
     const seenExists = new Promise<number>((resolve) => client.on('exists', (e: { count: number }) => resolve(e.count)));
-    const idle = client.idle();
+    void client.idle(); // runs until the next command
     await control(h.sandbox, 'POST', '/inject', { mailbox, message: { from: 'news@example.org', to: mailbox, subject: 'Fresh news', text: 'hello' } });
     await h.bridge.pollers[0].tick();
     expect(await seenExists).toBe(existsBefore + 1);
-    await idle.catch(() => undefined);
+    // a flag change made in webmail reaches the same session after the next poll
+    const [latest] = (await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`)).messages.filter((m) => m.subject === 'Fresh news');
+    const flagged = new Promise<string[]>((resolve) => client.on('flags', (e: { flags: Set<string> }) => resolve([...e.flags])));
+    await control(h.sandbox, 'POST', '/flags', { mailbox, message_uid: latest.message_uid, is_starred: true });
+    await h.bridge.pollers[0].tick();
+    expect(await flagged).toContain('\\Flagged');
   });
 });

@@ -30,9 +30,10 @@ export async function politeFetch(url: string, init: RequestInit): Promise<Respo
 }
 
 /** POST {read}/v1 with the given commands (politely: 429s are waited out). */
-export async function commands(sb: Sandbox, token: string, list: unknown[]): Promise<Reply<{ type: string; results: CommandResult[]; code?: string }>> {
+type CommandReply = { type: string; results: CommandResult[]; code?: string };
+export async function commands(sb: Sandbox, token: string, list: unknown[]): Promise<Reply<CommandReply>> {
   const res = await politeFetch(`${sb.urls.read}/v1`, { method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body: JSON.stringify({ commands: list }) });
-  return { status: res.status, headers: res.headers, body: await res.json() };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as CommandReply };
 }
 
 /** Data of a single successful command, failing loudly otherwise. */

@@ -5,10 +5,11 @@ import type { SendRequest } from '../upstream/types';
 
 /**
  * A submitted RFC 822 message becomes /v3.0/send payloads, one per envelope recipient: the
- * route takes a single `to`, so To, Cc and Bcc recipients each get their own call (Bcc
- * recipients stay invisible because the vendor writes only `to` into the delivered
- * headers). Text-only mail becomes escaped HTML; attachments, Reply-To and Message-ID go in
- * the optional fields of assumption A16.
+ * documented route takes a single `to`, and the envelope (not the To/Cc headers) says who
+ * must get the message, so To, Cc and Bcc recipients each get their own call. That uses no
+ * assumed field for delivery itself, keeps Bcc recipients invisible, and lets each
+ * recipient's outcome be reported. Text-only mail becomes escaped HTML; attachments,
+ * Reply-To and the threading headers go in the optional fields of assumption A16.
  */
 
 export interface Submission {
@@ -26,10 +27,9 @@ export function textToHtml(text: string): string {
   return `<pre style="white-space: pre-wrap; font-family: inherit">${escapeHtml(text)}</pre>`;
 }
 
-function firstAddress(field: AddressObject | AddressObject[] | undefined): { name: string; address: string } | null {
+function addresses(field: AddressObject | AddressObject[] | undefined): Array<{ name: string; address: string }> {
   const list = Array.isArray(field) ? field : field ? [field] : [];
-  const first = list.flatMap((a) => a.value)[0];
-  return first?.address ? { name: first.name ?? '', address: first.address } : null;
+  return list.flatMap((a) => a.value).flatMap((v) => (v.address ? [{ name: v.name ?? '', address: v.address }] : []));
 }
 
 function threadingHeaders(mail: ParsedMail, messageId: string): Record<string, string> {
@@ -40,13 +40,15 @@ function threadingHeaders(mail: ParsedMail, messageId: string): Record<string, s
   return headers;
 }
 
+/** `from` is the authenticated account; the From header only lends its display name. */
 export async function buildSubmission(raw: Buffer, from: string, recipients: string[], assumptions: Assumptions): Promise<Submission> {
   const mail = await simpleParser(raw, { skipTextToHtml: true });
+  // generated when missing, so the client's Sent copy (IMAP APPEND) can still be matched
   const messageId = mail.messageId ?? `<${randomUUID()}@mailbridge.local>`;
   const fields = assumptions.send.optionalFields;
-  const sender = firstAddress(mail.from);
+  const sender = addresses(mail.from).find((a) => a.address.toLowerCase() === from.toLowerCase());
   const html = typeof mail.html === 'string' && mail.html ? mail.html : textToHtml(mail.text ?? '');
-  const replyTo = firstAddress(mail.replyTo);
+  const replyTo = addresses(mail.replyTo)[0];
   const attachments = mail.attachments.map((a) => ({
     filename: a.filename ?? 'attachment',
     content: a.content.toString('base64'),

@@ -1,37 +1,58 @@
-import type { QuarantineStore } from '../store/quarantine';
+import type { QuarantineRecord, QuarantineStore } from '../store/quarantine';
 import type { VendorApi } from '../upstream/api';
-import { VendorError } from '../upstream/errors';
+import { TransportError, VendorError } from '../upstream/errors';
+import { releaseCommand } from './error-map';
 
-/** `mailbridge quarantine list`: one line per held submission, newest first. */
+/** What `mailbridge quarantine list` and `release` print; the CLI only wires these up. */
+
+const stamp = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/** held records past their 3 hours are shown as expired even before a release attempt says so. */
+function stateOf(r: QuarantineRecord, now: Date): string {
+  if (r.status === 'held' && r.expiresAt <= now) return 'expired';
+  if (r.status === 'released') return `released${r.detail ? ` as ${r.detail}` : ''}`;
+  return r.status === 'held' && r.detail ? `held (last release refused: ${r.detail})` : r.status;
+}
+
+/** `mailbridge quarantine list`: one line per held recipient copy, newest first. */
 export function listQuarantine(store: QuarantineStore, now = new Date()): string[] {
   const records = store.list();
   if (!records.length) return ['No submissions are held in quarantine.'];
   return records.map((r) => {
-    const state = r.status === 'held' && r.expiresAt <= now ? 'expired' : r.status;
-    return `${r.quarantineId}  ${state.padEnd(8)}  held ${r.heldAt.toISOString()}  until ${r.expiresAt.toISOString()}  to ${r.recipient}  "${r.subject}"`;
+    const releasable = r.status === 'held' && r.expiresAt > now ? `, release until ${stamp(r.expiresAt)}: ${releaseCommand(r.quarantineId)}` : '';
+    return `${r.quarantineId}  ${stateOf(r, now)}  held ${stamp(r.heldAt)}  from ${r.account} to ${r.recipient}  "${r.subject}"${releasable}`;
   });
 }
 
-/** What each release error means for the user (spec 7.1). */
-const releaseErrors: Record<string, string> = {
-  QUARANTINE_EXPIRED: 'expired: the 3-hour release window has passed; send the email again (with changed content)',
-  QUARANTINE_NOT_FOUND: 'not found: it was already released, or the id is wrong',
-  QUARANTINE_FORBIDDEN: 'not yours: this quarantine record belongs to another vendor account',
-  RELEASE_LIMIT_REACHED: 'limit reached: more than 10 releases in 3 hours; the vendor put the account under review',
-  MISSING_QUARANTINE_ID: 'no quarantine id given',
-  QUARANTINE_CORRUPT: 'the vendor says the held payload is corrupt; send the email again',
+/** Each refusal of the release route (spec 7.1), said as what it means and what to do. */
+const releaseRefusals: Readonly<Record<string, string>> = {
+  QUARANTINE_EXPIRED: 'expired: the vendor keeps held emails for 3 hours only and this one is gone; send the email again (after changing what tripped the spam filter)',
+  RELEASE_LIMIT_REACHED: 'limit reached: the vendor allows 10 releases per 3 hours and has put the account under review; wait, or contact the vendor',
+  QUARANTINE_FORBIDDEN: "not yours: the record belongs to another vendor account than the bridge's send key (vendor.apiKey)",
+  QUARANTINE_NOT_FOUND: 'not found: the id is unknown to the vendor or the email was already released',
+  QUARANTINE_CORRUPT: 'the vendor cannot read the held copy (corrupt payload); send the email again',
+  MISSING_QUARANTINE_ID: 'no quarantine id was given; pass the id from the SMTP rejection or "mailbridge quarantine list"',
 };
 
-/** `mailbridge quarantine release ID`: releases and records the outcome. */
+function refusalText(err: VendorError, local: QuarantineRecord | null): string {
+  if (err.code === 'QUARANTINE_NOT_FOUND' && local?.status === 'released') {
+    return `already released: this bridge released it before${local.detail ? ` (email id ${local.detail})` : ''}; nothing more to do`;
+  }
+  return releaseRefusals[err.code] ?? `the vendor refused (${err.code}: ${err.message.slice(0, 160)})`;
+}
+
+/** `mailbridge quarantine release ID`: asks the vendor, records the outcome, explains it. */
 export async function releaseQuarantine(vendor: VendorApi, store: QuarantineStore, quarantineId: string): Promise<{ ok: boolean; text: string }> {
+  const local = store.get(quarantineId);
   try {
     const result = await vendor.releaseQuarantine(quarantineId);
-    store.setStatus(quarantineId, 'released', result.id);
-    return { ok: true, text: `Released ${quarantineId}: the vendor sanitized and queued it${result.id ? ` (email id ${result.id})` : ''}.` };
+    store.markReleased(quarantineId, result.id);
+    const to = local ? ` to ${local.recipient}` : '';
+    return { ok: true, text: `Released ${quarantineId}: the vendor sanitizes its subject and body and delivers it${to}${result.id ? ` (email id ${result.id})` : ''}.` };
   } catch (err) {
+    if (err instanceof TransportError) return { ok: false, text: `Could not release ${quarantineId}: the vendor did not answer; try again` };
     if (!(err instanceof VendorError)) throw err;
-    const meaning = releaseErrors[err.code] ?? `${err.code}: ${err.message}`;
-    store.setStatus(quarantineId, err.code === 'QUARANTINE_EXPIRED' ? 'expired' : err.code === 'QUARANTINE_NOT_FOUND' ? 'released' : 'failed', err.code);
-    return { ok: false, text: `Could not release ${quarantineId}: ${meaning}` };
+    store.markRefused(quarantineId, err.code);
+    return { ok: false, text: `Could not release ${quarantineId}: ${refusalText(err, local)}` };
   }
 }

@@ -1,130 +1,112 @@
 import type { AddressInfo } from 'node:net';
-import { SMTPServer, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions } from 'smtp-server';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { QuarantineStore } from '../store/quarantine';
-import type { VendorApi } from '../upstream/api';
-import { VendorError } from '../upstream/errors';
+import type { SecretStore } from '../store/secrets';
 import type { TlsPair } from '../tls';
-import { answerFor, smtpError, type SmtpAnswer } from './error-map';
-import { buildSubmission, type Submission } from './payload';
+import type { VendorApi } from '../upstream/api';
 import { isLoopback } from '../util/net';
+import { deliver, type Submitted } from './deliver';
+import { answerFor, smtpError } from './error-map';
+import { buildSubmission } from './payload';
+
+/**
+ * The local submission server: STARTTLS on listen.smtpPort, implicit TLS on listen.smtpsPort
+ * when set. Clients log in with the mailbox address and its bridge password; every accepted
+ * message becomes /v3.0/send calls (./deliver.ts).
+ */
+
+export type { Submitted } from './deliver';
 
 export interface SmtpServerOptions {
   config: Config;
   vendor: VendorApi;
-  secrets: { verifyBridgePassword(mailbox: string, password: string): boolean; get(mailbox: string): unknown };
+  secrets: Pick<SecretStore, 'verifyBridgePassword'>;
   quarantine: QuarantineStore;
   logger: Logger;
   tls: TlsPair;
-  /** Every accepted submission's Message-ID, so IMAP can recognise the client's Sent copy. */
-  onSubmitted?(account: string, messageId: string): void;
+  /** Each accepted submission, so IMAP can recognise the client's APPEND of its Sent copy. */
+  onSubmitted?(submitted: Submitted): void;
 }
 
-export interface RunningSmtp {
-  port: number;
-  securePort: number | null;
+export interface SmtpServer {
+  listen(): Promise<{ port: number; securePort?: number }>;
   close(): Promise<void>;
 }
 
-async function readAll(stream: SMTPServerDataStream): Promise<Buffer> {
+/** Each recipient is one vendor call; beyond this a client must split the message. */
+export const maxRecipients = 100;
+
+/** Reads the message; past the size limit it only drains, so a huge DATA cannot fill memory. */
+async function readMessage(stream: SMTPServerDataStream): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+  for await (const chunk of stream) if (!stream.sizeExceeded) chunks.push(chunk as Buffer);
+  return stream.sizeExceeded ? null : Buffer.concat(chunks);
 }
 
-function spamAnswer(err: VendorError, opts: SmtpServerOptions, account: string, recipient: string, sub: Submission): SmtpAnswer {
-  const quarantineId = typeof err.details.quarantine_id === 'string' ? err.details.quarantine_id : null;
-  if (!quarantineId) {
-    return { code: 550, enhanced: '5.7.1', text: "Rejected by the vendor's spam filter and not kept in quarantine, so there is nothing to release; change the content and send again" };
-  }
-  const heldAt = new Date();
-  opts.quarantine.record({ quarantineId, account, recipient, subject: sub.subject, messageId: sub.messageId, heldAt });
-  const lifetime = typeof err.details.expires_in === 'string' ? err.details.expires_in : '3 hours';
-  const until = new Date(heldAt.getTime() + 3 * 3600 * 1000).toISOString().slice(0, 16).replace('T', ' ');
+function serverOptions(opts: SmtpServerOptions, secure: boolean): SMTPServerOptions {
+  const { config, logger } = opts;
+  const accountFor = (username: string) => config.accounts.find((a) => a.mailbox.toLowerCase() === username.toLowerCase())?.mailbox ?? username.toLowerCase();
   return {
-    code: 550,
-    enhanced: '5.7.1',
-    text: `Held by the vendor's spam filter: quarantine_id ${quarantineId}, releasable for ${lifetime} (until ${until} UTC). To deliver it anyway run: mailbridge quarantine release ${quarantineId}`,
-  };
-}
-
-/**
- * Sends to every recipient, one vendor call each. 250 only when every call returned an id.
- * When some recipients got the message and others did not, the answer is a permanent 5xx
- * naming both groups: a temporary code would make the client resend to everyone.
- */
-async function deliver(opts: SmtpServerOptions, account: string, sub: Submission): Promise<string> {
-  const sent: Array<{ to: string; id: string }> = [];
-  for (const payload of sub.payloads) {
-    try {
-      sent.push({ to: payload.to, id: (await opts.vendor.send(payload)).id });
-    } catch (err) {
-      const answer = err instanceof VendorError && err.code === 'SPAM_DETECTED' ? spamAnswer(err, opts, account, payload.to, sub) : answerFor(err);
-      opts.logger.warn({ account, recipient: payload.to, code: err instanceof VendorError ? err.code : (err as Error).name, smtp: answer.code }, 'send refused');
-      if (!sent.length) throw smtpError(answer);
-      const failed = sub.payloads.slice(sent.length).map((p) => p.to);
-      throw smtpError({
-        code: 550,
-        enhanced: '5.5.0',
-        text: `Partly delivered: sent to ${sent.map((s) => s.to).join(', ')}; NOT sent to ${failed.join(', ')} (${answer.text}). Do not resend to the first group.`,
-      });
-    }
-  }
-  opts.onSubmitted?.(account, sub.messageId);
-  opts.logger.info({ account, recipients: sent.length }, 'submission sent');
-  return `Sent to ${sent.length} recipient(s), vendor ids ${sent.map((s) => s.id).join(' ')}`;
-}
-
-function create(opts: SmtpServerOptions, secure: boolean): SMTPServer {
-  const { config } = opts;
-  return new SMTPServer({
     secure,
     key: opts.tls.key,
     cert: opts.tls.cert,
     name: 'mailbridge',
-    banner: 'mailbridge submission',
+    banner: 'mailbridge submission server',
     size: config.maxMessageBytes,
+    maxRecipients,
     authMethods: ['PLAIN', 'LOGIN'],
-    // plaintext AUTH is refused in onAuth except on loopback
+    // plaintext AUTH is allowed per connection (loopback only) by onConnect below
     allowInsecureAuth: true,
-    disabledCommands: [],
+    hideDSN: true, // the vendor sends no delivery status notifications
     logger: false,
-    onAuth(auth: SMTPServerAuthentication, session: SMTPServerSession, callback) {
+    onConnect(session, callback) {
+      // not even advertised to remote plaintext peers, so no client sends a password in clear;
+      // STARTTLS starts a fresh session without this restriction
+      if (!session.secure && !isLoopback(session.remoteAddress)) session.disabledCommands = ['AUTH'];
+      callback();
+    },
+    onSecure(_socket, session, callback) {
+      session.disabledCommands = undefined;
+      callback();
+    },
+    onAuth(auth, session, callback) {
       if (!session.secure && !isLoopback(session.remoteAddress)) {
-        return callback(smtpError({ code: 538, enhanced: '5.7.11', text: 'Encryption required: use STARTTLS before AUTH' }));
+        return callback(smtpError({ code: 538, enhanced: '5.7.11', text: 'Encryption required: use STARTTLS (or the implicit-TLS port) before AUTH' }));
       }
-      const account = config.accounts.map((a) => a.mailbox).find((m) => m.toLowerCase() === String(auth.username ?? '').trim().toLowerCase()) ?? String(auth.username ?? '').trim();
-      if (!opts.secrets.get(account) || !opts.secrets.verifyBridgePassword(account, auth.password ?? '')) {
-        return callback(smtpError({ code: 535, enhanced: '5.7.8', text: 'Authentication failed: use the bridge password from "mailbridge account add"' }));
+      const account = accountFor(String(auth.username ?? '').trim());
+      if (!opts.secrets.verifyBridgePassword(account, auth.password ?? '')) {
+        logger.warn({ username: account, remote: session.remoteAddress }, 'smtp login refused');
+        return callback(smtpError({ code: 535, enhanced: '5.7.8', text: 'Authentication failed: log in with the mailbox address and its bridge password ("mailbridge account password")' }));
       }
       callback(null, { user: account });
     },
     onMailFrom(address, session, callback) {
-      const user = String(session.user ?? '');
-      if (!user) return callback(smtpError({ code: 530, enhanced: '5.7.0', text: 'Authentication required' }));
+      const user = typeof session.user === 'string' ? session.user : '';
+      if (!user) return callback(smtpError({ code: 530, enhanced: '5.7.0', text: 'Authentication required: use STARTTLS, then AUTH with the bridge password' }));
       if (address.address.toLowerCase() !== user.toLowerCase()) {
-        return callback(smtpError({ code: 553, enhanced: '5.7.1', text: `Sender must be ${user}, the authenticated account` }));
+        return callback(smtpError({ code: 553, enhanced: '5.7.1', text: `Sender address must be ${user}, the mailbox you logged in as` }));
       }
       callback();
     },
     onData(stream, session, callback) {
-      readAll(stream)
+      const mailbox = String(session.user);
+      readMessage(stream)
         .then(async (raw) => {
-          if (stream.sizeExceeded) throw smtpError({ code: 552, enhanced: '5.3.4', text: `Message exceeds the ${config.maxMessageBytes}-byte limit` });
-          const account = String(session.user);
-          const sub = await buildSubmission(raw, account, session.envelope.rcptTo.map((r) => r.address), config.assumptions);
-          return deliver(opts, account, sub);
+          if (!raw) throw smtpError({ code: 552, enhanced: '5.3.4', text: `Message exceeds the ${config.maxMessageBytes}-byte size limit` });
+          const sub = await buildSubmission(raw, mailbox, session.envelope.rcptTo.map((r) => r.address), config.assumptions);
+          return deliver(opts, mailbox, sub);
         })
         .then(
           (message) => callback(null, message),
           (err: Error) => callback('responseCode' in err ? err : smtpError(answerFor(err))),
         );
     },
-  });
+  };
 }
 
-function listen(server: SMTPServer, port: number, host: string): Promise<number> {
+function listenOn(server: SMTPServer, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -134,17 +116,19 @@ function listen(server: SMTPServer, port: number, host: string): Promise<number>
   });
 }
 
-export async function startSmtpServer(opts: SmtpServerOptions): Promise<RunningSmtp> {
-  const plain = create(opts, false);
-  plain.on('error', (err) => opts.logger.warn({ err: err.message }, 'smtp connection error'));
-  const port = await listen(plain, opts.config.listen.smtpPort, opts.config.listen.host);
-  let secure: SMTPServer | null = null;
-  let securePort: number | null = null;
-  if (opts.config.listen.smtpsPort !== null) {
-    secure = create(opts, true);
-    secure.on('error', (err) => opts.logger.warn({ err: err.message }, 'smtps connection error'));
-    securePort = await listen(secure, opts.config.listen.smtpsPort, opts.config.listen.host);
-  }
-  const close = (s: SMTPServer) => new Promise<void>((resolve) => s.close(() => resolve()));
-  return { port, securePort, close: async () => void (await Promise.all([close(plain), secure ? close(secure) : Promise.resolve()])) };
+export function createSmtpServer(opts: SmtpServerOptions): SmtpServer {
+  const { listen } = opts.config;
+  const servers = [new SMTPServer(serverOptions(opts, false)), ...(listen.smtpsPort === null ? [] : [new SMTPServer(serverOptions(opts, true))])];
+  // a client that drops mid-session is not the bridge's failure
+  for (const s of servers) s.on('error', (err) => opts.logger.debug({ err: err.message }, 'smtp connection error'));
+  return {
+    async listen() {
+      const port = await listenOn(servers[0], listen.smtpPort, listen.host);
+      if (servers.length === 1) return { port };
+      return { port, securePort: await listenOn(servers[1], listen.smtpsPort ?? 0, listen.host) };
+    },
+    async close() {
+      await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    },
+  };
 }

@@ -1,6 +1,14 @@
 import type { Database } from './db';
 
-export type QuarantineStatus = 'held' | 'released' | 'expired' | 'failed';
+/**
+ * Every submission the vendor's spam filter held (one row per recipient copy, since each copy
+ * is its own /v3.0/send call and gets its own quarantine_id), so `mailbridge quarantine list`
+ * and `release` work after the SMTP client has long disconnected. The table comes from the
+ * state database's migrations (./db.ts).
+ */
+
+/** held: releasable until expiresAt; released: by this bridge; expired: the vendor said 410. */
+export type QuarantineStatus = 'held' | 'released' | 'expired';
 
 export interface QuarantineRecord {
   quarantineId: string;
@@ -11,6 +19,7 @@ export interface QuarantineRecord {
   heldAt: Date;
   expiresAt: Date;
   status: QuarantineStatus;
+  /** released: the vendor's email id; held: the last refusal code of a release attempt. */
   detail: string | null;
 }
 
@@ -26,20 +35,19 @@ interface Row {
   detail: string | null;
 }
 
-/** Vendor quarantine records: held 3 hours, releasable once (spec section 3). */
+/** Spec sections 1 and 3: a record is releasable for 3 hours. */
 export const quarantineLifetimeMs = 3 * 60 * 60 * 1000;
 
-/** Every submission the vendor's spam filter held, so it can be listed and released later. */
 export class QuarantineStore {
   constructor(private readonly db: Database) {}
 
-  record(r: Omit<QuarantineRecord, 'status' | 'detail' | 'expiresAt'> & { expiresAt?: Date }): void {
+  record(r: Omit<QuarantineRecord, 'status' | 'detail'>): void {
     this.db
       .prepare(
         `INSERT OR REPLACE INTO quarantine (quarantine_id, account, recipient, subject, message_id, held_at, expires_at, status, detail)
          VALUES (?, ?, ?, ?, ?, ?, ?, 'held', NULL)`,
       )
-      .run(r.quarantineId, r.account, r.recipient, r.subject, r.messageId, r.heldAt.getTime(), (r.expiresAt ?? new Date(r.heldAt.getTime() + quarantineLifetimeMs)).getTime());
+      .run(r.quarantineId, r.account, r.recipient, r.subject, r.messageId, r.heldAt.getTime(), r.expiresAt.getTime());
   }
 
   get(quarantineId: string): QuarantineRecord | null {
@@ -47,12 +55,22 @@ export class QuarantineStore {
     return row ? toRecord(row) : null;
   }
 
+  /** Newest first. */
   list(): QuarantineRecord[] {
-    return (this.db.prepare('SELECT * FROM quarantine ORDER BY held_at DESC').all() as Row[]).map(toRecord);
+    return (this.db.prepare('SELECT * FROM quarantine ORDER BY held_at DESC, quarantine_id').all() as Row[]).map(toRecord);
   }
 
-  setStatus(quarantineId: string, status: QuarantineStatus, detail: string | null): void {
-    this.db.prepare('UPDATE quarantine SET status = ?, detail = ? WHERE quarantine_id = ?').run(status, detail, quarantineId);
+  markReleased(quarantineId: string, emailId: string | null): void {
+    this.db.prepare("UPDATE quarantine SET status = 'released', detail = ? WHERE quarantine_id = ?").run(emailId, quarantineId);
+  }
+
+  /**
+   * A refused release of a held record: 410 ends it, any other refusal leaves it held with the
+   * code noted. A released record stays released (a second release is refused with 404).
+   */
+  markRefused(quarantineId: string, code: string): void {
+    const status: QuarantineStatus = code === 'QUARANTINE_EXPIRED' ? 'expired' : 'held';
+    this.db.prepare("UPDATE quarantine SET status = ?, detail = ? WHERE quarantine_id = ? AND status = 'held'").run(status, code, quarantineId);
   }
 }
 

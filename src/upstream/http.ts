@@ -56,7 +56,7 @@ export class Http {
   }
 
   close(): Promise<void> {
-    return this.agent.close();
+    return this.agent.closed ? Promise.resolve() : this.agent.close();
   }
 }
 

@@ -1,0 +1,89 @@
+import type { Logger } from '../log';
+import { quarantineLifetimeMs, type QuarantineStore } from '../store/quarantine';
+import type { VendorApi } from '../upstream/api';
+import { VendorError } from '../upstream/errors';
+import type { SendRequest } from '../upstream/types';
+import { answerFor, describeHold, smtpError, spamAnswer, spamHoldOf, type SmtpAnswer, type SpamHold } from './error-map';
+import type { Submission } from './payload';
+
+/**
+ * One submission, one /v3.0/send call per recipient, one SMTP answer. 250 only when every
+ * call returned an email id. The first recipient goes alone: account-level refusals (key,
+ * credits, rate) then fail the whole submission before anyone got it, and the client's retry
+ * of a 4xx cannot duplicate anything. The rest go together, paced by the vendor client's
+ * limiter. A spam hold does not stop the rest, so every recipient's copy has its own
+ * quarantine_id and releasing them all delivers to everyone.
+ */
+
+export interface Submitted {
+  mailbox: string;
+  messageId: string;
+  /** Email ids the vendor returned, one per recipient that got the message. */
+  vendorIds: string[];
+}
+
+export interface DeliverDeps {
+  vendor: VendorApi;
+  quarantine: QuarantineStore;
+  logger: Logger;
+  onSubmitted?(submitted: Submitted): void;
+}
+
+type Outcome =
+  | { to: string; sent: string }
+  | { to: string; held: SpamHold }
+  | { to: string; failed: SmtpAnswer };
+
+async function sendOne(deps: DeliverDeps, mailbox: string, sub: Submission, payload: SendRequest): Promise<Outcome> {
+  try {
+    return { to: payload.to, sent: (await deps.vendor.send(payload)).id };
+  } catch (err) {
+    const code = err instanceof VendorError ? err.code : (err as Error).name;
+    if (err instanceof VendorError && err.code === 'SPAM_DETECTED') {
+      const heldAt = new Date();
+      const held = spamHoldOf(err, heldAt, quarantineLifetimeMs);
+      if (held.quarantineId) {
+        deps.quarantine.record({ quarantineId: held.quarantineId, account: mailbox, recipient: payload.to, subject: sub.subject, messageId: sub.messageId, heldAt, expiresAt: held.expiresAt });
+      }
+      deps.logger.warn({ mailbox, recipient: payload.to, code, quarantineId: held.quarantineId, detectionId: held.detectionId }, 'submission held by the vendor spam filter');
+      return { to: payload.to, held };
+    }
+    const failed = answerFor(err);
+    deps.logger.warn({ mailbox, recipient: payload.to, code, smtp: failed.code }, 'send refused');
+    return { to: payload.to, failed };
+  }
+}
+
+/** Resolves with the 250 text, rejects with an smtp-server error carrying the answer. */
+export async function deliver(deps: DeliverDeps, mailbox: string, sub: Submission): Promise<string> {
+  const [first, ...rest] = sub.payloads;
+  const firstOutcome = await sendOne(deps, mailbox, sub, first);
+  if ('failed' in firstOutcome) throw smtpError(firstOutcome.failed);
+  const outcomes = [firstOutcome, ...(await Promise.all(rest.map((p) => sendOne(deps, mailbox, sub, p))))];
+
+  const sent = outcomes.flatMap((o) => ('sent' in o ? [{ to: o.to, id: o.sent }] : []));
+  if (sent.length) deps.onSubmitted?.({ mailbox, messageId: sub.messageId, vendorIds: sent.map((s) => s.id) });
+  if (sent.length === outcomes.length) {
+    deps.logger.info({ mailbox, recipients: sent.length }, 'submission sent');
+    return `Sent to ${sent.length} recipient(s), vendor email id(s) ${sent.map((s) => s.id).join(' ')}`;
+  }
+  const holds = outcomes.flatMap((o) => ('held' in o ? [{ to: o.to, hold: o.held }] : []));
+  if (holds.length === outcomes.length) throw smtpError(spamAnswer(holds));
+  throw smtpError(partialAnswer(outcomes));
+}
+
+/**
+ * Some recipients got it, some did not. Permanent, so the client does not resend to those
+ * who already have it; the text names each group so the user can resend to the rest.
+ */
+function partialAnswer(outcomes: Outcome[]): SmtpAnswer {
+  const parts = outcomes.map((o) => {
+    if ('sent' in o) return `sent to ${o.to} (id ${o.sent})`;
+    if ('held' in o) return `NOT sent to ${o.to}: ${describeHold(o.held)}`;
+    return `NOT sent to ${o.to}: ${o.failed.code} ${o.failed.enhanced} ${o.failed.text}`;
+  });
+  const anySent = outcomes.some((o) => 'sent' in o);
+  const advice = anySent ? 'Do not resend to the recipients it was sent to.' : 'Nothing was sent.';
+  const onlySpam = outcomes.every((o) => !('failed' in o));
+  return { code: 550, enhanced: onlySpam ? '5.7.1' : '5.0.0', text: `Not delivered to every recipient: ${parts.join('; ')}. ${advice}` };
+}

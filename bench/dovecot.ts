@@ -55,9 +55,10 @@ export async function startDovecot(messages: Array<{ source: Buffer; flags: stri
     fs.writeFileSync(path.join(maildir, 'cur', `${1_600_000_000 + i}.M${i}P1.bench:2,${info}`), m.source);
   });
   const port = await freePort();
-  const uid = process.getuid?.() ?? 0;
-  const gid = process.getgid?.() ?? 0;
-  const user = os.userInfo().username;
+  // dovecot refuses to run its login and mail processes as root: use the package's own users
+  const ids = (name: string) => execFileSync('id', ['-u', name]).toString().trim() + ':' + execFileSync('id', ['-g', name]).toString().trim();
+  const [uid, gid] = ids('dovecot').split(':');
+  execFileSync('chown', ['-R', `${uid}:${gid}`, root]);
   const conf = path.join(root, 'dovecot.conf');
   fs.writeFileSync(
     conf,
@@ -71,8 +72,8 @@ export async function startDovecot(messages: Array<{ source: Buffer; flags: stri
       'disable_plaintext_auth = no',
       'auth_mechanisms = plain login',
       'first_valid_uid = 0',
-      `default_internal_user = ${user}`,
-      `default_login_user = ${user}`,
+      'default_internal_user = dovecot',
+      'default_login_user = dovenull',
       'passdb {\n  driver = static\n  args = password=bench\n}',
       `userdb {\n  driver = static\n  args = uid=${uid} gid=${gid} home=${root}/home\n}`,
       `mail_location = maildir:${maildir}`,
@@ -82,14 +83,19 @@ export async function startDovecot(messages: Array<{ source: Buffer; flags: stri
     ].join('\n'),
   );
   const child: ChildProcess = spawn(bin, ['-F', '-c', conf], { stdio: 'inherit' });
-  for (let i = 0; i < 100; i++) {
-    const up = await new Promise<boolean>((resolve) => {
+  let up = false;
+  for (let i = 0; i < 100 && !up; i++) {
+    up = await new Promise<boolean>((resolve) => {
       const s = net.connect(port, '127.0.0.1');
-      s.once('data', () => (s.destroy(), resolve(true)));
+      s.setTimeout(1000, () => (s.destroy(), resolve(false)));
+      s.once('data', (d) => (s.destroy(), resolve(d.toString().startsWith('* OK'))));
       s.once('error', () => resolve(false));
     });
-    if (up) break;
-    await new Promise((r) => setTimeout(r, 100));
+    if (!up) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!up) {
+    child.kill('SIGTERM');
+    throw new Error(`dovecot did not start; see ${root}/dovecot.log`);
   }
   return {
     port,

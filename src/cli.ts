@@ -4,9 +4,10 @@ import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger } from './log';
 import { startBridge } from './bridge';
 import { runDemo } from './demo';
+import { startSandbox } from './sandbox';
 import { runDoctor } from './doctor';
 import { imapAnswers } from './healthcheck';
-import { SecretStore } from './store/secrets';
+import { SecretStore, importInitialTokens } from './store/secrets';
 import { createVendorClient } from './upstream/vendor-client';
 import { readTokensFromEnvOrStdin } from './util/read-secret';
 import { listQuarantine, releaseQuarantine } from './smtp/quarantine-commands';
@@ -74,7 +75,6 @@ export function buildProgram(): Command {
     .option('--seed <n>', 'corpus seed', (v) => Number.parseInt(v, 10), 1)
     .option('--latency <ms>', 'added latency per vendor request', (v) => Number.parseInt(v, 10), 0)
     .action(async (opts: { messages: number; seed: number; latency: number }) => {
-      const { startSandbox } = await import('./sandbox');
       const sandbox = await startSandbox({ messages: opts.messages, seed: opts.seed, latencyMs: opts.latency });
       print(JSON.stringify({ urls: sandbox.urls, apiKey: sandbox.apiKey }, null, 2));
       await waitForSignal(() => sandbox.close());
@@ -146,7 +146,9 @@ export function buildProgram(): Command {
     .requiredOption('--mailbox <address>', 'mailbox address')
     .addOption(configOption())
     .action((opts: { mailbox: string; config?: string }) => {
-      const secrets = SecretStore.open(load(opts.config).stateDir);
+      const cfg = load(opts.config);
+      const secrets = SecretStore.open(cfg.stateDir);
+      importInitialTokens(cfg, secrets);
       print(`New bridge password for ${opts.mailbox}: ${secrets.setBridgePassword(opts.mailbox)}`);
     });
 
@@ -217,4 +219,12 @@ export async function main(argv: string[]): Promise<void> {
     if (typeof code === 'string' && code.startsWith('commander.')) process.exit(2);
     throw err;
   }
+}
+
+// run directly (node -r tsx/cjs src/cli.ts ...), as the benchmarks do; bin/mailbridge.js calls main() itself
+if (require.main === module) {
+  main(process.argv).catch((err: Error) => {
+    process.stderr.write(`mailbridge: ${err.message}\n`);
+    process.exit(1);
+  });
 }

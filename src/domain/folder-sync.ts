@@ -38,42 +38,83 @@ function threadUids(t: VendorThread, field: string): string[] {
   return Array.isArray(uids) ? (uids as string[]) : [t.last_message_uid];
 }
 
-async function listFolderUids(ctx: SyncContext, folder: string, mode: SyncMode, known: Set<string>): Promise<{ uids: string[]; complete: boolean }> {
-  const field = ctx.assumptions.threadMessageUidsField;
-  if (mode === 'full') {
-    const threads = await ctx.api.listAllThreads(folder);
-    return { uids: threads.flatMap((t) => threadUids(t, field)), complete: true };
-  }
-  const uids: string[] = [];
-  let cursor: string | null = null;
-  for (;;) {
-    const page = await ctx.api.listThreads({ folder, limit: ctx.assumptions.commands.listThreads.maxLimit, cursor });
-    const pageUids = page.threads.flatMap((t) => threadUids(t, field));
-    uids.push(...pageUids);
-    if (!page.nextCursor) return { uids, complete: true };
-    if (pageUids.every((u) => known.has(u))) return { uids, complete: false };
-    cursor = page.nextCursor;
-  }
-}
-
 function inFolder(msg: VendorMessage, folder: string): boolean {
   return msg.folders.some((f) => f.toLowerCase() === folder.toLowerCase());
 }
 
-function arrivalOrder(a: VendorMessage, b: VendorMessage): number {
-  return a.received_at.localeCompare(b.received_at) || a.message_uid.localeCompare(b.message_uid);
+/** A message to number: what assignUids needs, without keeping bodies in memory. */
+interface Arrival {
+  messageUid: string;
+  receivedAt: string;
+  flags: string[];
 }
 
-/** Fetches, describes and caches new messages, then gives them UIDs. Returns journal entries. */
-async function addMessages(ctx: SyncContext, folder: string, ids: string[]): Promise<FolderChange[]> {
-  if (!ids.length) return [];
+/** One get_messages request's worth of ids (20 commands x 50 ids). */
+const fetchBatch = 1000;
+
+/**
+ * Fetches, describes and caches the messages of `ids` that are (still) in the folder. Only
+ * what numbering needs is returned, so a 100k-message sync never holds all bodies at once.
+ */
+async function fetchArrivals(ctx: SyncContext, folder: string, ids: string[]): Promise<Arrival[]> {
   const { messages } = await ctx.api.getMessages(ids, contentInclude);
-  const arrived = messages.filter((m) => inFolder(m, folder)).sort(arrivalOrder);
-  for (const m of arrived) ctx.store.putMetadata(ctx.account, m.message_uid, { message: m, ...describeMessage(m) });
+  return messages
+    .filter((m) => inFolder(m, folder))
+    .map((m) => {
+      ctx.store.putMetadata(ctx.account, m.message_uid, { message: m, ...describeMessage(m) });
+      return { messageUid: m.message_uid, receivedAt: m.received_at, flags: vendorFlags(m) };
+    });
+}
+
+/**
+ * Lists the folder (every page, or for an incremental sync until a page holds no unknown
+ * message) and fetches unknown messages while listing goes on: each full batch of ids starts
+ * its get_messages request at once, so listing and fetching overlap.
+ */
+async function listAndFetch(ctx: SyncContext, folder: string, mode: SyncMode, known: Set<string>): Promise<{ listed: Set<string>; complete: boolean; arrivals: Arrival[] }> {
+  const field = ctx.assumptions.threadMessageUidsField;
+  const listed = new Set<string>();
+  const fetches: Array<Promise<Arrival[]>> = [];
+  let batch: string[] = [];
+  const flush = () => {
+    if (batch.length) fetches.push(fetchArrivals(ctx, folder, batch));
+    batch = [];
+  };
+  let complete = false;
+  let listError: unknown = null;
+  try {
+    let cursor: string | null = null;
+    for (;;) {
+      const page = await ctx.api.listThreads({ folder, limit: ctx.assumptions.commands.listThreads.maxLimit, cursor });
+      const pageUids = page.threads.flatMap((t) => threadUids(t, field));
+      for (const uid of pageUids) {
+        if (listed.has(uid)) continue;
+        listed.add(uid);
+        if (!known.has(uid)) batch.push(uid);
+        if (batch.length >= fetchBatch) flush();
+      }
+      if (!page.nextCursor) complete = true;
+      if (complete || (mode === 'incremental' && pageUids.every((u) => known.has(u)))) break;
+      cursor = page.nextCursor;
+    }
+    flush();
+  } catch (err) {
+    listError = err;
+  }
+  // settle every started fetch before returning or rethrowing: none may fail unobserved
+  const settled = await Promise.allSettled(fetches);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (listError || failed) throw listError ?? failed?.reason;
+  return { listed, complete, arrivals: settled.flatMap((r) => (r.status === 'fulfilled' ? r.value : [])) };
+}
+
+/** New messages get the next UIDs in arrival order (received_at, then id for ties). */
+function numberArrivals(ctx: SyncContext, folder: string, arrivals: Arrival[]): FolderChange[] {
+  arrivals.sort((a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.messageUid.localeCompare(b.messageUid));
   const assigned = ctx.store.assignUids(
     ctx.account,
     folder,
-    arrived.map((m) => ({ messageUid: m.message_uid, flags: vendorFlags(m), idate: new Date(m.received_at) })),
+    arrivals.map((a) => ({ messageUid: a.messageUid, flags: a.flags, idate: new Date(a.receivedAt) })),
   );
   return assigned.map((a) => ({ command: 'EXISTS' as const, uid: a.uid, modseq: a.modseq }));
 }
@@ -112,16 +153,11 @@ export async function syncFolder(ctx: SyncContext, folder: string, mode: SyncMod
   // local drafts are not the vendor's: never listed there, never expunged by a sync
   const rows = ctx.store.listMessages(ctx.account, folder).filter((r) => !isLocalMessage(r.messageUid));
   const known = new Set(rows.map((r) => r.messageUid));
-  const listed = await listFolderUids(ctx, folder, mode, known);
-  const listedSet = new Set(listed.uids);
-  const entries = await addMessages(
-    ctx,
-    folder,
-    [...listedSet].filter((u) => !known.has(u)),
-  );
-  if (listed.complete && mode === 'full') {
-    entries.push(...expungeMessages(ctx, folder, [...known].filter((u) => !listedSet.has(u))));
-    entries.push(...(await refreshFlags(ctx, folder, [...known].filter((u) => listedSet.has(u)))));
+  const { listed, complete, arrivals } = await listAndFetch(ctx, folder, mode, known);
+  const entries = numberArrivals(ctx, folder, arrivals);
+  if (complete && mode === 'full') {
+    entries.push(...expungeMessages(ctx, folder, [...known].filter((u) => !listed.has(u))));
+    entries.push(...(await refreshFlags(ctx, folder, [...known].filter((u) => listed.has(u)))));
   } else {
     const recent = rows.slice(-recentFlagWindow).map((r) => r.messageUid);
     entries.push(...(await refreshFlags(ctx, folder, recent)));

@@ -1,0 +1,38 @@
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+const root = path.join(__dirname, '..');
+const bin = path.join(root, 'bin', 'mailbridge.js');
+
+/** The compiled bridge (`mailbridge start`) in its own process, so its RSS is the daemon's alone. */
+export async function startDaemon(configFile: string, imapPort: number): Promise<{ password: string; rssMb(): number; stop(): Promise<void> }> {
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  const mailbox = (JSON.parse(fs.readFileSync(configFile, 'utf8')) as { accounts: Array<{ mailbox: string }> }).accounts[0].mailbox;
+  // seed the state (tokens from the config) and get a bridge password
+  const out = execFileSync(process.execPath, [bin, 'account', 'password', '--mailbox', mailbox, '--config', configFile], {
+    env: { ...process.env, MAILBRIDGE_ACCESS_TOKEN: '', MAILBRIDGE_REFRESH_TOKEN: '' },
+  }).toString();
+  const password = /: (\S+)\s*$/.exec(out.trim())?.[1];
+  if (!password) throw new Error(`no password in: ${out}`);
+  const child = spawn(process.execPath, [bin, 'start', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let i = 0; i < 100; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const s = net.connect(imapPort, '127.0.0.1');
+      s.once('data', () => (s.destroy(), resolve(true)));
+      s.once('error', () => resolve(false));
+    });
+    if (up) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    password,
+    rssMb: () => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024),
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

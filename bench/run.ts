@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runImapBench } from './imap';
+import { runSmtpBench } from './smtp';
 
 /**
  * `npm run bench`: every benchmark, one JSON report on stdout and in bench/results/.
@@ -10,7 +11,7 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   const report: Record<string, unknown> = { date: new Date().toISOString(), node: process.version };
   if (!only || only === 'imap') report.imap = await runImapBench();
-  if (!only || only === 'smtp') report.smtp = await (await import('./smtp')).runSmtpBench();
+  if (!only || only === 'smtp') report.smtp = await runSmtpBench();
   const text = JSON.stringify(report, null, 2);
   process.stdout.write(`${text}\n`);
   const dir = path.join(__dirname, 'results');

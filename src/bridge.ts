@@ -7,7 +7,7 @@ import { AccountView } from './domain/account-view';
 import { MailboxPoller } from './domain/poller';
 import { startImapServer } from './imap/server';
 import { ImapNotifier } from './imap/notifier';
-import { startSmtpServer } from './smtp/server';
+import { createSmtpServer } from './smtp/server';
 import { MailStore } from './store';
 import { QuarantineStore } from './store/quarantine';
 import { SecretStore, importInitialTokens } from './store/secrets';
@@ -54,15 +54,16 @@ export async function startBridge(config: Config, logger: Logger): Promise<Runni
     logger,
     maxMessageBytes: config.maxMessageBytes,
   });
-  const smtp = await startSmtpServer({
+  const smtpServer = createSmtpServer({
     config,
     vendor,
     secrets,
     quarantine: new QuarantineStore(store.db),
     logger,
     tls,
-    onSubmitted: (account, messageId) => accounts.get(account)?.recordSubmission(messageId),
+    onSubmitted: ({ mailbox, messageId }) => accounts.get(mailbox)?.recordSubmission(messageId),
   });
+  const smtp = await smtpServer.listen();
   logger.info({ imap: imap.port, smtp: smtp.port, accounts: mailboxes.size }, 'mailbridge started');
 
   return {
@@ -72,7 +73,7 @@ export async function startBridge(config: Config, logger: Logger): Promise<Runni
     secrets,
     close: async () => {
       await Promise.all(pollers.map((p) => p.stop()));
-      await Promise.all([imap.close(), smtp.close()]);
+      await Promise.all([imap.close(), smtpServer.close()]);
       await vendor.close();
       store.close();
     },

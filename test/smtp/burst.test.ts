@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { alice, bob, startSmtpHarness, type SmtpHarness } from './harness';
+
+/**
+ * 100 messages at once over 20 SMTP connections: every one is accepted, and the mail host never
+ * sees more than 15 requests in any second or 15 in flight (the spec leaves the send route's
+ * limits unstated, so the bridge keeps to the reading interface's).
+ */
+
+let h: SmtpHarness;
+
+beforeAll(async () => {
+  h = await startSmtpHarness({ sandbox: { latencyMs: 100 } });
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Most request starts within any 1000 ms. */
+function busiestSecond(starts: number[]): number {
+  const sorted = [...starts].sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0, j = 0; j < sorted.length; j++) {
+    while (sorted[j] - sorted[i] >= 1000) i++;
+    best = Math.max(best, j - i + 1);
+  }
+  return best;
+}
+
+test('a 100-message burst is delivered within the vendor limits', async () => {
+  const t = h.transport({ pool: true, maxConnections: 20, maxMessages: Infinity });
+  const infos = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => t.sendMail({ from: alice, to: bob, subject: `burst ${i}`, text: `message ${i}`, messageId: `<burst-${i}@client.test>` })),
+  );
+  expect(infos.every((info) => /^250 Sent to 1 recipient/.test(info.response))).toBe(true);
+  expect(new Set(h.submitted.flatMap((s) => s.vendorIds)).size).toBe(100);
+
+  const received = (await h.messages(bob)).filter((m) => m.subject.startsWith('burst '));
+  expect(received.map((m) => m.subject).sort()).toEqual(Array.from({ length: 100 }, (_, i) => `burst ${i}`).sort());
+
+  expect(h.wire.starts).toHaveLength(100);
+  expect(busiestSecond(h.wire.starts)).toBeLessThanOrEqual(15);
+  expect(h.wire.maxInFlight).toBeLessThanOrEqual(15);
+  // the limit was reached, i.e. the limiter (not a slow client) kept the pace
+  expect(busiestSecond(h.wire.starts)).toBeGreaterThanOrEqual(12);
+});

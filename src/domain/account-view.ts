@@ -1,6 +1,6 @@
 import type { Logger } from '../log';
 import type { PublishChanges } from './changes';
-import { LocalMessages, isLocalMessage, type MailStore, type MessageRow, type StoredMetadata } from '../store';
+import { LocalMessages, isLocalMessage, type MailStore, type MessageRow, type MessageSummary, type StoredMetadata } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { MailboxApi } from '../upstream/api';
 import type { FolderRole, VendorFolder } from '../upstream/types';
@@ -146,6 +146,14 @@ export class AccountView {
         found.set(m.message_uid, this.store.getMetadata(this.account, [m.message_uid]).get(m.message_uid) ?? meta);
       }
     }
+    return found;
+  }
+
+  /** Size, ENVELOPE and BODYSTRUCTURE without the MIME tree: the cheap path of metadata FETCH. */
+  async summaries(messageUids: string[]): Promise<Map<string, MessageSummary>> {
+    const found = this.store.getSummaries(this.account, messageUids);
+    const missing = messageUids.filter((u) => !found.has(u));
+    if (missing.length) for (const [uid, meta] of await this.metadata(missing)) found.set(uid, meta);
     return found;
   }
 

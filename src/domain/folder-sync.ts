@@ -58,12 +58,12 @@ const fetchBatch = 1000;
  */
 async function fetchArrivals(ctx: SyncContext, folder: string, ids: string[]): Promise<Arrival[]> {
   const { messages } = await ctx.api.getMessages(ids, contentInclude);
-  return messages
-    .filter((m) => inFolder(m, folder))
-    .map((m) => {
-      ctx.store.putMetadata(ctx.account, m.message_uid, { message: m, ...describeMessage(m) });
-      return { messageUid: m.message_uid, receivedAt: m.received_at, flags: vendorFlags(m) };
-    });
+  const arrived = messages.filter((m) => inFolder(m, folder));
+  ctx.store.putMetadataMany(
+    ctx.account,
+    arrived.map((m) => [m.message_uid, { message: m, ...describeMessage(m) }] as const),
+  );
+  return arrived.map((m) => ({ messageUid: m.message_uid, receivedAt: m.received_at, flags: vendorFlags(m) }));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { imapHandler } from '@zone-eu/wildduck/imap-core';
 import type { AccountView, ImapFolder } from '../domain/account-view';
 import { cloneImapStructure, type MimeTreeNode } from '../mime';
-import type { MessageRow, StoredMetadata } from '../store';
+import type { MessageRow, MessageSummary } from '../store';
 import type { ImapSession } from './session';
 
 export interface FetchQueryItem {
@@ -22,6 +22,8 @@ export interface FetchOptions {
 
 /** Items answered from the UID row alone, without the cached MIME metadata. */
 const rowItems = new Set(['uid', 'flags', 'modseq', 'internaldate', 'rfc822.size']);
+/** Items answered from the stored summary (no MIME tree needed). */
+const summaryItems = new Set(['envelope', 'bodystructure']);
 /** Items whose answer streams message content (may pull attachment bytes from the vendor). */
 const contentItems = new Set(['body', 'binary', 'rfc822', 'rfc822.text', 'binary.size']);
 
@@ -54,7 +56,7 @@ function write(session: ImapSession, chunk: unknown): Promise<void> {
   return new Promise((resolve) => session.writeStream.write(chunk, resolve));
 }
 
-function toImapMessage(row: MessageRow, meta: StoredMetadata | undefined): Record<string, unknown> {
+function toImapMessage(row: MessageRow, meta: (MessageSummary & { mimeTree?: MimeTreeNode }) | undefined): Record<string, unknown> {
   return {
     uid: row.uid,
     modseq: row.modseq,
@@ -89,15 +91,18 @@ export async function fetchMessages(view: AccountView, folder: ImapFolder, optio
   }
 
   const needsMeta = options.query.some((q) => !rowItems.has(q.item));
+  // ENVELOPE/BODYSTRUCTURE alone come from a small column; anything else needs the MIME tree
+  const needsTree = options.query.some((q) => !rowItems.has(q.item) && !summaryItems.has(q.item));
   const needsContent = options.query.some((q) => contentItems.has(q.item) && !headerOnly.has(q.type ?? ''));
   const queryOptions = { acceptUTF8Enabled: session.isUTF8Enabled(), attachmentStorage: view.attachmentStorage, fetchOptions: {} };
 
   for (let i = 0; i < rows.length; i += batchSize) {
     const batch = rows.slice(i, i + batchSize);
-    const metas = needsMeta ? await view.metadata(batch.map((r) => r.messageUid)) : new Map<string, StoredMetadata>();
+    const ids = batch.map((r) => r.messageUid);
+    const metas: Map<string, MessageSummary & { mimeTree?: MimeTreeNode }> = !needsMeta ? new Map() : needsTree ? await view.metadata(ids) : await view.summaries(ids);
     for (const row of batch) {
       const meta = metas.get(row.messageUid);
-      if (needsContent && meta) for (const node of contentNodes(meta.mimeTree, options.query)) await view.prefetchAttachments(node);
+      if (needsContent && meta?.mimeTree) for (const node of contentNodes(meta.mimeTree, options.query)) await view.prefetchAttachments(node);
       const values = session.getQueryResponse(options.query, toImapMessage(row, meta), queryOptions);
       const response = session.formatResponse('FETCH', row.uid, { query: options.query, values });
       if (!response) continue; // expunged from this session's view meanwhile

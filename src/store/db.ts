@@ -12,7 +12,7 @@ export type Database = BetterSqlite3.Database;
 export const databaseFileName = 'mailbridge.db';
 
 /** Append-only: each entry moves the schema one version up. Never edit a shipped entry. */
-const migrations: string[] = [
+export const migrations: string[] = [
   `
   CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
   CREATE TABLE folders (
@@ -80,6 +80,10 @@ const migrations: string[] = [
     status TEXT NOT NULL,
     detail TEXT
   ) WITHOUT ROWID;
+  `,
+  `
+  -- ENVELOPE and BODYSTRUCTURE apart from the compressed blob: FETCH of metadata reads only these
+  ALTER TABLE metadata ADD COLUMN imap TEXT;
   `,
 ];
 

@@ -42,6 +42,12 @@ export interface UidChange {
   modseq: number;
 }
 
+export interface MessageSummary {
+  size: number;
+  envelope: unknown[];
+  bodystructure: unknown[];
+}
+
 export interface StoredMetadata {
   /** The vendor JSON the description was made from (body included). */
   message: VendorMessage;
@@ -114,7 +120,8 @@ export class MailStore {
       deleteByMessageUids: p('DELETE FROM messages WHERE folder_id = ? AND message_uid IN (SELECT value FROM json_each(?)) RETURNING uid, message_uid'),
       tombstone: p('INSERT OR REPLACE INTO expunged (folder_id, uid, modseq) VALUES (?, ?, ?)'),
       vanished: p('SELECT uid FROM expunged WHERE folder_id = ? AND modseq > ? ORDER BY uid').pluck(),
-      putMetadata: p('INSERT OR REPLACE INTO metadata (account, message_uid, size, data) VALUES (?, ?, ?, ?)'),
+      putMetadata: p('INSERT OR REPLACE INTO metadata (account, message_uid, size, data, imap) VALUES (?, ?, ?, ?, ?)'),
+      getSummaries: p('SELECT message_uid, size, imap FROM metadata WHERE account = ? AND imap IS NOT NULL AND message_uid IN (SELECT value FROM json_each(?))'),
       metadataSizeToRows: p(
         'UPDATE messages SET size = ? WHERE size != ? AND message_uid = ? AND folder_id IN (SELECT id FROM folders WHERE account = ?) RETURNING folder_id',
       ).pluck(),
@@ -280,13 +287,38 @@ export class MailStore {
   }
 
   putMetadata(account: string, messageUid: string, meta: StoredMetadata): void {
-    const data = deflateRawSync(Buffer.from(encodeWithBuffers(meta)));
+    this.putMetadataMany(account, [[messageUid, meta]]);
+  }
+
+  /** One transaction for a whole batch: a sync stores thousands of these. */
+  putMetadataMany(account: string, entries: ReadonlyArray<readonly [string, StoredMetadata]>): void {
+    const encoded = entries.map(([messageUid, meta]) => ({
+      messageUid,
+      meta,
+      data: deflateRawSync(Buffer.from(encodeWithBuffers(meta))),
+      imap: encodeWithBuffers({ envelope: meta.envelope, bodystructure: meta.bodystructure }),
+    }));
     this.db.transaction(() => {
-      this.stmt.putMetadata.run(account, messageUid, meta.size, data);
-      // rare (a re-described message of another size): drop those folders' cached rows
-      for (const folderId of this.stmt.metadataSizeToRows.all(meta.size, meta.size, messageUid, account) as number[]) this.rowCache.delete(folderId);
+      for (const e of encoded) {
+        this.stmt.putMetadata.run(account, e.messageUid, e.meta.size, e.data, e.imap);
+        // rare (a re-described message of another size): drop those folders' cached rows
+        for (const folderId of this.stmt.metadataSizeToRows.all(e.meta.size, e.meta.size, e.messageUid, account) as number[]) this.rowCache.delete(folderId);
+      }
     })();
-    this.metadataCache.set(`${account}\u0000${messageUid}`, meta);
+    for (const e of encoded) this.metadataCache.set(`${account}\u0000${e.messageUid}`, e.meta);
+  }
+
+  /**
+   * Size, ENVELOPE and BODYSTRUCTURE only, from their own column: what a metadata FETCH
+   * needs, without inflating the stored MIME tree. Messages stored before that column
+   * existed are absent (callers fall back to getMetadata).
+   */
+  getSummaries(account: string, messageUids: readonly string[]): Map<string, MessageSummary> {
+    const out = new Map<string, MessageSummary>();
+    for (const row of this.stmt.getSummaries.all(account, JSON.stringify(messageUids)) as Array<{ message_uid: string; size: number; imap: string }>) {
+      out.set(row.message_uid, { size: row.size, ...decodeWithBuffers<Pick<MessageSummary, 'envelope' | 'bodystructure'>>(row.imap) });
+    }
+    return out;
   }
 
   getMetadata(account: string, messageUids: readonly string[]): Map<string, StoredMetadata> {

@@ -38,41 +38,70 @@ function hashPassword(password: string, salt = randomBytes(16)): string {
   return `scrypt$${salt.toString('base64')}$${scryptSync(password, salt, 32).toString('base64')}`;
 }
 
+function stampOf(file: string): string | null {
+  try {
+    const st = fs.statSync(file);
+    return `${st.ino}:${st.mtimeMs}:${st.size}`;
+  } catch {
+    return null;
+  }
+}
+
+function readFile(file: string): SecretsFile {
+  if (!fs.existsSync(file)) return { version: 1, accounts: {} };
+  // a copy left readable by others is tightened rather than trusted as is
+  if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+  let data: Partial<SecretsFile>;
+  try {
+    data = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<SecretsFile>;
+  } catch (err) {
+    throw new Error(`${file} is not valid JSON (${(err as Error).message}); restore it from backup or delete it and run "mailbridge account add" again`);
+  }
+  const accounts = data.accounts ?? {};
+  for (const a of Object.values(accounts)) {
+    registerSecret(a.accessToken);
+    registerSecret(a.refreshToken);
+  }
+  return { version: 1, accounts };
+}
+
 export class SecretStore {
-  private constructor(
-    private readonly file: string,
-    private data: SecretsFile,
-  ) {
-    for (const a of Object.values(data.accounts)) {
-      registerSecret(a.accessToken);
-      registerSecret(a.refreshToken);
-    }
+  private data: SecretsFile;
+  private stamp: string | null;
+
+  private constructor(private readonly file: string) {
+    this.data = readFile(file);
+    this.stamp = stampOf(file);
   }
 
   static open(stateDir: string): SecretStore {
     fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-    const file = path.join(stateDir, fileName);
-    if (!fs.existsSync(file)) return new SecretStore(file, { version: 1, accounts: {} });
-    // a copy left readable by someone else is tightened rather than trusted as is
-    if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
-    let data: SecretsFile;
-    try {
-      data = JSON.parse(fs.readFileSync(file, 'utf8')) as SecretsFile;
-    } catch (err) {
-      throw new Error(`${file} is not valid JSON (${(err as Error).message}); restore it from backup or delete it and run "mailbridge account add" again`);
-    }
-    return new SecretStore(file, { version: 1, accounts: data.accounts ?? {} });
+    return new SecretStore(path.join(stateDir, fileName));
+  }
+
+  /**
+   * Picks up a file replaced by another process (e.g. "mailbridge account add" while the
+   * daemon runs): every write is a rename, so a changed inode or mtime means new content.
+   */
+  private sync(): void {
+    const stamp = stampOf(this.file);
+    if (stamp === this.stamp) return;
+    this.data = readFile(this.file);
+    this.stamp = stamp;
   }
 
   private save(): void {
     writeFileAtomic(this.file, `${JSON.stringify(this.data, null, 2)}\n`);
+    this.stamp = stampOf(this.file);
   }
 
   get(mailbox: string): StoredAccount | undefined {
+    this.sync();
     return this.data.accounts[key(mailbox)];
   }
 
   mailboxes(): string[] {
+    this.sync();
     return Object.keys(this.data.accounts);
   }
 
@@ -109,8 +138,9 @@ export class SecretStore {
   verifyBridgePassword(mailbox: string, password: string): boolean {
     const stored = this.get(mailbox)?.passwordHash;
     if (!stored) return false;
-    const [, salt, hash] = stored.split('$');
-    const expected = Buffer.from(hash, 'base64');
+    const [scheme, salt, hash] = stored.split('$');
+    const expected = Buffer.from(hash ?? '', 'base64');
+    if (scheme !== 'scrypt' || !salt || expected.length === 0) return false;
     const actual = scryptSync(password, Buffer.from(salt, 'base64'), expected.length);
     return timingSafeEqual(expected, actual);
   }

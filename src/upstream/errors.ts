@@ -68,11 +68,16 @@ export class VendorError extends Error {
   }
 }
 
-/** Network-level failure (reset, timeout, DNS): never reached the vendor's logic. */
+/** Network-level failure (reset, timeout, DNS): no answer from the vendor's logic. */
 export class TransportError extends Error {
   readonly kind: ErrorKind = 'unavailable';
   readonly transient = true;
-  constructor(message: string, readonly cause?: unknown) {
+  constructor(
+    message: string,
+    readonly cause?: unknown,
+    /** False only when the request provably never left (no connection): safe to repeat even for writes. */
+    readonly maybeSent = true,
+  ) {
     super(message);
     this.name = 'TransportError';
   }
@@ -83,7 +88,7 @@ export class NeedsNewTokensError extends Error {
   readonly kind: ErrorKind = 'auth';
   constructor(readonly mailbox: string) {
     super(
-      `the vendor refused the refresh token of ${mailbox}; generate a new key pair in webmail settings, then run: mailbridge account add --mailbox ${mailbox} --access-token ... --refresh-token ...`,
+      `the vendor refused the refresh token of ${mailbox}; generate a new key pair in webmail settings, then run: mailbridge account add --mailbox ${mailbox} (it reads the pair from MAILBRIDGE_ACCESS_TOKEN/MAILBRIDGE_REFRESH_TOKEN or stdin)`,
     );
     this.name = 'NeedsNewTokensError';
   }

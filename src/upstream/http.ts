@@ -1,58 +1,70 @@
+import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
+import { redactSecrets } from '../log';
 import { TransportError, VendorError } from './errors';
 
 /**
- * JSON over HTTP to the vendor with keep-alive connections and timeouts. Every non-2xx answer
- * becomes a VendorError carrying the documented code; network failures become
- * TransportError. Authorization values never appear in an error.
+ * JSON over HTTP to the vendor: one keep-alive pool per origin (undici Agent), connect,
+ * headers and body timeouts. Every non-2xx answer becomes a VendorError carrying the
+ * documented code (7.1 {error, code}, 7.2 {type, code, message}); network failures become
+ * TransportError. Header values are never put into an error, and vendor texts are scrubbed
+ * of registered secrets before they are.
  */
+
+type Headers = Record<string, string | string[] | undefined>;
+type Method = 'GET' | 'POST';
+
+/** Errors raised before a connection existed: the request cannot have reached the vendor. */
+const connectFailures = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 export interface HttpResponse<T> {
   status: number;
   body: T;
-  headers: Record<string, string | string[] | undefined>;
+  headers: Headers;
 }
 
-export interface BinaryResponse {
+export interface StreamResponse {
   status: number;
-  body: Buffer;
-  headers: Record<string, string | string[] | undefined>;
+  body: Readable;
+  headers: Headers;
 }
 
 export class Http {
   private readonly agent: Agent;
 
-  constructor(private readonly timeoutMs: number) {
-    this.agent = new Agent({ keepAliveTimeout: 30_000, connections: 32, connectTimeout: Math.min(timeoutMs, 10_000) });
+  constructor(timeoutMs: number) {
+    this.agent = new Agent({
+      keepAliveTimeout: 30_000,
+      connections: 32,
+      connect: { timeout: Math.min(timeoutMs, 10_000) },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
   }
 
-  async json<T>(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: unknown): Promise<HttpResponse<T>> {
-    const res = await this.raw(method, url, { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body === undefined ? undefined : JSON.stringify(body));
-    let parsed: unknown;
+  async json<T>(method: Method, url: string, headers: Record<string, string>, body?: unknown): Promise<HttpResponse<T>> {
+    const withType = body === undefined ? headers : { ...headers, 'content-type': 'application/json' };
+    const res = await this.stream(method, url, withType, body === undefined ? undefined : JSON.stringify(body));
+    const text = await readText(res.body, method, url);
     try {
-      parsed = res.body.length ? JSON.parse(res.body.toString('utf8')) : {};
+      return { status: res.status, body: (text ? JSON.parse(text) : {}) as T, headers: res.headers };
     } catch {
-      throw new VendorError(res.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'INVALID_RESPONSE', `vendor answered HTTP ${res.status} with a body that is not JSON`, res.status, {}, res.status >= 500 ? 'internal' : 'invalid');
+      throw new VendorError('INVALID_RESPONSE', `${describe(method, url)}: HTTP ${res.status} answer is not JSON`, res.status, {}, 'internal');
     }
-    return { status: res.status, body: parsed as T, headers: res.headers };
   }
 
-  /** Any route; throws VendorError for non-2xx answers. */
-  async raw(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: string): Promise<BinaryResponse> {
+  /** Any route; a 2xx body is handed over unread, anything else throws VendorError. */
+  async stream(method: Method, url: string, headers: Record<string, string>, body?: string): Promise<StreamResponse> {
     let res;
     try {
-      res = await request(url, { method, headers, body, dispatcher: this.agent, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+      res = await request(url, { method, headers, body, dispatcher: this.agent });
     } catch (err) {
-      throw new TransportError(`${method} ${new URL(url).pathname} failed: ${(err as Error).message}`, err);
+      const code = (err as { code?: unknown }).code;
+      const unsent = typeof code === 'string' && connectFailures.has(code);
+      throw new TransportError(`${describe(method, url)} failed: ${redactSecrets((err as Error).message)}`, err, !unsent);
     }
-    let buf: Buffer;
-    try {
-      buf = Buffer.from(await res.body.arrayBuffer());
-    } catch (err) {
-      throw new TransportError(`${method} ${new URL(url).pathname}: connection lost while reading the answer`, err);
-    }
-    if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, body: buf, headers: res.headers };
-    throw errorFromResponse(res.statusCode, buf, res.headers);
+    if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, body: res.body, headers: res.headers };
+    throw errorFromResponse(res.statusCode, await readText(res.body, method, url), res.headers);
   }
 
   close(): Promise<void> {
@@ -60,16 +72,40 @@ export class Http {
   }
 }
 
-function errorFromResponse(status: number, body: Buffer, headers: Record<string, string | string[] | undefined>): VendorError {
+/** Method and path only: query strings may carry ids, and URLs never carry credentials here. */
+function describe(method: Method, url: string): string {
+  return `${method} ${new URL(url).pathname}`;
+}
+
+async function readText(body: Readable, method: Method, url: string): Promise<string> {
+  try {
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  } catch (err) {
+    throw new TransportError(`${describe(method, url)}: connection lost while reading the answer`, err);
+  }
+}
+
+/** Retry-After is either delay-seconds or an HTTP date (RFC 9110 10.2.3). */
+export function retryAfterSeconds(value: string | string[] | undefined, now = Date.now()): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return null;
+  if (/^\s*\d+\s*$/.test(v)) return Number(v);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+function errorFromResponse(status: number, text: string, headers: Headers): VendorError {
   let parsed: Record<string, unknown> = {};
   try {
-    parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) parsed = value as Record<string, unknown>;
   } catch {
-    // not JSON: fall back to the status code below
+    // not JSON: the status code decides below
   }
   const code = typeof parsed.code === 'string' ? parsed.code : status === 429 ? 'RATE_LIMITED' : status >= 500 ? 'INTERNAL_SERVER_ERROR' : `HTTP_${status}`;
-  const message = String(parsed.message ?? parsed.error ?? `HTTP ${status}`);
-  const retryAfter = Number(headers['retry-after']);
-  const details = { ...parsed, ...(Number.isFinite(retryAfter) ? { retryAfterSeconds: retryAfter } : {}) };
-  return new VendorError(code, message, status, details);
+  const message = redactSecrets(String(parsed.message ?? parsed.error ?? `HTTP ${status}`));
+  const retryAfter = retryAfterSeconds(headers['retry-after']);
+  return new VendorError(code, message, status, { ...parsed, ...(retryAfter === null ? {} : { retryAfterSeconds: retryAfter }) });
 }

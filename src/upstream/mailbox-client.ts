@@ -1,8 +1,8 @@
-import { Readable } from 'node:stream';
-import type { Logger } from '../log';
+import { finished, type Readable } from 'node:stream';
+import { redactSecrets, type Logger } from '../log';
 import type { Assumptions } from './assumptions';
 import type { BulkResult, FlagChange, MailboxApi, RawContent } from './api';
-import { VendorError } from './errors';
+import { errorKinds, TransportError, VendorError } from './errors';
 import type { Http } from './http';
 import type { RateLimiter } from './rate-limiter';
 import type { TokenManager } from './token-manager';
@@ -22,15 +22,27 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** 200, 400, 800 ms plus jitter, so that callers failing together do not retry together. */
+const backoff = (attempt: number) => 200 * 2 ** attempt + Math.random() * 100;
+
+/** A failed command result that may succeed when repeated (INTERNAL and the like). */
+function transientResult(r: CommandResult): boolean {
+  if (r.type === 'SUCCESS' || !r.code) return false;
+  const kind = errorKinds[r.code];
+  return kind === 'internal' || kind === 'unavailable';
+}
 
 /**
  * The command endpoint for one mailbox. Requests go through the mailbox's RateLimiter; an
- * expired access token is refreshed once and the request repeated; 429 waits Retry-After.
- * Reads (list_*, get_messages, search) also retry transient failures with backoff. Writes
- * are repeated only after answers that prove the vendor did nothing (429, TOKEN_EXPIRED,
- * AUTH_UNAVAILABLE): a write that may have been applied is never sent twice.
+ * expired access token is refreshed once and the request repeated; 429 pauses the mailbox
+ * for Retry-After and repeats. Reads (list_*, get_messages, search) also repeat transient
+ * failures (5xx, resets, command-level INTERNAL) with backoff. Writes are repeated only after
+ * answers proving the vendor did nothing (429, TOKEN_EXPIRED, AUTH_UNAVAILABLE, no
+ * connection): a write that may have been applied is never sent twice.
  */
 export class MailboxClient implements MailboxApi {
+  private readonly readCommands: Set<string>;
+
   constructor(
     readonly mailbox: string,
     private readonly http: Http,
@@ -39,43 +51,60 @@ export class MailboxClient implements MailboxApi {
     private readonly tokens: TokenManager,
     private readonly limiter: RateLimiter,
     private readonly logger: Logger,
-  ) {}
-
-  private get readCommands(): Set<string> {
-    const c = this.assumptions.commands;
-    return new Set([c.listFolders.name, c.listThreads.name, c.getMessages.name, c.search.name]);
+  ) {
+    const c = assumptions.commands;
+    this.readCommands = new Set([c.listFolders.name, c.listThreads.name, c.getMessages.name, c.search.name]);
   }
 
-  /** One authenticated call with the retry policy above. */
-  private async authed<T>(idempotent: boolean, call: (token: string) => Promise<T>): Promise<T> {
+  /**
+   * One authenticated call with the retry policy above. The limiter slot is held until the
+   * call settles or, when `bodyOf` names a streamed body, until that stream is done.
+   */
+  private async authed<T>(idempotent: boolean, call: (token: string) => Promise<T>, bodyOf?: (result: T) => Readable): Promise<T> {
     let token = this.tokens.current();
     let refreshed = false;
-    for (let attempt = 0; ; attempt++) {
+    let rateRetries = 0;
+    let transientRetries = 0;
+    for (;;) {
+      const release = await this.limiter.acquire();
+      let result: T;
       try {
-        return await this.limiter.run(() => call(token));
+        result = await call(token);
       } catch (err) {
-        if (!(err instanceof VendorError) && !(idempotent && (err as { transient?: boolean }).transient)) throw err;
+        release();
         if (err instanceof VendorError && err.code === 'TOKEN_EXPIRED' && !refreshed) {
           token = await this.tokens.refresh(token);
           refreshed = true;
           continue;
         }
-        if (err instanceof VendorError && err.kind === 'rate' && attempt < maxRateLimitRetries) {
+        const newer = err instanceof VendorError && err.code === 'INVALID_TOKEN' ? this.tokens.replacement(token) : null;
+        if (newer) {
+          token = newer;
+          continue;
+        }
+        if (err instanceof VendorError && err.kind === 'rate' && rateRetries++ < maxRateLimitRetries) {
           const seconds = Number(err.details.retryAfterSeconds) || 1;
-          this.logger.warn({ mailbox: this.mailbox, seconds }, 'vendor rate limit hit; waiting Retry-After');
+          this.logger.warn({ mailbox: this.mailbox, seconds }, 'vendor rate limit hit; pausing the mailbox for Retry-After');
           this.limiter.pause(seconds * 1000);
           continue;
         }
-        const safeToRepeat = idempotent || (err instanceof VendorError && err.code === 'AUTH_UNAVAILABLE');
-        if ((err as { transient?: boolean }).transient && safeToRepeat && attempt < maxTransientRetries) {
-          await sleep(200 * 2 ** attempt);
+        const neverApplied = (err instanceof VendorError && err.code === 'AUTH_UNAVAILABLE') || (err instanceof TransportError && !err.maybeSent);
+        const transient = (err instanceof VendorError || err instanceof TransportError) && err.transient;
+        if (transient && (idempotent || neverApplied) && transientRetries < maxTransientRetries) {
+          this.logger.debug({ mailbox: this.mailbox, attempt: transientRetries + 1, error: (err as Error).message }, 'transient vendor failure; retrying');
+          await sleep(backoff(transientRetries++));
           continue;
         }
         throw err;
       }
+      const body = bodyOf?.(result);
+      if (body) finished(body, () => release());
+      else release();
+      return result;
     }
   }
 
+  /** One request of at most 20 commands; results put back in command order by their id. */
   private async request(commands: Command[]): Promise<CommandResult[]> {
     const idempotent = commands.every((c) => this.readCommands.has(c.command));
     const response = await this.authed(idempotent, async (token) => {
@@ -86,19 +115,34 @@ export class MailboxClient implements MailboxApi {
     if (results.length !== commands.length) {
       throw new VendorError('INTERNAL', `vendor answered ${results.length} results for ${commands.length} commands`, 200, {}, 'internal');
     }
-    // results are matched by their id (the command's position), not by arrival order
-    return commands.map((_, i) => results.find((r) => String(r.id) === String(i)) ?? results[i]);
+    const byId = new Map(results.map((r) => [String(r.id), r]));
+    return commands.map((_, i) => byId.get(String(i)) ?? results[i]);
   }
 
-  run(commands: Command[]): Promise<CommandResult[]> {
-    return Promise.all(chunk(commands, maxCommandsPerRequest).map((c) => this.request(c))).then((parts) => parts.flat());
+  private async runOnce(commands: Command[]): Promise<CommandResult[]> {
+    const parts = await Promise.all(chunk(commands, maxCommandsPerRequest).map((c) => this.request(c)));
+    return parts.flat();
+  }
+
+  /** Requests run concurrently through the limiter; failed reads are repeated on their own. */
+  async run(commands: Command[]): Promise<CommandResult[]> {
+    const results = await this.runOnce(commands);
+    for (let attempt = 0; attempt < maxTransientRetries; attempt++) {
+      const again = commands.flatMap((c, i) => (this.readCommands.has(c.command) && transientResult(results[i]) ? [i] : []));
+      if (again.length === 0) break;
+      this.logger.debug({ mailbox: this.mailbox, commands: again.length, attempt: attempt + 1 }, 'transient command failures; repeating those reads');
+      await sleep(backoff(attempt));
+      const repeated = await this.runOnce(again.map((i) => commands[i]));
+      again.forEach((index, k) => (results[index] = repeated[k]));
+    }
+    return results;
   }
 
   private check<T>(result: CommandResult): T {
     if (result.type === 'SUCCESS') return (result.data ?? {}) as T;
     const code = result.code ?? 'INTERNAL';
     const unsupported = this.assumptions.unsupportedCommandCodes.includes(code);
-    throw new VendorError(code, `${result.command}: ${result.message ?? 'command failed'}`, 200, { command: result.command }, unsupported ? 'unsupported' : undefined);
+    throw new VendorError(code, `${result.command}: ${redactSecrets(result.message ?? 'command failed')}`, 200, { command: result.command }, unsupported ? 'unsupported' : undefined);
   }
 
   private async one<T>(command: string, args: Record<string, unknown>): Promise<T> {
@@ -191,9 +235,14 @@ export class MailboxClient implements MailboxApi {
 
   async raw(messageUid: string, attachmentId: string): Promise<RawContent> {
     const query = new URLSearchParams({ message_id: messageUid, attachment_id: attachmentId });
-    const res = await this.authed(true, (token) => this.http.raw('GET', `${this.readUrl}/v1/raw?${query}`, { authorization: `Bearer ${token}` }));
+    const res = await this.authed(
+      true,
+      (token) => this.http.stream('GET', `${this.readUrl}/v1/raw?${query}`, { authorization: `Bearer ${token}` }),
+      (r) => r.body,
+    );
     const type = res.headers['x-original-content-type'];
-    return { stream: Readable.from([res.body]), contentType: typeof type === 'string' ? type : null, length: res.body.length };
+    const length = Number(res.headers['content-length']);
+    return { stream: res.body, contentType: typeof type === 'string' ? type : null, length: Number.isFinite(length) ? length : null };
   }
 
   async verify(): Promise<void> {

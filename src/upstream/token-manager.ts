@@ -6,8 +6,9 @@ import type { TokenPair } from './types';
 /**
  * Access-token lifecycle of one mailbox. On TOKEN_EXPIRED exactly one refresh runs however
  * many requests noticed it (they all wait for it); the rotated pair is persisted before the
- * new access token is handed out. A refused refresh token marks the account as needing new
- * tokens, persistently, with the CLI command that fixes it.
+ * new access token is handed out, because the vendor kills the used refresh token at once.
+ * A refused refresh token marks the account as needing new tokens, persistently, with the
+ * CLI command that fixes it.
  */
 export class TokenManager {
   private refreshing: Promise<string> | null = null;
@@ -26,13 +27,24 @@ export class TokenManager {
     return stored.accessToken;
   }
 
-  /** Called with the token a request was rejected with; resolves to a fresh access token. */
+  /** A stored access token other than `rejected` (rotated meanwhile, or replaced by `account add`), if any. */
+  replacement(rejected: string): string | null {
+    const token = this.current();
+    return token === rejected ? null : token;
+  }
+
+  /** Called with the token a request was rejected with as expired; resolves to a fresh access token. */
   refresh(rejected: string): Promise<string> {
-    const stored = this.secrets.get(this.mailbox);
-    if (!stored || stored.needsNewTokens) return Promise.reject(new NeedsNewTokensError(this.mailbox));
+    if (this.refreshing) return this.refreshing;
+    let stored;
+    try {
+      stored = this.replacement(rejected);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     // another caller already rotated it while this request was on the wire
-    if (stored.accessToken !== rejected) return Promise.resolve(stored.accessToken);
-    this.refreshing ??= this.rotate(stored.refreshToken).finally(() => {
+    if (stored) return Promise.resolve(stored);
+    this.refreshing = this.rotate(this.secrets.get(this.mailbox)!.refreshToken).finally(() => {
       this.refreshing = null;
     });
     return this.refreshing;
@@ -43,10 +55,12 @@ export class TokenManager {
     try {
       pair = await this.refreshCall(refreshToken);
     } catch (err) {
+      // auth and argument refusals are final; transport and 5xx failures are left to the caller
       if (err instanceof VendorError && (err.kind === 'auth' || err.kind === 'expired' || err.kind === 'invalid')) {
-        this.secrets.markNeedsNewTokens(this.mailbox, new NeedsNewTokensError(this.mailbox).message);
+        const dead = new NeedsNewTokensError(this.mailbox);
+        this.secrets.markNeedsNewTokens(this.mailbox, dead.message);
         this.logger.error({ mailbox: this.mailbox, code: err.code }, 'refresh token refused; the account needs new tokens');
-        throw new NeedsNewTokensError(this.mailbox);
+        throw dead;
       }
       throw err;
     }

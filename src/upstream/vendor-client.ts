@@ -6,7 +6,7 @@ import type { ReleaseResult, SendResult, VendorApi } from './api';
 import { VendorError } from './errors';
 import { Http } from './http';
 import { MailboxClient } from './mailbox-client';
-import { RateLimiter } from './rate-limiter';
+import { RateLimiter, type LimiterOptions } from './rate-limiter';
 import { TokenManager } from './token-manager';
 import type { SendRequest, SharedDomainList, TokenPair } from './types';
 
@@ -18,15 +18,18 @@ import type { SendRequest, SharedDomainList, TokenPair } from './types';
 export class VendorClient implements VendorApi {
   private readonly http: Http;
   private readonly mailboxes = new Map<string, MailboxClient>();
-  private readonly keyLimiter = new RateLimiter();
+  private readonly keyLimiter: RateLimiter;
 
   constructor(
     private readonly vendor: Config['vendor'],
     private readonly assumptions: Assumptions,
     private readonly secrets: SecretStore,
     private readonly logger: Logger,
+    /** Limiter settings per mailbox and for the key routes; the vendor's limits unless overridden (tests). */
+    private readonly limits: Partial<LimiterOptions> = {},
   ) {
     this.http = new Http(vendor.timeoutMs);
+    this.keyLimiter = new RateLimiter(limits);
   }
 
   mailbox(address: string): MailboxClient {
@@ -34,7 +37,7 @@ export class VendorClient implements VendorApi {
     let client = this.mailboxes.get(key);
     if (!client) {
       const tokens = new TokenManager(address, this.secrets, (refreshToken) => this.refreshTokens(refreshToken), this.logger);
-      client = new MailboxClient(address, this.http, this.vendor.readUrl, this.assumptions, tokens, new RateLimiter(), this.logger);
+      client = new MailboxClient(address, this.http, this.vendor.readUrl, this.assumptions, tokens, new RateLimiter(this.limits), this.logger);
       this.mailboxes.set(key, client);
     }
     return client;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeMessage } from '../../src/mime';
-import { MailStore, openDatabase, schemaVersion } from '../../src/store';
+import { MailStore, migrations, openDatabase, schemaVersion } from '../../src/store';
 import { databaseFileName } from '../../src/store/db';
 import { richMessage } from '../mime/fixtures';
 
@@ -32,10 +32,10 @@ describe('MailStore', () => {
     const file = path.join(dir, databaseFileName);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(schemaVersion(store.db)).toBe(1);
+    expect(schemaVersion(store.db)).toBe(migrations.length);
     store.close();
     const again = openDatabase(dir); // migrations are not re-run
-    expect(schemaVersion(again)).toBe(1);
+    expect(schemaVersion(again)).toBe(migrations.length);
     again.close();
   });
 

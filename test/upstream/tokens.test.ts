@@ -1,0 +1,137 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { SecretStore, importInitialTokens } from '../../src/store/secrets';
+import { NeedsNewTokensError } from '../../src/upstream/errors';
+import { hour, mailbox, useUpstreamHarness } from './harness';
+
+const h = useUpstreamHarness({ messages: 20 });
+/** Every token any test saw; none may appear in the captured log. */
+const seen = new Set<string>();
+
+function remember(secrets: SecretStore): void {
+  const a = secrets.get(mailbox);
+  if (a) [a.accessToken, a.refreshToken].forEach((t) => seen.add(t));
+}
+
+const secretsFile = () => path.join(h.stateDir, 'secrets.json');
+
+afterAll(() => {
+  expect(seen.size).toBeGreaterThan(6);
+  for (const t of seen) expect(h.logText).not.toContain(t);
+  expect(h.logText).toContain('access token refreshed');
+});
+
+describe('token lifecycle', () => {
+  test('expiry: one refresh for 20 concurrent callers, rotated pair persisted and used after a restart', async () => {
+    await h.fresh();
+    const first = h.client();
+    await first.client.mailbox(mailbox).listFolders();
+    const before = first.secrets.get(mailbox)!;
+    remember(first.secrets);
+    h.sandbox.advanceClock(hour + 60_000);
+    h.sandbox.resetStats();
+    await Promise.all(Array.from({ length: 20 }, () => first.client.mailbox(mailbox).listFolders()));
+    expect(h.sandbox.stats(mailbox).refreshes).toBe(1);
+    const after = SecretStore.open(h.stateDir).get(mailbox)!;
+    remember(first.secrets);
+    expect(after.refreshToken).not.toBe(before.refreshToken);
+    expect(after.accessToken).not.toBe(before.accessToken);
+    expect(fs.statSync(secretsFile()).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(h.stateDir)).toEqual(['secrets.json']);
+
+    // "restart": a new store and client from the same state dir (the config still holds the
+    // first pair, which must not be re-imported), an hour later again
+    await first.client.close();
+    h.sandbox.advanceClock(hour + 60_000);
+    const second = h.client();
+    expect(second.secrets.get(mailbox)!.refreshToken).toBe(after.refreshToken);
+    h.sandbox.resetStats();
+    await second.client.mailbox(mailbox).listFolders();
+    expect(h.sandbox.stats(mailbox).refreshes).toBe(1);
+    expect(second.secrets.get(mailbox)!.refreshToken).not.toBe(after.refreshToken);
+    remember(second.secrets);
+  });
+
+  test('a write rejected as TOKEN_EXPIRED is applied exactly once after the refresh', async () => {
+    await h.fresh();
+    const { client, secrets } = h.client();
+    const api = client.mailbox(mailbox);
+    const [thread] = (await api.listThreads({ folder: 'INBOX', limit: 1 })).threads;
+    remember(secrets);
+    h.sandbox.advanceClock(hour + 60_000);
+    h.sandbox.resetStats();
+    const result = await api.setFlags([thread.last_message_uid], { is_starred: true });
+    expect(result.done).toEqual([thread.last_message_uid]);
+    expect(h.sandbox.stats(mailbox)).toMatchObject({ refreshes: 1, commands: { flag: 1 } });
+    remember(secrets);
+  });
+
+  test('a second process that rotated the pair first is followed, not fought', async () => {
+    await h.fresh();
+    const a = h.client();
+    const b = h.client();
+    await Promise.all([a.client.mailbox(mailbox).listFolders(), b.client.mailbox(mailbox).listFolders()]);
+    remember(a.secrets);
+    h.sandbox.advanceClock(hour + 60_000);
+    h.sandbox.resetStats();
+    await a.client.mailbox(mailbox).listFolders();
+    // b still holds the old access token in memory; its refresh token died with a's rotation
+    await b.client.mailbox(mailbox).listFolders();
+    expect(h.sandbox.stats(mailbox).refreshes).toBe(1);
+    expect(b.secrets.get(mailbox)?.needsNewTokens).toBeUndefined();
+    expect(b.secrets.get(mailbox)?.accessToken).toBe(a.secrets.get(mailbox)?.accessToken);
+    remember(a.secrets);
+  });
+
+  test('a dead refresh token marks the account, persistently, and says how to fix it', async () => {
+    await h.fresh();
+    const { client, secrets } = h.client();
+    remember(secrets);
+    h.sandbox.advanceClock(16 * 24 * hour);
+    h.sandbox.resetStats();
+    const err = await client.mailbox(mailbox).listFolders().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NeedsNewTokensError);
+    expect((err as Error).message).toContain(`mailbridge account add --mailbox ${mailbox}`);
+    expect(SecretStore.open(h.stateDir).get(mailbox)?.needsNewTokens).toMatch(/mailbridge account add/);
+    // later calls fail at once, without another round trip with the dead pair
+    h.sandbox.setLatency(500);
+    const started = Date.now();
+    await expect(client.mailbox(mailbox).listFolders()).rejects.toBeInstanceOf(NeedsNewTokensError);
+    expect(Date.now() - started).toBeLessThan(250);
+    h.sandbox.setLatency(0);
+    // "mailbridge account add" in another process stores a new pair; the running client picks it up
+    const fresh = h.sandbox.issueTokens(mailbox);
+    [fresh.accessToken, fresh.refreshToken].forEach((t) => seen.add(t));
+    SecretStore.open(h.stateDir).putTokens(mailbox, fresh);
+    expect((await client.mailbox(mailbox).listFolders()).length).toBeGreaterThan(0);
+    expect(secrets.get(mailbox)?.needsNewTokens).toBeUndefined();
+  });
+});
+
+describe('secret store', () => {
+  test('mode 0600 enforced on open, initial tokens imported only once, bridge password hashed', async () => {
+    await h.fresh();
+    const { secrets } = h.client();
+    remember(secrets);
+    fs.chmodSync(secretsFile(), 0o644);
+    const reopened = SecretStore.open(h.stateDir);
+    expect(fs.statSync(secretsFile()).mode & 0o777).toBe(0o600);
+    expect(reopened.mailboxes()).toEqual([mailbox]);
+
+    reopened.putTokens(mailbox, { accessToken: 'sbx_at_rotated_value_1', refreshToken: 'sbx_rt_rotated_value_1' });
+    importInitialTokens(h.config, reopened);
+    expect(reopened.get(mailbox)?.refreshToken).toBe('sbx_rt_rotated_value_1');
+
+    const password = reopened.setBridgePassword(mailbox);
+    expect(password).toHaveLength(24);
+    expect(fs.readFileSync(secretsFile(), 'utf8')).not.toContain(password);
+    const again = SecretStore.open(h.stateDir);
+    expect(again.verifyBridgePassword(mailbox, password)).toBe(true);
+    expect(again.verifyBridgePassword(mailbox, `${password}x`)).toBe(false);
+    expect(again.verifyBridgePassword('nobody@sandbox.test', password)).toBe(false);
+    // a token rotation keeps the password
+    again.putTokens(mailbox, { accessToken: 'sbx_at_rotated_value_2', refreshToken: 'sbx_rt_rotated_value_2' });
+    expect(SecretStore.open(h.stateDir).verifyBridgePassword(mailbox, password)).toBe(true);
+  });
+});

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ImapFlow } from 'imapflow';
+import nodemailer from 'nodemailer';
 import { control, mailbox, startHarness, type Harness } from '../support/bridge-harness';
 import type { VendorMessage } from '../../src/upstream/types';
 
@@ -70,6 +71,19 @@ describe('organising mail through IMAP', () => {
     expect(got && (got.source as Buffer).toString()).toContain('work in progress');
     await client.messageDelete(String(appended && appended.uid), { uid: true });
     expect(await client.fetchOne(String(appended && appended.uid), { uid: true }, { uid: true })).toBeFalsy();
+  });
+
+  test("the client's Sent copy of a message sent through the bridge is recognised, not duplicated", async () => {
+    const raw = Buffer.from(`From: Alice <${mailbox}>\r\nTo: bob@sandbox.test\r\nSubject: Sent through the bridge\r\nMessage-ID: <sent-copy-1@mailbridge.test>\r\nContent-Type: text/plain\r\n\r\nhello bob\r\n`);
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: h.bridge.ports.smtp, secure: false, ignoreTLS: true, auth: { user: mailbox, pass: h.password } });
+    await transport.sendMail({ envelope: { from: mailbox, to: ['bob@sandbox.test'] }, raw });
+    transport.close();
+    const sentBefore = await folder('Sent');
+    expect(sentBefore.filter((m) => m.message_id === '<sent-copy-1@mailbridge.test>')).toHaveLength(1);
+    const appended = await client.append('Sent', raw, ['\\Seen']);
+    await client.mailboxOpen('Sent');
+    expect(appended && appended.uid).toBe(await uidOf('<sent-copy-1@mailbridge.test>'));
+    expect((await folder('Sent')).length).toBe(sentBefore.length);
   });
 
   test('APPEND of a message the bridge did not send is refused, not dropped', async () => {

@@ -1,0 +1,114 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadConfig, ConfigError } from '../src/config';
+import { startSandbox, type Sandbox } from '../src/sandbox';
+
+const run = promisify(execFile);
+const cli = path.join(__dirname, '..', 'src', 'cli.ts');
+
+/** Runs the real CLI in its own process; resolves with exit code and output, never throws. */
+async function mailbridge(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['-r', 'tsx/cjs', cli, ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+let sandbox: Sandbox;
+let dir: string;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ messages: 20 });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-cli-'));
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function writeConfig(extra: Record<string, unknown> = {}): string {
+  const file = path.join(dir, 'config.json');
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      vendor: { readUrl: sandbox.urls.read, mailUrl: sandbox.urls.mail, graphUrl: sandbox.urls.graph, apiKey: sandbox.apiKey },
+      accounts: [{ mailbox: 'alice@sandbox.test' }],
+      stateDir: './state',
+      ...extra,
+    }),
+  );
+  return file;
+}
+
+describe('configuration', () => {
+  test('a bad value names the field and the fix', () => {
+    const file = path.join(dir, 'bad.json');
+    fs.writeFileSync(file, JSON.stringify({ vendor: { readUrl: 'not a url', mailUrl: 'http://x', graphUrl: 'http://x' }, listen: { imapPort: 70000 }, pollIntervalSecond: 5 }));
+    expect(() => loadConfig(file, {})).toThrow(ConfigError);
+    try {
+      loadConfig(file, {});
+    } catch (err) {
+      const text = (err as Error).message;
+      expect(text).toMatch(/"vendor\.readUrl".*absolute URL/);
+      expect(text).toMatch(/"listen\.imapPort"/);
+      expect(text).toMatch(/unknown key\(s\) pollIntervalSecond/);
+    }
+  });
+
+  test('MAILBRIDGE_* variables override the file, and are validated too', () => {
+    const file = writeConfig();
+    expect(loadConfig(file, { MAILBRIDGE_IMAP_PORT: '2143' }).listen.imapPort).toBe(2143);
+    expect(() => loadConfig(file, { MAILBRIDGE_IMAP_PORT: 'abc' })).toThrow(/MAILBRIDGE_IMAP_PORT.*not a number/);
+  });
+
+  test('the CLI exits non-zero with the field named', async () => {
+    const file = path.join(dir, 'bad-cli.json');
+    fs.writeFileSync(file, JSON.stringify({ vendor: { readUrl: 'http://x', mailUrl: 'http://x', graphUrl: 'http://x' }, logLevel: 'loud' }));
+    const res = await mailbridge(['doctor', '--config', file]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/config field "logLevel"/);
+  });
+});
+
+describe('commands against the sandbox', () => {
+  test('account add stores tokens from the environment, prints a bridge password; doctor and domains work', async () => {
+    const file = writeConfig();
+    const tokens = sandbox.issueTokens('alice@sandbox.test');
+    const added = await mailbridge(['account', 'add', '--mailbox', 'alice@sandbox.test', '--config', file], {
+      MAILBRIDGE_ACCESS_TOKEN: tokens.accessToken,
+      MAILBRIDGE_REFRESH_TOKEN: tokens.refreshToken,
+    });
+    expect(added.code).toBe(0);
+    expect(added.stdout).toMatch(/Bridge password .*: \S{20,}/);
+    expect(added.stdout + added.stderr).not.toContain(tokens.accessToken);
+    const secrets = path.join(dir, 'state', 'secrets.json');
+    expect(fs.statSync(secrets).mode & 0o777).toBe(0o600);
+
+    const doctor = await mailbridge(['doctor', '--config', file]);
+    expect(doctor.stdout).toMatch(/ok\s+account alice@sandbox.test: tokens valid, bridge password set/);
+    expect(doctor.code).toBe(0);
+
+    const domains = await mailbridge(['domains', '--config', file]);
+    expect(domains.stdout.trim().split('\n')).toContain('sandbox.test');
+
+    sandbox.revokeTokens('alice@sandbox.test');
+    const broken = await mailbridge(['doctor', '--config', file]);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(/FAIL\s+account alice@sandbox.test/);
+  });
+
+  test('sender create on a shared domain', async () => {
+    const file = writeConfig();
+    const res = await mailbridge(['sender', 'create', '--domain', 'shared-mail.test', '--local-part', 'newsletter', '--config', file]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('newsletter@shared-mail.test');
+  });
+});

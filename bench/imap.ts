@@ -173,7 +173,7 @@ export async function runImapBench(): Promise<Record<string, unknown>> {
   // about 58% of the seeded corpus lands in INBOX: 17,400 messages give a 10,000-message folder
   const folderSize = Number(process.env.BENCH_IMAP_CORPUS ?? 17_400);
   const rssSize = Number(process.env.BENCH_RSS_MESSAGES ?? 100_000);
-  const fetchResult = await coldAndWarm(folderSize);
+  const fetchResult = folderSize > 0 ? await coldAndWarm(folderSize) : null;
   const rss = rssSize > 0 ? await rssAfterSync(rssSize) : null;
   return { fetch: fetchResult, rssAfterSync: rss };
 }

@@ -2,10 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ImapFlow } from 'imapflow';
+import { afterAll, beforeAll } from 'vitest';
 import { parseConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { startBridge, type RunningBridge } from '../../src/bridge';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox';
+import type { VendorMessage } from '../../src/upstream/types';
 
 export const mailbox = 'alice@sandbox.test';
 
@@ -90,4 +92,28 @@ export async function control<T = unknown>(sandbox: Sandbox, method: 'GET' | 'PO
   });
   if (!res.ok) throw new Error(`control ${route}: HTTP ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
+}
+
+/** Every message of one sandbox folder, straight from the vendor emulator's state. */
+export async function vendorFolder(sandbox: Sandbox, folder: string): Promise<VendorMessage[]> {
+  return (await control<{ messages: VendorMessage[] }>(sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=${encodeURIComponent(folder)}`)).messages;
+}
+
+export interface ImapSessionContext {
+  h: Harness;
+  client: ImapFlow;
+}
+
+/** A harness and one logged-in imapflow client for a test file (replaced on restart by the test). */
+export function useImapSession(opts: HarnessOptions = {}): ImapSessionContext {
+  const ctx = {} as ImapSessionContext;
+  beforeAll(async () => {
+    ctx.h = await startHarness(opts);
+    ctx.client = await ctx.h.client();
+  });
+  afterAll(async () => {
+    await ctx.client?.logout().catch(() => undefined);
+    await ctx.h?.close();
+  });
+  return ctx;
 }

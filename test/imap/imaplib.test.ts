@@ -8,7 +8,7 @@ const run = promisify(execFile);
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ config: { listen: { host: '127.0.0.1', imapPort: 0, imapsPort: 0, smtpPort: 0 } } });
 });
 
 afterAll(async () => {
@@ -57,4 +57,19 @@ test('wrong bridge password is refused and the vendor token is never accepted as
     run('python3', ['-c', `import imaplib,sys\nm=imaplib.IMAP4('127.0.0.1',${h.bridge.ports.imap})\ntry:\n  m.login(sys.argv[1], sys.argv[2]); print('OK')\nexcept imaplib.IMAP4.error as e: print('NO', e)`, mailbox, password]);
   expect((await attempt('not-the-password')).stdout).toMatch(/^NO .*AUTHENTICATIONFAILED/);
   expect((await attempt(tokens.accessToken)).stdout).toMatch(/^NO/);
+});
+
+test('implicit TLS port with AUTHENTICATE PLAIN', async () => {
+  const py = [
+    'import imaplib, ssl, sys',
+    'ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE',
+    'm = imaplib.IMAP4_SSL("127.0.0.1", int(sys.argv[1]), ssl_context=ctx)',
+    'typ, _ = m.authenticate("PLAIN", lambda _: ("\\0" + sys.argv[2] + "\\0" + sys.argv[3]).encode())',
+    'typ, data = m.status("INBOX", "(MESSAGES UIDNEXT)")',
+    'print(typ, data[0].decode())',
+    'm.logout()',
+  ].join('\n');
+  const { stdout } = await run('python3', ['-c', py, String(h.bridge.ports.imaps), mailbox, h.password], { timeout: 60_000 });
+  const dump = await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`);
+  expect(stdout).toMatch(new RegExp(`^OK "?INBOX"? \\(MESSAGES ${dump.messages.length} UIDNEXT \\d+\\)`));
 });

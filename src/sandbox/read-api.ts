@@ -1,4 +1,5 @@
-import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type http from 'node:http';
 import type { Assumptions } from '../upstream/assumptions';
 import type { CommandResult } from '../upstream/types';
@@ -107,11 +108,8 @@ export function readApi(deps: ReadDeps): Handler {
       'content-length': String(file.meta.size_bytes),
       'x-original-content-type': file.meta.mime_type,
     });
-    for (const chunk of file.chunks()) {
-      if (res.destroyed) return;
-      if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
-    }
-    res.end();
+    // a stream pipeline cleans up its listeners, unlike racing once() per chunk
+    await pipeline(Readable.from(file.chunks()), res).catch(() => undefined);
   }
 
   async function refresh(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -305,7 +305,8 @@ export class MailStore {
         for (const folderId of this.stmt.metadataSizeToRows.all(e.meta.size, e.meta.size, e.messageUid, account) as number[]) this.rowCache.delete(folderId);
       }
     })();
-    for (const e of encoded) this.metadataCache.set(`${account}\u0000${e.messageUid}`, e.meta);
+    // not cached: a sync writes thousands of these that no client has asked for yet
+    for (const e of encoded) this.metadataCache.delete(`${account}\u0000${e.messageUid}`);
   }
 
   /**

@@ -113,7 +113,7 @@ const search: CommandFn = (args, ctx) => {
   const hits = ctx.box.search(query, folder, limit, cursor);
   const page = hits.slice(0, limit);
   const next = hits.length > limit ? encodeCursor(keyOf(page[page.length - 1])) : null;
-  return { message_uids: page.map((m) => m.uid), [ctx.assumptions.commands.listThreads.nextCursorField]: next };
+  return { [ctx.assumptions.resultFields.searchUids]: page.map((m) => m.uid), [ctx.assumptions.commands.listThreads.nextCursorField]: next };
 };
 
 /** A5. */
@@ -126,7 +126,7 @@ const flag: CommandFn = (args, ctx) => {
     if (change.isStarred !== undefined) m.isStarred = change.isStarred;
     if (change.isImportant !== undefined) m.isImportant = change.isImportant;
   });
-  return { updated: done, not_found: notFound };
+  return { [ctx.assumptions.resultFields.updated]: done, [ctx.assumptions.resultFields.notFound]: notFound };
 };
 
 /** A6. */
@@ -138,7 +138,7 @@ const label: CommandFn = (args, ctx) => {
   const { done, notFound } = eachMessage(ctx, ids, (m) => {
     m.labels = [...new Set([...m.labels.filter((l) => !remove.includes(l)), ...add])];
   });
-  return { updated: done, not_found: notFound };
+  return { [ctx.assumptions.resultFields.updated]: done, [ctx.assumptions.resultFields.notFound]: notFound };
 };
 
 /** A7: after a move the message has exactly that one folder. */
@@ -146,7 +146,7 @@ const move: CommandFn = (args, ctx) => {
   const ids = idsArg(args);
   const folder = folderArg(args, ctx, true) as string;
   const { done, notFound } = eachMessage(ctx, ids, (m) => ctx.box.move(m, folder));
-  return { moved: done, not_found: notFound };
+  return { [ctx.assumptions.resultFields.moved]: done, [ctx.assumptions.resultFields.notFound]: notFound };
 };
 
 function sendFromMailbox(ctx: CommandContext, to: Recipient[], rest: { cc?: Recipient[]; bcc?: Recipient[]; subject: string; html?: string; text?: string; inReplyTo?: string; references?: string[] }) {

@@ -79,6 +79,12 @@ export interface Assumptions {
   senderPath: string;
   /** A19: quarantine release success body is {success: true, id} (id of the queued email). */
   releaseIdField: string;
+  /**
+   * A20: result field names of the assumed commands: the uid list of search (A4), the
+   * confirmed ids of flag/label (A5/A6) and of move (A7), and the unknown ids of those writes
+   * (named like get_messages' documented not_found).
+   */
+  resultFields: { searchUids: string; updated: string; moved: string; notFound: string };
 }
 
 export const defaultAssumptions: Assumptions = {
@@ -103,6 +109,7 @@ export const defaultAssumptions: Assumptions = {
   sendValidationCode: 'VALIDATION_ERROR',
   senderPath: '/v3.0/senders',
   releaseIdField: 'id',
+  resultFields: { searchUids: 'message_uids', updated: 'updated', moved: 'moved', notFound: 'not_found' },
 };
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] };

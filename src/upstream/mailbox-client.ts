@@ -202,7 +202,7 @@ export class MailboxClient implements MailboxApi {
     let cursor: string | null = null;
     do {
       const data: Record<string, unknown> = await this.one(spec.name, { query: args.query, ...(args.folder ? { folder: args.folder } : {}), ...(cursor ? { [cursorArg]: cursor } : {}) });
-      uids.push(...((data.message_uids as string[]) ?? []));
+      uids.push(...((data[this.assumptions.resultFields.searchUids] as string[]) ?? []));
       const next = data[nextField];
       cursor = typeof next === 'string' && next ? next : null;
     } while (cursor);
@@ -216,21 +216,21 @@ export class MailboxClient implements MailboxApi {
     for (const r of results) {
       const data = this.check<Record<string, unknown>>(r);
       out.done.push(...((data[doneField] as string[]) ?? []));
-      out.notFound.push(...((data.not_found as string[]) ?? []));
+      out.notFound.push(...((data[this.assumptions.resultFields.notFound] as string[]) ?? []));
     }
     return out;
   }
 
   setFlags(ids: string[], change: FlagChange): Promise<BulkResult> {
-    return this.bulk(this.assumptions.commands.flag.name, ids, { ...change }, 'updated');
+    return this.bulk(this.assumptions.commands.flag.name, ids, { ...change }, this.assumptions.resultFields.updated);
   }
 
   label(ids: string[], change: { add?: string[]; remove?: string[] }): Promise<BulkResult> {
-    return this.bulk(this.assumptions.commands.label.name, ids, { ...change }, 'updated');
+    return this.bulk(this.assumptions.commands.label.name, ids, { ...change }, this.assumptions.resultFields.updated);
   }
 
   move(ids: string[], folder: string): Promise<BulkResult> {
-    return this.bulk(this.assumptions.commands.move.name, ids, { folder }, 'moved');
+    return this.bulk(this.assumptions.commands.move.name, ids, { folder }, this.assumptions.resultFields.moved);
   }
 
   async raw(messageUid: string, attachmentId: string): Promise<RawContent> {

@@ -16,6 +16,9 @@ import { QuarantineStore } from './store/quarantine';
 
 const defaultConfigFile = 'mailbridge.json';
 
+/** commander option parser for whole numbers. */
+const int = (value: string): number => Number.parseInt(value, 10);
+
 function configOption(): Option {
   return new Option('-c, --config <file>', 'config file (JSON); MAILBRIDGE_* variables override it').env('MAILBRIDGE_CONFIG');
 }
@@ -60,9 +63,9 @@ export function buildProgram(): Command {
   program
     .command('demo')
     .description('start the sandbox vendor and the bridge against it, and print client settings')
-    .option('--messages <n>', 'messages in the demo mailbox', (v) => Number.parseInt(v, 10), 500)
-    .option('--imap-port <port>', 'IMAP port', (v) => Number.parseInt(v, 10), 1143)
-    .option('--smtp-port <port>', 'SMTP port', (v) => Number.parseInt(v, 10), 1025)
+    .option('--messages <n>', 'messages in the demo mailbox', int, 500)
+    .option('--imap-port <port>', 'IMAP port', int, 1143)
+    .option('--smtp-port <port>', 'SMTP port', int, 1025)
     .action(async (opts: { messages: number; imapPort: number; smtpPort: number }) => {
       const demo = await runDemo(opts, print);
       await waitForSignal(() => demo.close());
@@ -71,9 +74,9 @@ export function buildProgram(): Command {
   program
     .command('sandbox')
     .description('run only the sandbox vendor API (for tests and experiments)')
-    .option('--messages <n>', 'corpus size of the first mailbox', (v) => Number.parseInt(v, 10), 200)
-    .option('--seed <n>', 'corpus seed', (v) => Number.parseInt(v, 10), 1)
-    .option('--latency <ms>', 'added latency per vendor request', (v) => Number.parseInt(v, 10), 0)
+    .option('--messages <n>', 'corpus size of the first mailbox', int, 200)
+    .option('--seed <n>', 'corpus seed', int, 1)
+    .option('--latency <ms>', 'added latency per vendor request', int, 0)
     .action(async (opts: { messages: number; seed: number; latency: number }) => {
       const sandbox = await startSandbox({ messages: opts.messages, seed: opts.seed, latencyMs: opts.latency });
       print(JSON.stringify({ urls: sandbox.urls, apiKey: sandbox.apiKey }, null, 2));

@@ -35,9 +35,16 @@ export async function startBridge(config: Config, logger: Logger): Promise<Runni
   const pollers: MailboxPoller[] = [];
   const mailboxes = new Set([...config.accounts.map((a) => a.mailbox), ...secrets.mailboxes()]);
   for (const mailbox of mailboxes) {
-    const view = new AccountView(mailbox, vendor.mailbox(mailbox), store, config.assumptions, logger, path.join(config.stateDir, 'attachments'), (account, folder, changes) =>
-      notifier.publish(account, folder, changes),
-    );
+    const view = new AccountView({
+      account: mailbox,
+      api: vendor.mailbox(mailbox),
+      store,
+      assumptions: config.assumptions,
+      logger,
+      attachmentCacheDir: path.join(config.stateDir, 'attachments'),
+      publish: (account, folder, changes) => notifier.publish(account, folder, changes),
+      labelsRoot: config.labelsFolder,
+    });
     accounts.add(view);
     const poller = new MailboxPoller(view, config.pollIntervalSeconds * 1000, config.fullSyncEveryPolls, logger);
     poller.start();

@@ -48,6 +48,12 @@ export const configSchema = z
     /** Every Nth poll is a full reconciliation (flag changes and removals made elsewhere). */
     fullSyncEveryPolls: z.number().int().min(1).max(10_000).default(10),
     maxMessageBytes: z.number().int().min(1024).default(25 * 1024 * 1024),
+    /** IMAP parent folder of the label views (Labels/Work); null hides labels as folders. */
+    labelsFolder: z
+      .string()
+      .regex(/^[^/*%\x00-\x1f\x7f]+$/, 'must be one folder name without "/", "*" or "%", e.g. "Labels", or null to hide label folders')
+      .nullable()
+      .default('Labels'),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     assumptions: z.record(z.string(), z.unknown()).default({}),
   })

@@ -2,7 +2,7 @@ import type { Logger } from '../log';
 import type { PublishChanges } from './changes';
 import { LocalMessages, isLocalMessage, type MailStore, type MessageRow, type MessageSummary, type StoredMetadata } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
-import type { MailboxApi } from '../upstream/api';
+import type { ListScope, MailboxApi } from '../upstream/api';
 import type { FolderRole, VendorFolder } from '../upstream/types';
 import { KeyedLock } from '../util/keyed-lock';
 import { createAttachmentStorage, describeMessage, externalAttachments, externalId, type AttachmentStorage, type MimeTreeNode } from '../mime';
@@ -11,7 +11,8 @@ import path from 'node:path';
 import { appendDraft, appendSentCopy, messageIdOf, refuseAppend, type Appended } from './append';
 import { contentInclude, expungeMessages, syncFolder, type SyncContext, type SyncMode } from './folder-sync';
 import { moveMessages, type MoveOutcome } from './organize';
-import { Refusal } from './refusal';
+import { Refusal, requireVendorMessages } from './refusal';
+import { addLabel, labelKey, labelOfKey, removeLabel, type CopyOutcome, type LabelView } from './labels';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-update';
 
 /**
@@ -22,9 +23,31 @@ import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-
 
 export interface ImapFolder {
   path: string;
-  vendorName: string;
+  /** Key of its UID map and change journal: the vendor folder name, or labelKey() for a label view. */
+  key: string;
+  /** What the vendor lists for it: a folder, or every message carrying a label. */
+  scope: ListScope;
   role: FolderRole;
   specialUse: string | null;
+}
+
+export interface AccountViewOptions {
+  account: string;
+  api: MailboxApi;
+  store: MailStore;
+  assumptions: Assumptions;
+  logger: Logger;
+  attachmentCacheDir: string;
+  publish: PublishChanges;
+  /** IMAP parent of the label views (`Labels` shows label Work as `Labels/Work`); null hides them. */
+  labelsRoot: string | null;
+}
+
+/** Label names that can be IMAP mailbox names under the root: no wildcards or controls. */
+const listableLabel = /^[^*%\x00-\x1f\x7f]+$/;
+
+function labelView(folder: ImapFolder): LabelView | null {
+  return 'label' in folder.scope ? { key: folder.key, label: folder.scope.label } : null;
 }
 
 const specialUse: Record<string, string> = {
@@ -63,15 +86,18 @@ export class AccountView {
   /** Streams attachment bytes for imap-core's indexer: raw route once, then the disk cache. */
   readonly attachmentStorage: AttachmentStorage;
 
-  constructor(
-    readonly account: string,
-    private readonly api: MailboxApi,
-    private readonly store: MailStore,
-    assumptions: Assumptions,
-    logger: Logger,
-    attachmentCacheDir: string,
-    publish: PublishChanges,
-  ) {
+  readonly account: string;
+  private readonly api: MailboxApi;
+  private readonly store: MailStore;
+  private readonly logger: Logger;
+  private readonly labelsRoot: string | null;
+
+  constructor({ account, api, store, assumptions, logger, attachmentCacheDir, publish, labelsRoot }: AccountViewOptions) {
+    this.account = account;
+    this.api = api;
+    this.store = store;
+    this.logger = logger;
+    this.labelsRoot = labelsRoot;
     this.sync = { account, api, store, assumptions, logger, publish: (folder, entries) => publish(account, folder, entries) };
     this.local = new LocalMessages(store.db);
     this.attachmentStorage = createAttachmentStorage(
@@ -85,28 +111,64 @@ export class AccountView {
 
   async folders(refresh = false): Promise<ImapFolder[]> {
     if (!refresh && this.folderCache && Date.now() - this.folderCache.at < folderListTtlMs) return this.folderCache.folders;
-    const vendor = await this.api.listFolders();
-    const folders = vendor.map((f: VendorFolder) => ({
+    const list = await this.api.folderList();
+    const folders: ImapFolder[] = list.folders.map((f: VendorFolder) => ({
       path: f.role === 'inbox' || f.name.toUpperCase() === 'INBOX' ? 'INBOX' : f.name,
-      vendorName: f.name,
+      key: f.name,
+      scope: { folder: f.name },
       role: f.role,
       specialUse: (f.role && specialUse[f.role]) || null,
     }));
+    folders.push(...this.labelFolders(list.labels, new Set(folders.map((f) => f.path))));
     this.folderCache = { at: Date.now(), folders };
     return folders;
   }
 
-  async folder(path: string): Promise<ImapFolder | null> {
-    const match = (list: ImapFolder[]) => list.find((f) => (path.toUpperCase() === 'INBOX' ? f.path === 'INBOX' : f.path === path));
-    return match(await this.folders()) ?? match(await this.folders(true)) ?? null;
+  private labelFolders(labels: string[] | null, taken: Set<string>): ImapFolder[] {
+    if (!this.labelsRoot || !labels) return [];
+    const views: ImapFolder[] = [];
+    for (const label of labels) {
+      const path = `${this.labelsRoot}/${label}`;
+      if (!listableLabel.test(label) || taken.has(path)) {
+        this.logger.debug({ account: this.account, label }, 'label not shown as a folder (name unusable or taken)');
+        continue;
+      }
+      views.push({ path, key: labelKey(label), scope: { label }, role: null, specialUse: null });
+    }
+    return views;
   }
 
-  /** Syncs one folder; a never-synced folder gets a full listing, later calls are incremental. */
+  async folder(path: string): Promise<ImapFolder | null> {
+    const match = (list: ImapFolder[]) => list.find((f) => (path.toUpperCase() === 'INBOX' ? f.path === 'INBOX' : f.path === path));
+    return match(await this.folders()) ?? match(await this.folders(true)) ?? this.newLabelView(path);
+  }
+
+  /** The folder a session selected, by the key its selection was made with. */
+  async folderByKey(key: string): Promise<ImapFolder | null> {
+    const label = labelOfKey(key);
+    const match = (list: ImapFolder[]) => list.find((f) => f.key === key);
+    return match(await this.folders()) ?? match(await this.folders(true)) ?? (label === null ? null : (this.labelFolders([label], new Set())[0] ?? null));
+  }
+
+  /** Any name under the labels root is a label view, so COPY there creates the label (there is no empty label to CREATE). */
+  private newLabelView(path: string): ImapFolder | null {
+    const label = this.labelsRoot && path.startsWith(`${this.labelsRoot}/`) ? path.slice(this.labelsRoot.length + 1) : '';
+    return label ? (this.labelFolders([label], new Set())[0] ?? null) : null;
+  }
+
+  /** Syncs one folder; a folder never listed completely gets a full listing, later calls are incremental. */
   syncFolder(folder: ImapFolder, mode?: SyncMode): Promise<void> {
-    return this.syncLock.run(folder.vendorName, async () => {
-      const first = !this.synced.has(folder.vendorName) && this.store.folderState(this.account, folder.vendorName).count === 0;
-      await syncFolder(this.sync, folder.vendorName, mode ?? (first ? 'full' : 'incremental'));
-      this.synced.set(folder.vendorName, folder);
+    return this.syncLock.run(folder.key, async () => {
+      const chosen = mode ?? (this.store.wasListed(this.account, folder.key) ? 'incremental' : 'full');
+      try {
+        await syncFolder(this.sync, folder, chosen);
+      } catch (err) {
+        throw labelView(folder) && (err as { kind?: string }).kind === 'invalid_args'
+          ? new Refusal('cannot', `The mail vendor cannot list messages by label (assumption A22), so ${folder.path} cannot be opened`)
+          : err;
+      }
+      if (chosen === 'full') this.store.markListed(this.account, folder.key);
+      this.synced.set(folder.key, folder);
     });
   }
 
@@ -116,22 +178,22 @@ export class AccountView {
   }
 
   status(folder: ImapFolder): FolderStatus {
-    const s = this.store.folderState(this.account, folder.vendorName);
+    const s = this.store.folderState(this.account, folder.key);
     return { messages: s.count, uidNext: s.uidNext, uidValidity: s.uidValidity, unseen: s.unseen, highestModseq: s.highestModseq };
   }
 
   async open(folder: ImapFolder): Promise<OpenFolder> {
     await this.syncFolder(folder);
-    const rows = this.store.listMessages(this.account, folder.vendorName);
+    const rows = this.store.listMessages(this.account, folder.key);
     return { ...this.status(folder), uids: rows.map((r) => r.uid) };
   }
 
   rows(folder: ImapFolder, uids: number[]): MessageRow[] {
-    return this.store.getByUids(this.account, folder.vendorName, uids);
+    return this.store.getByUids(this.account, folder.key, uids);
   }
 
   allRows(folder: ImapFolder): MessageRow[] {
-    return this.store.listMessages(this.account, folder.vendorName);
+    return this.store.listMessages(this.account, folder.key);
   }
 
   /** Cached MIME metadata; anything missing (cache lost) is fetched and described again. */
@@ -159,12 +221,45 @@ export class AccountView {
 
   /** STORE: vendor-backed flags go upstream first; the state changes only for confirmed ids. */
   updateFlags(folder: ImapFolder, rows: MessageRow[], action: FlagAction, flags: string[], sessionId?: string): Promise<FlagUpdateResult> {
-    return applyFlagUpdate({ ...this.sync, folder: folder.vendorName }, rows, action, flags, sessionId);
+    return applyFlagUpdate({ ...this.sync, folder: folder.key }, rows, action, flags, sessionId);
   }
 
-  /** MOVE: vendor move first, then the UID maps of both folders. */
-  move(from: ImapFolder, rows: MessageRow[], to: ImapFolder, sessionId?: string): Promise<MoveOutcome> {
-    return this.syncLock.run(to.vendorName, () => moveMessages(this.sync, from.vendorName, rows, to.vendorName, sessionId));
+  /**
+   * MOVE: vendor move first, then the UID maps of both folders. Between label views the label
+   * is swapped; out of a label view the message moves and loses the label; into a label view
+   * from a folder is refused (a message cannot leave its folder for a label: COPY labels it).
+   */
+  async move(from: ImapFolder, rows: MessageRow[], to: ImapFolder, sessionId?: string): Promise<MoveOutcome> {
+    requireVendorMessages(rows, 'moved to vendor folders');
+    const source = labelView(from);
+    if ('label' in to.scope) {
+      if (!source) throw new Refusal('cannot', `A message stays in its folder when it gets a label: COPY it to ${to.path} to add the label`);
+      const copied = await this.copy(from, rows, to);
+      const moved = new Set(copied.sourceUids);
+      return { ...copied, expunged: await removeLabel(this.sync, source, rows.filter((r) => moved.has(r.uid)), sessionId) };
+    }
+    const vendorFolder = to.scope.folder;
+    const outcome = await this.syncLock.run(to.key, () => moveMessages(this.sync, from.key, rows, vendorFolder, sessionId));
+    if (source) await this.dropLabelAfterMove(source, rows, new Set(outcome.sourceUids));
+    return outcome;
+  }
+
+  /** The move happened; a failure to drop the label only delays the view's update to the next poll. */
+  private async dropLabelAfterMove(source: LabelView, rows: MessageRow[], moved: Set<number>): Promise<void> {
+    const ids = rows.filter((r) => moved.has(r.uid)).map((r) => r.messageUid);
+    if (!ids.length) return;
+    try {
+      await this.api.label(ids, { remove: [source.label] });
+    } catch (err) {
+      this.logger.warn({ account: this.account, label: source.label, err: (err as Error).message }, 'moved out of a label view, but the label could not be removed');
+    }
+  }
+
+  /** COPY: only into a label view (adds the label); a vendor message lives in one folder (A7). */
+  copy(from: ImapFolder, rows: MessageRow[], to: ImapFolder): Promise<CopyOutcome> {
+    const target = labelView(to);
+    if (!target) throw new Refusal('cannot', 'The mail vendor keeps each message in one folder, so it cannot be copied; use MOVE (drag without Ctrl), or COPY to a Labels/ folder to label it');
+    return this.syncLock.run(to.key, () => addLabel(this.sync, from.key, rows, target));
   }
 
   /**
@@ -173,15 +268,17 @@ export class AccountView {
    */
   async expungeDeleted(folder: ImapFolder, uids: number[] | null, sessionId?: string): Promise<number[]> {
     const all = this.allRows(folder).filter((r) => r.flags.includes('\\Deleted') && (!uids || uids.includes(r.uid)));
+    const view = labelView(folder);
+    if (view) return removeLabel(this.sync, view, all, sessionId);
     // local drafts are the bridge's own: expunging deletes them for real
     const drafts = all.filter((r) => isLocalMessage(r.messageUid)).map((r) => r.messageUid);
-    const removed = expungeMessages(this.sync, folder.vendorName, drafts);
+    const removed = expungeMessages(this.sync, folder.key, drafts);
     this.local.remove(this.account, drafts);
-    this.sync.publish(folder.vendorName, removed.map((c) => ({ ...c, ignore: sessionId })));
+    this.sync.publish(folder.key, removed.map((c) => ({ ...c, ignore: sessionId })));
     const rows = all.filter((r) => !isLocalMessage(r.messageUid));
     if (!rows.length) return removed.map((c) => c.uid);
     const trash = (await this.folders()).find((f) => f.role === 'trash');
-    if (!trash || trash.vendorName === folder.vendorName) {
+    if (!trash || trash.key === folder.key) {
       throw new Refusal('cannot', 'The mail vendor offers no permanent delete: messages in Trash stay until they are removed in webmail');
     }
     return [...removed.map((c) => c.uid), ...(await this.move(folder, rows, trash, sessionId)).expunged];
@@ -202,9 +299,9 @@ export class AccountView {
     this.local.recordSubmission(this.account, messageId);
   }
 
-  /** Vendor full-text search (assumption A4) restricted to one folder. */
+  /** Vendor full-text search (assumption A4) restricted to one folder (a label view searches everywhere). */
   searchText(folder: ImapFolder, text: string): Promise<string[]> {
-    return this.api.search({ query: text, folder: folder.vendorName });
+    return this.api.search({ query: text, ...('folder' in folder.scope ? { folder: folder.scope.folder } : {}) });
   }
 
   /** Downloads the attachments a response will stream, before the response starts. */

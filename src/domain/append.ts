@@ -18,7 +18,7 @@ import { Refusal } from './refusal';
 const indexer = createIndexer();
 
 export interface AppendTarget {
-  vendorName: string;
+  key: string;
   role: string | null;
 }
 
@@ -52,8 +52,8 @@ export async function appendSentCopy(ctx: SyncContext, folder: AppendTarget, mes
   const deadline = Date.now() + sentCopyWaitMs;
   for (;;) {
     await resync();
-    const uid = findByMessageId(ctx, folder.vendorName, messageId);
-    if (uid) return { uid, uidValidity: ctx.store.folderState(ctx.account, folder.vendorName).uidValidity };
+    const uid = findByMessageId(ctx, folder.key, messageId);
+    if (uid) return { uid, uidValidity: ctx.store.folderState(ctx.account, folder.key).uidValidity };
     if (Date.now() > deadline) {
       throw new Refusal('unavailable', 'The message was sent through the bridge, but the vendor has not filed its Sent copy yet; it will appear in Sent by itself, no copy is needed');
     }
@@ -96,15 +96,15 @@ export function appendDraft(ctx: SyncContext, local: LocalMessages, folder: Appe
     envelope: indexer.getEnvelope(mimeTree),
     bodystructure: indexer.getBodyStructure(mimeTree),
   });
-  const [assigned] = ctx.store.assignUids(ctx.account, folder.vendorName, [{ messageUid, flags, idate }]);
-  const state = ctx.store.folderState(ctx.account, folder.vendorName);
+  const [assigned] = ctx.store.assignUids(ctx.account, folder.key, [{ messageUid, flags, idate }]);
+  const state = ctx.store.folderState(ctx.account, folder.key);
   if (!assigned) {
     // the same bytes were appended before: answer with the existing UID
-    const existing = ctx.store.rowsByMessageUid(ctx.account, folder.vendorName, [messageUid])[0];
+    const existing = ctx.store.rowsByMessageUid(ctx.account, folder.key, [messageUid])[0];
     return { uid: existing.uid, uidValidity: state.uidValidity };
   }
   const change: FolderChange = { command: 'EXISTS', uid: assigned.uid, modseq: assigned.modseq };
-  ctx.publish(folder.vendorName, [change]);
+  ctx.publish(folder.key, [change]);
   return { uid: assigned.uid, uidValidity: state.uidValidity };
 }
 

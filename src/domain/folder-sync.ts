@@ -3,7 +3,7 @@ import type { FolderChange } from './changes';
 import { describeMessage } from '../mime';
 import { isLocalMessage, type MailStore } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
-import type { MailboxApi } from '../upstream/api';
+import type { ListScope, MailboxApi } from '../upstream/api';
 import type { VendorMessage, VendorThread } from '../upstream/types';
 import { mergeFlags, vendorFlags } from './flags';
 
@@ -27,6 +27,12 @@ export interface SyncContext {
 
 export type SyncMode = 'full' | 'incremental';
 
+/** A synced view: its key in the store and journal, and what list_threads lists for it. */
+export interface SyncTarget {
+  key: string;
+  scope: ListScope;
+}
+
 /** Include list for messages whose MIME form is cached: body and attachment list, headers for spam/auth info. */
 export const contentInclude = ['body', 'attachments', 'headers'];
 
@@ -38,8 +44,10 @@ function threadUids(t: VendorThread, field: string): string[] {
   return Array.isArray(uids) ? (uids as string[]) : [t.last_message_uid];
 }
 
-function inFolder(msg: VendorMessage, folder: string): boolean {
-  return msg.folders.some((f) => f.toLowerCase() === folder.toLowerCase());
+/** Whether the vendor's view of `msg` still places it in the listed folder or label. */
+export function inScope(msg: Pick<VendorMessage, 'folders' | 'labels'>, scope: ListScope): boolean {
+  if ('label' in scope) return (msg.labels ?? []).includes(scope.label);
+  return msg.folders.some((f) => f.toLowerCase() === scope.folder.toLowerCase());
 }
 
 /** A message to number: what assignUids needs, without keeping bodies in memory. */
@@ -56,9 +64,9 @@ const fetchBatch = 1000;
  * Fetches, describes and caches the messages of `ids` that are (still) in the folder. Only
  * what numbering needs is returned, so a 100k-message sync never holds all bodies at once.
  */
-async function fetchArrivals(ctx: SyncContext, folder: string, ids: string[]): Promise<Arrival[]> {
+async function fetchArrivals(ctx: SyncContext, target: SyncTarget, ids: string[]): Promise<Arrival[]> {
   const { messages } = await ctx.api.getMessages(ids, contentInclude);
-  const arrived = messages.filter((m) => inFolder(m, folder));
+  const arrived = messages.filter((m) => inScope(m, target.scope));
   ctx.store.putMetadataMany(
     ctx.account,
     arrived.map((m) => [m.message_uid, { message: m, ...describeMessage(m) }] as const),
@@ -71,13 +79,13 @@ async function fetchArrivals(ctx: SyncContext, folder: string, ids: string[]): P
  * message) and fetches unknown messages while listing goes on: each full batch of ids starts
  * its get_messages request at once, so listing and fetching overlap.
  */
-async function listAndFetch(ctx: SyncContext, folder: string, mode: SyncMode, known: Set<string>): Promise<{ listed: Set<string>; complete: boolean; arrivals: Arrival[] }> {
+async function listAndFetch(ctx: SyncContext, target: SyncTarget, mode: SyncMode, known: Set<string>): Promise<{ listed: Set<string>; complete: boolean; arrivals: Arrival[] }> {
   const field = ctx.assumptions.threadMessageUidsField;
   const listed = new Set<string>();
   const fetches: Array<Promise<Arrival[]>> = [];
   let batch: string[] = [];
   const flush = () => {
-    if (batch.length) fetches.push(fetchArrivals(ctx, folder, batch));
+    if (batch.length) fetches.push(fetchArrivals(ctx, target, batch));
     batch = [];
   };
   let complete = false;
@@ -85,7 +93,7 @@ async function listAndFetch(ctx: SyncContext, folder: string, mode: SyncMode, kn
   try {
     let cursor: string | null = null;
     for (;;) {
-      const page = await ctx.api.listThreads({ folder, limit: ctx.assumptions.commands.listThreads.maxLimit, cursor });
+      const page = await ctx.api.listThreads({ ...target.scope, limit: ctx.assumptions.commands.listThreads.maxLimit, cursor });
       const pageUids = page.threads.flatMap((t) => threadUids(t, field));
       for (const uid of pageUids) {
         if (listed.has(uid)) continue;
@@ -120,7 +128,8 @@ function numberArrivals(ctx: SyncContext, folder: string, arrivals: Arrival[]): 
 }
 
 /** Re-reads vendor flags of `ids` and records differences. */
-async function refreshFlags(ctx: SyncContext, folder: string, ids: string[]): Promise<FolderChange[]> {
+async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[]): Promise<FolderChange[]> {
+  const folder = target.key;
   if (!ids.length) return [];
   const { messages, notFound } = await ctx.api.getMessages(ids, ctx.assumptions.metadataInclude);
   const entries: FolderChange[] = [];
@@ -128,7 +137,7 @@ async function refreshFlags(ctx: SyncContext, folder: string, ids: string[]): Pr
   for (const m of messages) {
     const row = rows.get(m.message_uid);
     if (!row) continue;
-    if (!inFolder(m, folder)) {
+    if (!inScope(m, target.scope)) {
       notFound.push(m.message_uid);
       continue;
     }
@@ -149,18 +158,19 @@ function sameFlags(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((f) => b.includes(f));
 }
 
-export async function syncFolder(ctx: SyncContext, folder: string, mode: SyncMode): Promise<void> {
+export async function syncFolder(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<void> {
+  const folder = target.key;
   // local drafts are not the vendor's: never listed there, never expunged by a sync
   const rows = ctx.store.listMessages(ctx.account, folder).filter((r) => !isLocalMessage(r.messageUid));
   const known = new Set(rows.map((r) => r.messageUid));
-  const { listed, complete, arrivals } = await listAndFetch(ctx, folder, mode, known);
+  const { listed, complete, arrivals } = await listAndFetch(ctx, target, mode, known);
   const entries = numberArrivals(ctx, folder, arrivals);
   if (complete && mode === 'full') {
     entries.push(...expungeMessages(ctx, folder, [...known].filter((u) => !listed.has(u))));
-    entries.push(...(await refreshFlags(ctx, folder, [...known].filter((u) => listed.has(u)))));
+    entries.push(...(await refreshFlags(ctx, target, [...known].filter((u) => listed.has(u)))));
   } else {
     const recent = rows.slice(-recentFlagWindow).map((r) => r.messageUid);
-    entries.push(...(await refreshFlags(ctx, folder, recent)));
+    entries.push(...(await refreshFlags(ctx, target, recent)));
   }
   if (entries.length) ctx.logger.debug({ account: ctx.account, folder, mode, changes: entries.length }, 'folder synced');
   ctx.publish(folder, entries);

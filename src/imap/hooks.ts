@@ -46,7 +46,7 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
     };
 
   /** The selected folder of a session (hooks after SELECT receive the folder key). */
-  const selected = async (view: AccountView, key: string): Promise<ImapFolder | null> => view.folder(splitKey(key).folder);
+  const selected = async (view: AccountView, key: string): Promise<ImapFolder | null> => view.folderByKey(splitKey(key).folder);
 
   server.onAuth = (login: { username: string; password: string; connection?: { secure?: boolean; remoteAddress?: string } }, _session: ImapSession, callback: Callback) => {
     if (login.connection && !login.connection.secure && !isLoopback(login.connection.remoteAddress)) {
@@ -78,7 +78,7 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
     const opened = await view.open(folder);
     return [
       {
-        _id: folderKey(view.account, folder.vendorName),
+        _id: folderKey(view.account, folder.key),
         specialUse: folder.specialUse,
         uidValidity: opened.uidValidity,
         uidNext: opened.uidNext,
@@ -116,11 +116,14 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
     return [true, { uidValidity: outcome.uidValidity, sourceUid: outcome.sourceUids, destinationUid: outcome.destinationUids }];
   });
 
-  // A vendor message lives in exactly one folder (assumption A7), so a copy cannot exist.
-  server.onCopy = hook('copy', async (view, _s, _connection: unknown, key: string, update: { destination: string }) => {
-    if (!(await selected(view, key))) return ['NONEXISTENT'];
-    if (!(await view.folder(update.destination))) return ['TRYCREATE'];
-    throw new Refusal('cannot', 'The mail vendor keeps each message in one folder, so it cannot be copied; use MOVE (drag without Ctrl)');
+  // COPY into a Labels/ view adds the label; into a folder it is refused (see AccountView.copy)
+  server.onCopy = hook('copy', async (view, _s, _connection: unknown, key: string, update: { destination: string; messages: number[] }) => {
+    const folder = await selected(view, key);
+    const target = await view.folder(update.destination);
+    if (!folder) return ['NONEXISTENT'];
+    if (!target) return ['TRYCREATE'];
+    const outcome = await view.copy(folder, view.rows(folder, update.messages), target);
+    return [true, { uidValidity: outcome.uidValidity, sourceUid: outcome.sourceUids, destinationUid: outcome.destinationUids }];
   });
 
   server.onExpunge = hook('expunge', async (view, session, key: string, update: { isUid: boolean; messages?: number[]; silent?: boolean }) => {
@@ -142,7 +145,7 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
   });
 
   const noFolderChanges = async () => {
-    throw new Refusal('cannot', 'The mail vendor API cannot create, rename or delete folders; manage folders in webmail');
+    throw new Refusal('cannot', 'The mail vendor API cannot create, rename or delete folders; manage folders in webmail (a label is created by copying a message to Labels/<name>)');
   };
   server.onCreate = hook('create', noFolderChanges);
   server.onRename = hook('rename', noFolderChanges);

@@ -3,7 +3,7 @@ import type { Recipient, VendorMessage } from '../upstream/types';
 import { ArgError, optBool, optInt, optRecipients, optString, optStrings, reqString } from './args';
 import { bodyPair } from './body-format';
 import { displayName } from './corpus';
-import { decodeCursor, encodeCursor, keyOf, type SortKey } from './folder-index';
+import { decodeCursor, encodeCursor, keyOf, type FolderIndex, type SortKey } from './folder-index';
 import { includeParts, toVendorMessage, type IncludePart, type StoredMessage } from './message';
 import type { MailboxState, SandboxStore } from './store';
 
@@ -63,14 +63,24 @@ function eachMessage(ctx: CommandContext, ids: string[], fn: (m: StoredMessage) 
   return { done, notFound };
 }
 
-const listFolders: CommandFn = (_args, ctx) => ({ [ctx.assumptions.folderListField]: ctx.box.listFolders() });
+const listFolders: CommandFn = (_args, ctx) => ({
+  [ctx.assumptions.folderListField]: ctx.box.listFolders(),
+  [ctx.assumptions.labelListField]: ctx.box.labels(),
+});
 
-/** A11: threads newest activity first; `is_read: false` keeps threads with an unread message here. */
+/** The folder to list, or (A22) every message carrying a label: exactly one of the two. */
+function listedIndex(args: Args, ctx: CommandContext): FolderIndex {
+  const label = optString(args, ctx.assumptions.commands.listThreads.labelArg);
+  if (label === undefined) return ctx.box.folder(folderArg(args, ctx, true) as string);
+  if (args.folder !== undefined) throw new ArgError(`use either folder or ${ctx.assumptions.commands.listThreads.labelArg}`);
+  return ctx.box.labelIndex(label);
+}
+
+/** A11: threads newest activity first; `is_read: false` keeps threads with an unread message here; A22 label listing. */
 const listThreads: CommandFn = (args, ctx) => {
-  const folder = folderArg(args, ctx, true) as string;
+  const index = listedIndex(args, ctx);
   const isRead = optBool(args, 'is_read');
   const { limit, cursor } = pageArgs(args, ctx);
-  const index = ctx.box.folder(folder);
   const sorted = index.sorted();
   const threads: Array<Record<string, unknown>> = [];
   let next: string | null = null;

@@ -65,6 +65,20 @@ export class MailboxState {
     });
   }
 
+  /** A21: label names in use, sorted. */
+  labels(): string[] {
+    const names = new Set<string>();
+    for (const m of this.messages.values()) for (const l of m.labels) names.add(l);
+    return [...names].sort();
+  }
+
+  /** A22: the messages carrying `label`, in any folder, indexed like a folder (built per call). */
+  labelIndex(label: string): FolderIndex {
+    const index = new FolderIndex();
+    for (const m of this.messages.values()) if (m.labels.includes(label)) index.add(m);
+    return index;
+  }
+
   add(msg: StoredMessage): void {
     this.messages.set(msg.uid, msg);
     this.folder(msg.folder).add(msg);

@@ -116,6 +116,10 @@ export class MailStore {
       fromUid: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? AND uid >= ? ORDER BY uid`).raw(true),
       byUids: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? AND uid IN (SELECT value FROM json_each(?)) ORDER BY uid`).raw(true),
       byMessageUids: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? AND message_uid IN (SELECT value FROM json_each(?)) ORDER BY uid`).raw(true),
+      everywhere: p(
+        `SELECT f.name, m.uid, m.message_uid, m.flags, m.modseq, m.idate, m.size FROM messages m JOIN folders f ON f.id = m.folder_id
+         WHERE f.account = ? AND m.message_uid IN (SELECT value FROM json_each(?)) ORDER BY f.name, m.uid`,
+      ).raw(true),
       setFlags: p('UPDATE messages SET flags = ?, seen = ?, modseq = ? WHERE folder_id = ? AND uid IN (SELECT value FROM json_each(?))'),
       deleteByMessageUids: p('DELETE FROM messages WHERE folder_id = ? AND message_uid IN (SELECT value FROM json_each(?)) RETURNING uid, message_uid'),
       tombstone: p('INSERT OR REPLACE INTO expunged (folder_id, uid, modseq) VALUES (?, ?, ?)'),
@@ -233,6 +237,21 @@ export class MailStore {
   rowsByMessageUid(account: string, folder: string, messageUids: readonly string[]): MessageRow[] {
     if (!messageUids.length) return [];
     return (this.stmt.byMessageUids.all(this.folderId(account, folder), JSON.stringify(messageUids)) as RawRow[]).map(toRow);
+  }
+
+  /** Every row of these messages in any folder of the account (folders and label views alike). */
+  rowsEverywhere(account: string, messageUids: readonly string[]): Array<{ folder: string; row: MessageRow }> {
+    if (!messageUids.length) return [];
+    return (this.stmt.everywhere.all(account, JSON.stringify(messageUids)) as Array<[string, ...RawRow]>).map(([folder, ...raw]) => ({ folder, row: toRow(raw as RawRow) }));
+  }
+
+  /** Records that the folder was listed completely once, so later syncs may be incremental. */
+  markListed(account: string, folder: string): void {
+    this.stmt.setKv.run(`listed:${this.folderId(account, folder)}`, '1');
+  }
+
+  wasListed(account: string, folder: string): boolean {
+    return this.stmt.getKv.get(`listed:${this.folderId(account, folder)}`) !== undefined;
   }
 
   /** Replaces the flags of `uids`; returns the MODSEQ of this change (also the folder's new HIGHESTMODSEQ). */

@@ -32,14 +32,24 @@ export interface RawContent {
   length: number | null;
 }
 
+/** What list_threads lists: one folder, or every message carrying a label (assumption A22). */
+export type ListScope = { folder: string } | { label: string };
+
+/** list_folders: the folders and, where the vendor returns them (A21), the label names. */
+export interface FolderList {
+  folders: VendorFolder[];
+  labels: string[] | null;
+}
+
 /** One mailbox (one token pair). Every call goes through that mailbox's limiter. */
 export interface MailboxApi {
   readonly mailbox: string;
   /** Runs commands in requests of at most 20; results come back in the order given. */
   run(commands: Command[]): Promise<CommandResult[]>;
   listFolders(): Promise<VendorFolder[]>;
+  folderList(): Promise<FolderList>;
   /** One page of list_threads. */
-  listThreads(args: { folder: string; isRead?: boolean; limit?: number; cursor?: string | null }): Promise<{ threads: VendorThread[]; nextCursor: string | null }>;
+  listThreads(args: ListScope & { isRead?: boolean; limit?: number; cursor?: string | null }): Promise<{ threads: VendorThread[]; nextCursor: string | null }>;
   /** Every thread of a folder, following the cursor to the end. */
   listAllThreads(folder: string): Promise<VendorThread[]>;
   /** Ids split into groups of 50, packed 20 commands a request, results matched back by id. */

@@ -22,6 +22,11 @@ export interface Assumptions {
       cursorArg: string;
       /** A3: result field holding the cursor of the next page; null/absent on the last page. */
       nextCursorField: string;
+      /**
+       * A22: arg that lists by label instead of folder: threads holding a message that carries
+       * the label, in any folder; the thread's message uids are then those carrying the label.
+       */
+      labelArg: string;
     };
     /** Documented: get_messages with ids (<=50) or id, include. */
     getMessages: CommandAssumption;
@@ -46,6 +51,8 @@ export interface Assumptions {
    * inbox|sent|drafts|trash|spam|archive or null, total/unread are message counts.
    */
   folderListField: string;
+  /** A21: list_folders result data also holds the mailbox's label names here (string[]). */
+  labelListField: string;
   /**
    * A11: thread fields besides last_message_uid: thread_id, subject, message_count,
    * last_received_at and message_uids (uids of the thread's messages IN THE LISTED FOLDER,
@@ -90,7 +97,7 @@ export interface Assumptions {
 export const defaultAssumptions: Assumptions = {
   commands: {
     listFolders: { name: 'list_folders' },
-    listThreads: { name: 'list_threads', maxLimit: 100, cursorArg: 'cursor', nextCursorField: 'next_cursor' },
+    listThreads: { name: 'list_threads', maxLimit: 100, cursorArg: 'cursor', nextCursorField: 'next_cursor', labelArg: 'label' },
     getMessages: { name: 'get_messages' },
     search: { name: 'search' },
     flag: { name: 'flag' },
@@ -100,6 +107,7 @@ export const defaultAssumptions: Assumptions = {
     reply: { name: 'reply' },
   },
   folderListField: 'folders',
+  labelListField: 'labels',
   threadMessageUidsField: 'message_uids',
   errorType: 'ERROR',
   unsupportedCommandCodes: ['UNKNOWN_COMMAND'],

@@ -1,7 +1,7 @@
 import { finished, type Readable } from 'node:stream';
 import { redactSecrets, type Logger } from '../log';
 import type { Assumptions } from './assumptions';
-import type { BulkResult, FlagChange, MailboxApi, RawContent } from './api';
+import type { BulkResult, FlagChange, FolderList, ListScope, MailboxApi, RawContent } from './api';
 import { errorKinds, TransportError, VendorError } from './errors';
 import type { Http } from './http';
 import type { RateLimiter } from './rate-limiter';
@@ -151,15 +151,23 @@ export class MailboxClient implements MailboxApi {
   }
 
   async listFolders(): Promise<VendorFolder[]> {
-    const data = await this.one<Record<string, unknown>>(this.assumptions.commands.listFolders.name, {});
-    const folders = data[this.assumptions.folderListField];
-    return Array.isArray(folders) ? (folders as VendorFolder[]) : [];
+    return (await this.folderList()).folders;
   }
 
-  async listThreads(args: { folder: string; isRead?: boolean; limit?: number; cursor?: string | null }): Promise<{ threads: VendorThread[]; nextCursor: string | null }> {
+  async folderList(): Promise<FolderList> {
+    const data = await this.one<Record<string, unknown>>(this.assumptions.commands.listFolders.name, {});
+    const folders = data[this.assumptions.folderListField];
+    const labels = data[this.assumptions.labelListField];
+    return {
+      folders: Array.isArray(folders) ? (folders as VendorFolder[]) : [],
+      labels: Array.isArray(labels) ? labels.filter((l): l is string => typeof l === 'string' && l.length > 0) : null,
+    };
+  }
+
+  async listThreads(args: ListScope & { isRead?: boolean; limit?: number; cursor?: string | null }): Promise<{ threads: VendorThread[]; nextCursor: string | null }> {
     const spec = this.assumptions.commands.listThreads;
     const data = await this.one<Record<string, unknown>>(spec.name, {
-      folder: args.folder,
+      ...('label' in args ? { [spec.labelArg]: args.label } : { folder: args.folder }),
       limit: Math.min(args.limit ?? spec.maxLimit, spec.maxLimit),
       ...(args.isRead === undefined ? {} : { is_read: args.isRead }),
       ...(args.cursor ? { [spec.cursorArg]: args.cursor } : {}),

@@ -163,7 +163,7 @@ export class AccountView {
       try {
         await syncFolder(this.sync, folder, chosen);
       } catch (err) {
-        throw labelView(folder) && (err as { kind?: string }).kind === 'invalid_args'
+        throw labelView(folder) && ['invalid', 'unsupported'].includes((err as { kind?: string }).kind ?? '')
           ? new Refusal('cannot', `The mail vendor cannot list messages by label (assumption A22), so ${folder.path} cannot be opened`)
           : err;
       }

@@ -125,3 +125,16 @@ describe('labels as folders', () => {
     expect(await uidOf(archived.message_id)).toBeUndefined();
   });
 });
+
+describe('a vendor that lists no labels or cannot list by label', () => {
+  const other = useImapSession({ config: { assumptions: { labelListField: 'tags', commands: { listThreads: { labelArg: 'tag' } } } } });
+
+  test('no label folders are listed, and opening one is refused with the reason, not an empty folder', async () => {
+    expect((await other.client.list()).some((f) => f.path.startsWith('Labels'))).toBe(false);
+    const err = (await other.client.mailboxOpen('Labels/Work').catch((e: unknown) => e)) as { responseText?: string; serverResponseCode?: string };
+    expect(err.serverResponseCode).toBe('CANNOT');
+    expect(err.responseText).toMatch(/cannot list messages by label/);
+    // the session and the bridge carry on
+    expect((await other.client.mailboxOpen('INBOX')).exists).toBeGreaterThan(0);
+  });
+});

@@ -44,6 +44,7 @@ export async function startBridge(config: Config, logger: Logger): Promise<Runni
       attachmentCacheDir: path.join(config.stateDir, 'attachments'),
       publish: (account, folder, changes) => notifier.publish(account, folder, changes),
       labelsRoot: config.labelsFolder,
+      copyToFolder: config.copyToFolder,
     });
     accounts.add(view);
     const poller = new MailboxPoller(view, config.pollIntervalSeconds * 1000, config.fullSyncEveryPolls, logger);

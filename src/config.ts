@@ -54,6 +54,11 @@ export const configSchema = z
       .regex(/^[^/*%\x00-\x1f\x7f]+$/, 'must be one folder name without "/", "*" or "%", e.g. "Labels", or null to hide label folders')
       .nullable()
       .default('Labels'),
+    /**
+     * COPY to a folder: "refuse" (the vendor cannot hold a message in two folders), or "move" for
+     * clients that move by COPY + \Deleted + EXPUNGE (mutt, NeoMutt, some Outlook versions).
+     */
+    copyToFolder: z.enum(['refuse', 'move']).default('refuse'),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     assumptions: z.record(z.string(), z.unknown()).default({}),
   })

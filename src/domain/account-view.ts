@@ -10,9 +10,9 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { appendDraft, appendSentCopy, messageIdOf, refuseAppend, type Appended } from './append';
 import { contentInclude, expungeMessages, syncFolder, type SyncContext, type SyncMode } from './folder-sync';
-import { moveMessages, type MoveOutcome } from './organize';
+import { copyByMoving, movedAway, moveMessages, type CopyOutcome, type MoveOutcome } from './organize';
 import { Refusal, requireVendorMessages } from './refusal';
-import { addLabel, labelKey, labelOfKey, removeLabel, type CopyOutcome, type LabelView } from './labels';
+import { addLabel, labelKey, labelOfKey, removeLabel, type LabelView } from './labels';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-update';
 
 /**
@@ -41,6 +41,8 @@ export interface AccountViewOptions {
   publish: PublishChanges;
   /** IMAP parent of the label views (`Labels` shows label Work as `Labels/Work`); null hides them. */
   labelsRoot: string | null;
+  /** COPY to a folder: refused, or done as a vendor move for clients that move by COPY + EXPUNGE. */
+  copyToFolder: 'refuse' | 'move';
 }
 
 /** Label names that can be IMAP mailbox names under the root: no wildcards or controls. */
@@ -91,8 +93,10 @@ export class AccountView {
   private readonly store: MailStore;
   private readonly logger: Logger;
   private readonly labelsRoot: string | null;
+  private readonly copyToFolder: 'refuse' | 'move';
 
-  constructor({ account, api, store, assumptions, logger, attachmentCacheDir, publish, labelsRoot }: AccountViewOptions) {
+  constructor({ account, api, store, assumptions, logger, attachmentCacheDir, publish, labelsRoot, copyToFolder }: AccountViewOptions) {
+    this.copyToFolder = copyToFolder;
     this.account = account;
     this.api = api;
     this.store = store;
@@ -255,11 +259,20 @@ export class AccountView {
     }
   }
 
-  /** COPY: only into a label view (adds the label); a vendor message lives in one folder (A7). */
+  /**
+   * COPY into a label view adds the label. A vendor message lives in one folder (A7), so COPY
+   * to a folder is refused, or with copyToFolder "move" done as a move (see copyByMoving).
+   */
   copy(from: ImapFolder, rows: MessageRow[], to: ImapFolder): Promise<CopyOutcome> {
-    const target = labelView(to);
-    if (!target) throw new Refusal('cannot', 'The mail vendor keeps each message in one folder, so it cannot be copied; use MOVE (drag without Ctrl), or COPY to a Labels/ folder to label it');
-    return this.syncLock.run(to.key, () => addLabel(this.sync, from.key, rows, target));
+    if ('label' in to.scope) {
+      const target = { key: to.key, label: to.scope.label };
+      return this.syncLock.run(to.key, () => addLabel(this.sync, from.key, rows, target));
+    }
+    if (this.copyToFolder === 'refuse') {
+      throw new Refusal('cannot', 'The mail vendor keeps each message in one folder, so it cannot be copied; use MOVE (drag without Ctrl), or COPY to a Labels/ folder to label it');
+    }
+    const vendorFolder = to.scope.folder;
+    return this.syncLock.run(to.key, () => copyByMoving(this.sync, requireVendorMessages(rows, 'moved to vendor folders'), vendorFolder));
   }
 
   /**
@@ -270,12 +283,14 @@ export class AccountView {
     const all = this.allRows(folder).filter((r) => r.flags.includes('\\Deleted') && (!uids || uids.includes(r.uid)));
     const view = labelView(folder);
     if (view) return removeLabel(this.sync, view, all, sessionId);
-    // local drafts are the bridge's own: expunging deletes them for real
+    // local drafts are the bridge's own: expunging deletes them for real; messages a COPY
+    // already moved at the vendor only leave this view (the client is finishing its move)
     const drafts = all.filter((r) => isLocalMessage(r.messageUid)).map((r) => r.messageUid);
-    const removed = expungeMessages(this.sync, folder.key, drafts);
+    const away = movedAway(this.sync, folder.key, all);
+    const removed = expungeMessages(this.sync, folder.key, [...drafts, ...away]);
     this.local.remove(this.account, drafts);
     this.sync.publish(folder.key, removed.map((c) => ({ ...c, ignore: sessionId })));
-    const rows = all.filter((r) => !isLocalMessage(r.messageUid));
+    const rows = all.filter((r) => !isLocalMessage(r.messageUid) && !away.has(r.messageUid));
     if (!rows.length) return removed.map((c) => c.uid);
     const trash = (await this.folders()).find((f) => f.role === 'trash');
     if (!trash || trash.key === folder.key) {

@@ -1,7 +1,7 @@
 import type { Logger } from '../log';
 import type { FolderChange } from './changes';
 import { describeMessage } from '../mime';
-import { isLocalMessage, type MailStore } from '../store';
+import { isLocalMessage, type MailStore, type NewMessage } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
 import type { VendorMessage, VendorThread } from '../upstream/types';
@@ -147,6 +147,20 @@ async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[])
     entries.push({ command: 'FETCH', uid: row.uid, flags, modseq });
   }
   return [...entries, ...expungeMessages(ctx, folder, notFound)];
+}
+
+/**
+ * Gives the next UIDs of `folder` to messages placed there by this bridge (move, label), journals
+ * the EXISTS, and returns the UID of every given message there (already present ones keep theirs).
+ */
+export function placeMessages(ctx: Pick<SyncContext, 'store' | 'account' | 'publish'>, folder: string, messages: NewMessage[]): Map<string, number> {
+  const assigned = ctx.store.assignUids(ctx.account, folder, messages);
+  ctx.publish(
+    folder,
+    assigned.map((a): FolderChange => ({ command: 'EXISTS', uid: a.uid, modseq: a.modseq })),
+  );
+  const uids = messages.map((m) => m.messageUid);
+  return new Map(ctx.store.rowsByMessageUid(ctx.account, folder, uids).map((r) => [r.messageUid, r.uid]));
 }
 
 export function expungeMessages(ctx: Pick<SyncContext, 'store' | 'account'>, folder: string, messageUids: string[]): FolderChange[] {

@@ -1,7 +1,8 @@
 import type { MessageRow } from '../store';
 import type { FolderChange } from './changes';
 import { isLocalFlag, labelToKeyword } from './flags';
-import { expungeMessages, type SyncContext } from './folder-sync';
+import { expungeMessages, placeMessages, type SyncContext } from './folder-sync';
+import type { CopyOutcome } from './organize';
 import { requireVendorMessages } from './refusal';
 
 /**
@@ -28,12 +29,6 @@ export function labelOfKey(key: string): string | null {
 export interface LabelView {
   key: string;
   label: string;
-}
-
-export interface CopyOutcome {
-  uidValidity: number;
-  sourceUids: number[];
-  destinationUids: number[];
 }
 
 function withKeyword(flags: readonly string[], label: string, on: boolean): string[] {
@@ -87,22 +82,17 @@ export async function addLabel(ctx: SyncContext, sourceKey: string, rows: Messag
     sourceEntries.push({ command: 'FETCH', uid: r.uid, flags, modseq: ctx.store.setFlags(ctx.account, sourceKey, r.uid, flags) });
   }
   ctx.publish(sourceKey, [...sourceEntries, ...expungeMessages(ctx, sourceKey, result.notFound)]);
-  const assigned = ctx.store.assignUids(
-    ctx.account,
+  // messages that already carried the label keep their UID in the view
+  const placed = placeMessages(
+    ctx,
     view.key,
     labelled.map((r) => ({ messageUid: r.messageUid, flags: next.get(r.messageUid)!.filter((f) => !isLocalFlag(f)), idate: r.idate })),
   );
-  ctx.publish(
-    view.key,
-    assigned.map((a): FolderChange => ({ command: 'EXISTS', uid: a.uid, modseq: a.modseq })),
-  );
   propagateMessageFlags(ctx, sourceKey, next);
-  // messages that already carried the label keep their UID in the view
-  const viewUids = new Map(ctx.store.rowsByMessageUid(ctx.account, view.key, [...done]).map((r) => [r.messageUid, r.uid]));
   return {
     uidValidity: ctx.store.folderState(ctx.account, view.key).uidValidity,
     sourceUids: labelled.map((r) => r.uid),
-    destinationUids: labelled.map((r) => viewUids.get(r.messageUid) ?? 0),
+    destinationUids: labelled.map((r) => placed.get(r.messageUid) ?? 0),
   };
 }
 

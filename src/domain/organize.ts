@@ -1,6 +1,5 @@
 import type { MessageRow } from '../store';
-import type { FolderChange } from './changes';
-import { expungeMessages, type SyncContext } from './folder-sync';
+import { expungeMessages, placeMessages, type SyncContext } from './folder-sync';
 import { labelOfKey } from './labels';
 
 /**
@@ -10,40 +9,63 @@ import { labelOfKey } from './labels';
  * `from` may be a label view (labels.ts): the message then also leaves the folder it lived in.
  */
 
-export interface MoveOutcome {
+export interface CopyOutcome {
   uidValidity: number;
   sourceUids: number[];
   destinationUids: number[];
+}
+
+export interface MoveOutcome extends CopyOutcome {
   /** Source UIDs removed from the folder view (moved, or gone at the vendor). */
   expunged: number[];
 }
 
-export async function moveMessages(ctx: SyncContext, from: string, rows: MessageRow[], to: string, sessionId?: string): Promise<MoveOutcome> {
+/** The vendor move, then the destination numbers what the vendor confirmed. */
+async function moveAtVendor(ctx: SyncContext, rows: MessageRow[], to: string): Promise<{ outcome: CopyOutcome; moved: MessageRow[]; notFound: string[] }> {
   const result = await ctx.api.move(
     rows.map((r) => r.messageUid),
     to,
   );
   const done = new Set(result.done);
   const moved = rows.filter((r) => done.has(r.messageUid));
-  const assigned = ctx.store.assignUids(
-    ctx.account,
+  const placed = placeMessages(
+    ctx,
     to,
     moved.map((r) => ({ messageUid: r.messageUid, flags: r.flags.filter((f) => f !== '\\Deleted'), idate: r.idate })),
   );
-  const removedEntries = expungeMessages(ctx, from, [...moved.map((r) => r.messageUid), ...result.notFound]);
-  ctx.publish(from, removedEntries.map((e) => ({ ...e, ignore: sessionId })));
-  leaveOtherFolders(ctx, [from, to], moved.map((r) => r.messageUid));
-  ctx.publish(
-    to,
-    assigned.map((a): FolderChange => ({ command: 'EXISTS', uid: a.uid, modseq: a.modseq })),
-  );
-  const destByMessage = new Map(assigned.map((a) => [a.messageUid, a.uid]));
-  return {
+  const outcome = {
     uidValidity: ctx.store.folderState(ctx.account, to).uidValidity,
     sourceUids: moved.map((r) => r.uid),
-    destinationUids: moved.map((r) => destByMessage.get(r.messageUid) ?? 0),
-    expunged: removedEntries.map((e) => e.uid),
+    destinationUids: moved.map((r) => placed.get(r.messageUid) ?? 0),
   };
+  return { outcome, moved, notFound: result.notFound };
+}
+
+export async function moveMessages(ctx: SyncContext, from: string, rows: MessageRow[], to: string, sessionId?: string): Promise<MoveOutcome> {
+  const { outcome, moved, notFound } = await moveAtVendor(ctx, rows, to);
+  const removedEntries = expungeMessages(ctx, from, [...moved.map((r) => r.messageUid), ...notFound]);
+  ctx.publish(from, removedEntries.map((e) => ({ ...e, ignore: sessionId })));
+  leaveOtherFolders(ctx, [from, to], moved.map((r) => r.messageUid));
+  return { ...outcome, expunged: removedEntries.map((e) => e.uid) };
+}
+
+/**
+ * COPY to a folder for clients that move by COPY + \Deleted + EXPUNGE (mutt, NeoMutt, some
+ * Outlook versions), when `copyToFolder` is "move": the vendor moves the message, and the
+ * source keeps showing it until the client expunges it there (no vendor call then, see
+ * movedAway) or the next sync notices it left.
+ */
+export async function copyByMoving(ctx: SyncContext, rows: MessageRow[], to: string): Promise<CopyOutcome> {
+  return (await moveAtVendor(ctx, rows, to)).outcome;
+}
+
+/** Rows whose message now lives in another vendor folder than `folder` (moved by a COPY). */
+export function movedAway(ctx: SyncContext, folder: string, rows: MessageRow[]): Set<string> {
+  const elsewhere = ctx.store.rowsEverywhere(
+    ctx.account,
+    rows.map((r) => r.messageUid),
+  );
+  return new Set(elsewhere.filter((e) => e.folder !== folder && labelOfKey(e.folder) === null).map((e) => e.row.messageUid));
 }
 
 /** A message lives in one folder (A7): after a move its rows in other vendor folders go. */

@@ -62,21 +62,24 @@ export async function applyFlagUpdate(
       for (const id of ids) failed.add(id);
     }
   }
-  const entries: FolderChange[] = [];
   const updated: FlagUpdateResult['updated'] = [];
-  const changed = new Map<string, string[]>();
-  for (const { row, next } of targets) {
-    if (failed.has(row.messageUid) || gone.has(row.messageUid)) continue;
-    if (next.length === row.flags.length && next.every((f) => row.flags.includes(f))) continue;
-    const modseq = ctx.store.setFlags(ctx.account, ctx.folder, row.uid, next);
-    updated.push({ uid: row.uid, flags: next, modseq });
-    changed.set(row.messageUid, next);
-    entries.push({ command: 'FETCH', uid: row.uid, flags: next, modseq, ignore: sessionId });
-  }
-  // the vendor says these no longer exist: drop them so every session sees the EXPUNGE
-  entries.push(...expungeMessages(ctx, ctx.folder, [...gone]));
-  ctx.publish(ctx.folder, entries);
-  // other folders and label views holding the same messages show the change too
-  propagateMessageFlags(ctx, ctx.folder, changed);
+  // one commit for the whole STORE, however many messages it touched
+  ctx.store.atomically(() => {
+    const entries: FolderChange[] = [];
+    const changed = new Map<string, string[]>();
+    for (const { row, next } of targets) {
+      if (failed.has(row.messageUid) || gone.has(row.messageUid)) continue;
+      if (next.length === row.flags.length && next.every((f) => row.flags.includes(f))) continue;
+      const modseq = ctx.store.setFlags(ctx.account, ctx.folder, row.uid, next);
+      updated.push({ uid: row.uid, flags: next, modseq });
+      changed.set(row.messageUid, next);
+      entries.push({ command: 'FETCH', uid: row.uid, flags: next, modseq, ignore: sessionId });
+    }
+    // the vendor says these no longer exist: drop them so every session sees the EXPUNGE
+    entries.push(...expungeMessages(ctx, ctx.folder, [...gone]));
+    ctx.publish(ctx.folder, entries);
+    // other folders and label views holding the same messages show the change too
+    propagateMessageFlags(ctx, ctx.folder, changed);
+  });
   return { updated, error };
 }

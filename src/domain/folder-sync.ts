@@ -134,18 +134,20 @@ async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[])
   const { messages, notFound } = await ctx.api.getMessages(ids, ctx.assumptions.metadataInclude);
   const entries: FolderChange[] = [];
   const rows = new Map(ctx.store.rowsByMessageUid(ctx.account, folder, ids).map((r) => [r.messageUid, r]));
-  for (const m of messages) {
-    const row = rows.get(m.message_uid);
-    if (!row) continue;
-    if (!inScope(m, target.scope)) {
-      notFound.push(m.message_uid);
-      continue;
+  ctx.store.atomically(() => {
+    for (const m of messages) {
+      const row = rows.get(m.message_uid);
+      if (!row) continue;
+      if (!inScope(m, target.scope)) {
+        notFound.push(m.message_uid);
+        continue;
+      }
+      const flags = mergeFlags(vendorFlags(m), row.flags);
+      if (sameFlags(flags, row.flags)) continue;
+      const modseq = ctx.store.setFlags(ctx.account, folder, row.uid, flags);
+      entries.push({ command: 'FETCH', uid: row.uid, flags, modseq });
     }
-    const flags = mergeFlags(vendorFlags(m), row.flags);
-    if (sameFlags(flags, row.flags)) continue;
-    const modseq = ctx.store.setFlags(ctx.account, folder, row.uid, flags);
-    entries.push({ command: 'FETCH', uid: row.uid, flags, modseq });
-  }
+  });
   return [...entries, ...expungeMessages(ctx, folder, notFound)];
 }
 

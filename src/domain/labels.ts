@@ -43,7 +43,10 @@ function withKeyword(flags: readonly string[], label: string, on: boolean): stri
  * row of the same messages; rows of views of a label the message no longer carries leave.
  */
 export function propagateMessageFlags(ctx: SyncContext, sourceKey: string, next: ReadonlyMap<string, readonly string[]>): void {
-  if (!next.size) return;
+  if (next.size) ctx.store.atomically(() => propagate(ctx, sourceKey, next));
+}
+
+function propagate(ctx: SyncContext, sourceKey: string, next: ReadonlyMap<string, readonly string[]>): void {
   const byFolder = new Map<string, FolderChange[]>();
   const gone = new Map<string, string[]>();
   for (const { folder, row } of ctx.store.rowsEverywhere(ctx.account, [...next.keys()])) {
@@ -75,12 +78,14 @@ export async function addLabel(ctx: SyncContext, sourceKey: string, rows: Messag
   const labelled = targets.filter((r) => done.has(r.messageUid));
   const next = new Map(labelled.map((r) => [r.messageUid, withKeyword(r.flags, view.label, true)]));
   // the source rows show the new keyword too; the view gets the message-wide flags only
-  const sourceEntries: FolderChange[] = [];
-  for (const r of labelled) {
-    const flags = next.get(r.messageUid)!;
-    if (flags.length === r.flags.length) continue;
-    sourceEntries.push({ command: 'FETCH', uid: r.uid, flags, modseq: ctx.store.setFlags(ctx.account, sourceKey, r.uid, flags) });
-  }
+  const sourceEntries: FolderChange[] = ctx.store.atomically(() =>
+    labelled
+      .filter((r) => next.get(r.messageUid)!.length !== r.flags.length)
+      .map((r) => {
+        const flags = next.get(r.messageUid)!;
+        return { command: 'FETCH' as const, uid: r.uid, flags, modseq: ctx.store.setFlags(ctx.account, sourceKey, r.uid, flags) };
+      }),
+  );
   ctx.publish(sourceKey, [...sourceEntries, ...expungeMessages(ctx, sourceKey, result.notFound)]);
   // messages that already carried the label keep their UID in the view
   const placed = placeMessages(

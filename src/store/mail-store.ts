@@ -239,6 +239,11 @@ export class MailStore {
     return (this.stmt.byMessageUids.all(this.folderId(account, folder), JSON.stringify(messageUids)) as RawRow[]).map(toRow);
   }
 
+  /** Runs `fn` as one transaction: one commit (one fsync) for many row changes. */
+  atomically<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
   /** Every row of these messages in any folder of the account (folders and label views alike). */
   rowsEverywhere(account: string, messageUids: readonly string[]): Array<{ folder: string; row: MessageRow }> {
     if (!messageUids.length) return [];

@@ -131,17 +131,19 @@ export function buildProgram(): Command {
   const account = program.command('account').description('manage bridged accounts');
   account
     .command('add')
-    .description('store a mailbox token pair and print the bridge password for mail clients (tokens are read from MAILBRIDGE_ACCESS_TOKEN/MAILBRIDGE_REFRESH_TOKEN or stdin, never from the command line)')
+    .description('store a mailbox token pair (tokens are read from MAILBRIDGE_ACCESS_TOKEN/MAILBRIDGE_REFRESH_TOKEN or stdin, never from the command line); the first time, print the bridge password for mail clients')
     .requiredOption('--mailbox <address>', 'mailbox address')
     .addOption(configOption())
     .action(async (opts: { mailbox: string; config?: string }) => {
       const cfg = load(opts.config);
       const tokens = await readTokensFromEnvOrStdin();
       const secrets = SecretStore.open(cfg.stateDir);
+      // re-adding tokens (say after the refresh token lapsed) keeps the password mail clients already have
+      const hadPassword = !!secrets.get(opts.mailbox)?.passwordHash;
       secrets.putTokens(opts.mailbox, tokens);
-      const password = secrets.setBridgePassword(opts.mailbox);
       print(`Stored tokens for ${opts.mailbox}.`);
-      print(`Bridge password (use it in your mail client; it is shown only now): ${password}`);
+      if (hadPassword) print('The bridge password is unchanged; "mailbridge account password" makes a new one.');
+      else print(`Bridge password (use it in your mail client; it is shown only now): ${secrets.setBridgePassword(opts.mailbox)}`);
     });
   account
     .command('password')

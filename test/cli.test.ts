@@ -92,6 +92,16 @@ describe('commands against the sandbox', () => {
     const secrets = path.join(dir, 'state', 'secrets.json');
     expect(fs.statSync(secrets).mode & 0o777).toBe(0o600);
 
+    // adding fresh tokens again keeps the password the mail clients already use
+    const renewed = sandbox.issueTokens('alice@sandbox.test');
+    const again = await mailbridge(['account', 'add', '--mailbox', 'alice@sandbox.test', '--config', file], {
+      MAILBRIDGE_ACCESS_TOKEN: renewed.accessToken,
+      MAILBRIDGE_REFRESH_TOKEN: renewed.refreshToken,
+    });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('bridge password is unchanged');
+    expect(again.stdout).not.toMatch(/Bridge password .*: \S{20,}/);
+
     const doctor = await mailbridge(['doctor', '--config', file]);
     expect(doctor.stdout).toMatch(/ok\s+account alice@sandbox.test: tokens valid, bridge password set/);
     expect(doctor.code).toBe(0);

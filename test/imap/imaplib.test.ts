@@ -73,3 +73,57 @@ test('implicit TLS port with AUTHENTICATE PLAIN', async () => {
   const dump = await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`);
   expect(stdout).toMatch(new RegExp(`^OK "?INBOX"? \\(MESSAGES ${dump.messages.length} UIDNEXT \\d+\\)`));
 });
+
+/** Python imaplib organising: UID MOVE, COPY into a label folder, EXPUNGE there, refused APPEND and CREATE. */
+const organise = `
+import imaplib, json, sys
+port, user, password, moving, labelling = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+m = imaplib.IMAP4('127.0.0.1', port)
+m.login(user, password)
+m.select('INBOX')
+def uid_of(message_id):
+    typ, data = m.uid('SEARCH', None, 'HEADER', 'Message-ID', '"%s"' % message_id)
+    return data[0].split()[0].decode()
+out = {}
+# the tagged line, where COPYUID is (imaplib's uid() drops it)
+typ, data = m._simple_command('UID', 'MOVE', uid_of(moving), 'Archive')
+out['move'] = [typ, data[0].decode()]
+typ, data = m._simple_command('UID', 'COPY', uid_of(labelling), '"Labels/From imaplib"')
+out['copy'] = [typ, data[0].decode()]
+typ, data = m.select('"Labels/From imaplib"')
+out['labelExists'] = int(data[0])
+typ, data = m.uid('SEARCH', None, 'ALL')
+label_uid = data[0].split()[0].decode()
+m.uid('STORE', label_uid, '+FLAGS', '(\\\\Deleted)')
+typ, data = m.uid('EXPUNGE', label_uid)
+out['expunge'] = typ
+typ, data = m.append('INBOX', None, None, b'From: a@b.test\\r\\nSubject: x\\r\\n\\r\\nx\\r\\n')
+out['append'] = typ
+typ, data = m.create('Projects')
+out['create'] = [typ, data[0].decode()]
+m.logout()
+print(json.dumps(out))
+`;
+
+test('python imaplib organises: UID MOVE, COPY to a label folder, EXPUNGE there; APPEND and CREATE refused', async () => {
+  const inbox = (await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`)).messages;
+  const [moving, labelling] = inbox.slice(-2);
+  const { stdout } = await run('python3', ['-c', organise, String(h.bridge.ports.imap), mailbox, h.password, moving.message_id, labelling.message_id], { timeout: 60_000 });
+  const out = JSON.parse(stdout) as { move: string[]; copy: string[]; labelExists: number; expunge: string; append: string; create: string[] };
+  expect(out.move[0]).toBe('OK');
+  expect(out.move[1]).toMatch(/COPYUID \d+ \d+ \d+/);
+  expect(out.copy[0]).toBe('OK');
+  expect(out.copy[1]).toMatch(/COPYUID \d+ \d+ \d+/);
+  expect(out.labelExists).toBe(1);
+  expect(out.expunge).toBe('OK');
+  expect(out.append).toBe('NO');
+  expect(out.create).toEqual(['NO', expect.stringMatching(/cannot create, rename or delete folders/)]);
+
+  const all = (await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}`)).messages;
+  const byUid = new Map(all.map((m) => [m.message_uid, m]));
+  expect(byUid.get(moving.message_uid)?.folders).toEqual(['Archive']);
+  // labelled by COPY, unlabelled by EXPUNGE in the label folder, never moved or deleted
+  expect(byUid.get(labelling.message_uid)?.folders).toEqual(['INBOX']);
+  expect(byUid.get(labelling.message_uid)?.labels).not.toContain('From imaplib');
+  expect(all.filter((m) => m.subject === 'x')).toHaveLength(0);
+});

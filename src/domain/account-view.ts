@@ -12,7 +12,7 @@ import { appendDraft, appendSentCopy, messageIdOf, refuseAppend, type Appended }
 import { contentInclude, expungeMessages, syncFolder, type SyncContext, type SyncMode } from './folder-sync';
 import { copyByMoving, movedAway, moveMessages, type CopyOutcome, type MoveOutcome } from './organize';
 import { Refusal, requireVendorMessages } from './refusal';
-import { addLabel, labelKey, labelOfKey, removeLabel, type LabelView } from './labels';
+import { addLabel, dropLabel, labelKey, labelOfKey, removeLabel, type LabelView } from './labels';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-update';
 
 /**
@@ -250,10 +250,10 @@ export class AccountView {
 
   /** The move happened; a failure to drop the label only delays the view's update to the next poll. */
   private async dropLabelAfterMove(source: LabelView, rows: MessageRow[], moved: Set<number>): Promise<void> {
-    const ids = rows.filter((r) => moved.has(r.uid)).map((r) => r.messageUid);
-    if (!ids.length) return;
+    const left = rows.filter((r) => moved.has(r.uid));
+    if (!left.length) return;
     try {
-      await this.api.label(ids, { remove: [source.label] });
+      await dropLabel(this.sync, source, left);
     } catch (err) {
       this.logger.warn({ account: this.account, label: source.label, err: (err as Error).message }, 'moved out of a label view, but the label could not be removed');
     }

@@ -1,4 +1,5 @@
 import type { MessageRow } from '../store';
+import type { BulkResult } from '../upstream/api';
 import type { FolderChange } from './changes';
 import { isLocalFlag, labelToKeyword } from './flags';
 import { expungeMessages, placeMessages, type SyncContext } from './folder-sync';
@@ -101,17 +102,22 @@ export async function addLabel(ctx: SyncContext, sourceKey: string, rows: Messag
   };
 }
 
-/** EXPUNGE (or MOVE out) in a label view: the vendor removes the label, then the view drops the messages. */
-export async function removeLabel(ctx: SyncContext, view: LabelView, rows: MessageRow[], sessionId?: string): Promise<number[]> {
-  if (!rows.length) return [];
-  const targets = requireVendorMessages(rows, 'unlabelled');
+/** The vendor removes the label; the other rows of the messages lose its keyword. */
+export async function dropLabel(ctx: SyncContext, view: LabelView, rows: MessageRow[]): Promise<BulkResult> {
   const result = await ctx.api.label(
-    targets.map((r) => r.messageUid),
+    rows.map((r) => r.messageUid),
     { remove: [view.label] },
   );
+  const done = new Set(result.done);
+  propagateMessageFlags(ctx, view.key, new Map(rows.filter((r) => done.has(r.messageUid)).map((r) => [r.messageUid, withKeyword(r.flags, view.label, false)])));
+  return result;
+}
+
+/** EXPUNGE (or MOVE to another label) in a label view: the vendor removes the label, then the view drops the messages. */
+export async function removeLabel(ctx: SyncContext, view: LabelView, rows: MessageRow[], sessionId?: string): Promise<number[]> {
+  if (!rows.length) return [];
+  const result = await dropLabel(ctx, view, requireVendorMessages(rows, 'unlabelled'));
   const removed = expungeMessages(ctx, view.key, [...result.done, ...result.notFound]);
   ctx.publish(view.key, removed.map((c) => ({ ...c, ignore: sessionId })));
-  const done = new Set(result.done);
-  propagateMessageFlags(ctx, view.key, new Map(targets.filter((r) => done.has(r.messageUid)).map((r) => [r.messageUid, withKeyword(r.flags, view.label, false)])));
   return removed.map((c) => c.uid);
 }

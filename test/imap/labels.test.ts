@@ -120,9 +120,12 @@ describe('labels as folders', () => {
     expect(after.folders).toEqual(['Trash']);
     expect(after.labels).not.toContain('Projects');
     expect(await uidOf(archived.message_id)).toBeUndefined();
-    // the message left Archive in the bridge's view too
+    // the message left Archive in the bridge's view too, and shows in Trash without the keyword
     await s.client.mailboxOpen('Archive');
     expect(await uidOf(archived.message_id)).toBeUndefined();
+    await s.client.mailboxOpen('Trash');
+    const inTrash = await s.client.fetchOne(String(await uidOf(archived.message_id)), { flags: true }, { uid: true });
+    expect(inTrash && inTrash.flags?.has('Projects')).toBe(false);
   });
 });
 

@@ -96,12 +96,12 @@ export class AccountView {
   private readonly copyToFolder: 'refuse' | 'move';
 
   constructor({ account, api, store, assumptions, logger, attachmentCacheDir, publish, labelsRoot, copyToFolder }: AccountViewOptions) {
-    this.copyToFolder = copyToFolder;
     this.account = account;
     this.api = api;
     this.store = store;
     this.logger = logger;
     this.labelsRoot = labelsRoot;
+    this.copyToFolder = copyToFolder;
     this.sync = { account, api, store, assumptions, logger, publish: (folder, entries) => publish(account, folder, entries) };
     this.local = new LocalMessages(store.db);
     this.attachmentStorage = createAttachmentStorage(

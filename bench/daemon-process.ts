@@ -7,7 +7,23 @@ const root = path.join(__dirname, '..');
 const bin = path.join(root, 'bin', 'mailbridge.js');
 
 /** The compiled bridge (`mailbridge start`) in its own process, so its RSS is the daemon's alone. */
-export async function startDaemon(configFile: string, imapPort: number): Promise<{ password: string; rssMb(): number; stop(): Promise<void> }> {
+export interface Daemon {
+  password: string;
+  rssMb(): number;
+  /** CPU time (user + system, every thread) the daemon has used so far. */
+  cpuSeconds(): number;
+  /** CPU seconds per thread (diagnostics). */
+  threadCpu(): string;
+  stop(): Promise<void>;
+}
+
+/** utime + stime of a process from /proc (clock ticks of 1/100 s on Linux). */
+export function processCpuSeconds(pid: number | undefined, statFile = `/proc/${pid}/stat`): number {
+  const fields = fs.readFileSync(statFile, 'utf8').replace(/^.*\) /, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+export async function startDaemon(configFile: string, imapPort: number): Promise<Daemon> {
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   const mailbox = (JSON.parse(fs.readFileSync(configFile, 'utf8')) as { accounts: Array<{ mailbox: string }> }).accounts[0].mailbox;
   // seed the state (tokens from the config) and get a bridge password
@@ -16,7 +32,9 @@ export async function startDaemon(configFile: string, imapPort: number): Promise
   }).toString();
   const password = /: (\S+)\s*$/.exec(out.trim())?.[1];
   if (!password) throw new Error(`no password in: ${out}`);
-  const child = spawn(process.execPath, [bin, 'start', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_DAEMON_NODE_ARGS: extra node flags for the daemon only, e.g. --cpu-prof
+  const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'start', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
   for (let i = 0; i < 100; i++) {
     const up = await new Promise<boolean>((resolve) => {
       const s = net.connect(imapPort, '127.0.0.1');
@@ -28,6 +46,15 @@ export async function startDaemon(configFile: string, imapPort: number): Promise
   }
   return {
     password,
+    cpuSeconds: () => processCpuSeconds(child.pid),
+    threadCpu: () =>
+      fs
+        .readdirSync(`/proc/${child.pid}/task`)
+        .map((tid) => {
+          const comm = fs.readFileSync(`/proc/${child.pid}/task/${tid}/comm`, 'utf8').trim();
+          return `${comm}=${processCpuSeconds(child.pid, `/proc/${child.pid}/task/${tid}/stat`).toFixed(2)}`;
+        })
+        .join(' '),
     rssMb: () => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024),
     stop: () =>
       new Promise((resolve) => {

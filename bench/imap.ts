@@ -2,20 +2,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ImapFlow } from 'imapflow';
-import { parseConfig } from '../src/config';
-import { createLogger } from '../src/log';
-import { startBridge, type RunningBridge } from '../src/bridge';
 import { spawnSandbox, type SandboxProcess } from './sandbox-process';
 import { startDovecot } from './dovecot';
-import { startDaemon } from './daemon-process';
+import { startDaemon, type Daemon } from './daemon-process';
 
 /**
  * IMAP benchmark (issue 3):
  *  - cold `SELECT INBOX` + `UID FETCH 1:* (FLAGS ENVELOPE BODYSTRUCTURE RFC822.SIZE)` on a
  *    large sandbox folder with 50 ms vendor latency: vendor requests and time against the
  *    minimum the vendor limits allow;
- *  - the same fetch warm (zero vendor requests expected), beside Dovecot serving the same bytes;
+ *  - the same fetch warm (zero vendor requests expected), beside Dovecot serving the same bytes
+ *    (BENCH_DOVECOT=0 skips Dovecot);
  *  - RSS after syncing a 100,000-message mailbox.
+ * The bridge is the compiled daemon in its own process (bench/daemon-process.ts), as users run
+ * it, so the client's parsing and the bridge do not share one thread.
  */
 
 const mailbox = 'alice@sandbox.test';
@@ -28,46 +28,47 @@ interface Stats {
   rateLimited: number;
 }
 
-async function bridgeFor(sandbox: SandboxProcess): Promise<{ bridge: RunningBridge; client: () => Promise<ImapFlow>; cleanup: () => Promise<void> }> {
+/** Config of the compiled daemon against `sandbox` (its own process, as users run it). */
+async function daemonFor(sandbox: SandboxProcess, stateDir: string): Promise<{ daemon: Daemon; client: () => Promise<ImapFlow> }> {
   const tokens = await sandbox.control<{ access_token: string; refresh_token: string }>('POST', '/tokens', { mailbox });
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-bench-'));
-  const config = parseConfig({
-    vendor: { readUrl: sandbox.urls.read, mailUrl: sandbox.urls.mail, graphUrl: sandbox.urls.graph, apiKey: sandbox.apiKey },
-    accounts: [{ mailbox, accessToken: tokens.access_token, refreshToken: tokens.refresh_token }],
-    listen: { host: '127.0.0.1', imapPort: 0, smtpPort: 0 },
-    stateDir,
-    pollIntervalSeconds: 86_400,
-    logLevel: 'warn',
-  });
-  const bridge = await startBridge(config, createLogger('warn'));
-  const password = bridge.secrets.setBridgePassword(mailbox);
+  const configFile = path.join(stateDir, 'config.json');
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  fs.writeFileSync(
+    configFile,
+    JSON.stringify({
+      vendor: { readUrl: sandbox.urls.read, mailUrl: sandbox.urls.mail, graphUrl: sandbox.urls.graph, apiKey: sandbox.apiKey },
+      accounts: [{ mailbox, accessToken: tokens.access_token, refreshToken: tokens.refresh_token }],
+      listen: { host: '127.0.0.1', imapPort: port, smtpPort: port + 1 },
+      stateDir: path.join(stateDir, 'state'),
+      pollIntervalSeconds: 86_400,
+      logLevel: 'warn',
+    }),
+  );
+  const daemon = await startDaemon(configFile, port);
   const client = async () => {
-    const c = new ImapFlow({ host: '127.0.0.1', port: bridge.ports.imap, secure: false, doSTARTTLS: false, auth: { user: mailbox, pass: password }, logger: false });
+    const c = new ImapFlow({ host: '127.0.0.1', port, secure: false, doSTARTTLS: false, auth: { user: mailbox, pass: daemon.password }, logger: false });
     await c.connect();
     return c;
   };
-  return {
-    bridge,
-    client,
-    cleanup: async () => {
-      await bridge.close();
-      fs.rmSync(stateDir, { recursive: true, force: true });
-    },
-  };
+  return { daemon, client };
 }
 
 const progress = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
-async function timedFetch(client: ImapFlow): Promise<{ ms: number; count: number }> {
+/** `clientCpuMs`: CPU the bench process (the imapflow client) spent meanwhile. */
+async function timedFetch(client: ImapFlow): Promise<{ ms: number; count: number; clientCpuMs: number }> {
   const start = performance.now();
+  const cpu = process.cpuUsage();
   let count = 0;
   for await (const _ of client.fetch('1:*', { uid: true, flags: true, envelope: true, bodyStructure: true, size: true }, { uid: true })) count++;
-  return { ms: performance.now() - start, count };
+  const used = process.cpuUsage(cpu);
+  return { ms: performance.now() - start, count, clientCpuMs: Math.round((used.user + used.system) / 1000) };
 }
 
 async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
   const sandbox = await spawnSandbox({ messages, latencyMs: 50 });
-  const { bridge, client, cleanup } = await bridgeFor(sandbox);
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-bench-'));
+  const { daemon, client } = await daemonFor(sandbox, stateDir);
   try {
     const dump = await sandbox.control<{ messages: Array<{ thread_id: string }> }>('GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`);
     const folderMessages = dump.messages.length;
@@ -78,8 +79,12 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
     progress(`INBOX holds ${folderMessages} messages in ${threads} threads; cold SELECT + FETCH`);
     const c = await client();
     await sandbox.control('POST', '/stats/reset', {});
+    const cpuBefore = { bridge: daemon.cpuSeconds(), sandbox: sandbox.cpuSeconds() };
     const coldStart = performance.now();
     await c.mailboxOpen('INBOX');
+    const selectMs = performance.now() - coldStart;
+    if (process.env.BENCH_THREADS) progress(daemon.threadCpu());
+    const selectCpu = { bridge: daemon.cpuSeconds() - cpuBefore.bridge, sandbox: sandbox.cpuSeconds() - cpuBefore.sandbox };
     const cold = await timedFetch(c);
     const coldMs = performance.now() - coldStart;
     const coldStats = await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`);
@@ -88,23 +93,25 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
     const warm = await timedFetch(c);
     const warmStats = await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`);
 
-    progress('warm fetch done; exporting the same bytes to Dovecot');
-    // the same bytes in Dovecot
-    const sources: Array<{ source: Buffer; flags: string[] }> = [];
-    for await (const m of c.fetch('1:*', { source: true, flags: true }, { uid: true })) sources.push({ source: m.source as Buffer, flags: [...(m.flags ?? [])] });
-    await c.logout();
-    const dovecot = await startDovecot(sources);
-    let dovecotWarm = { ms: Number.NaN, count: 0 };
-    try {
-      const d = new ImapFlow({ host: '127.0.0.1', port: dovecot.port, secure: false, doSTARTTLS: false, auth: { user: dovecot.user, pass: dovecot.password }, logger: false });
-      await d.connect();
-      await d.mailboxOpen('INBOX');
-      await timedFetch(d); // builds Dovecot's index and cache
-      dovecotWarm = await timedFetch(d);
-      await d.logout();
-    } finally {
-      await dovecot.stop();
-    }
+    let dovecotWarm = { ms: Number.NaN, count: 0, clientCpuMs: Number.NaN };
+    if (process.env.BENCH_DOVECOT !== '0') {
+      progress('warm fetch done; exporting the same bytes to Dovecot');
+      // the same bytes in Dovecot
+      const sources: Array<{ source: Buffer; flags: string[] }> = [];
+      for await (const m of c.fetch('1:*', { source: true, flags: true }, { uid: true })) sources.push({ source: m.source as Buffer, flags: [...(m.flags ?? [])] });
+      await c.logout();
+      const dovecot = await startDovecot(sources);
+      try {
+        const d = new ImapFlow({ host: '127.0.0.1', port: dovecot.port, secure: false, doSTARTTLS: false, auth: { user: dovecot.user, pass: dovecot.password }, logger: false });
+        await d.connect();
+        await d.mailboxOpen('INBOX');
+        await timedFetch(d); // builds Dovecot's index and cache
+        dovecotWarm = await timedFetch(d);
+        await d.logout();
+      } finally {
+        await dovecot.stop();
+      }
+    } else await c.logout();
 
     return {
       folder: { messages: folderMessages, threads, count: cold.count },
@@ -113,20 +120,24 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
         minRequests,
         requestRatio: +(coldStats.requests / minRequests).toFixed(3),
         seconds: +(coldMs / 1000).toFixed(2),
+        selectSeconds: +(selectMs / 1000).toFixed(2),
         minSeconds: +minSeconds.toFixed(2),
         timeRatio: +(coldMs / 1000 / minSeconds).toFixed(3),
+        selectCpuSeconds: { bridge: +selectCpu.bridge.toFixed(2), sandbox: +selectCpu.sandbox.toFixed(2) },
+        fetchMs: Math.round(cold.ms),
+        fetchClientCpuMs: cold.clientCpuMs,
         maxPerSecond: coldStats.maxPerSecond,
         maxInFlight: coldStats.maxInFlight,
         rateLimited: coldStats.rateLimited,
       },
-      warm: { vendorRequests: warmStats.requests, ms: Math.round(warm.ms), count: warm.count },
-      dovecotWarm: { ms: Math.round(dovecotWarm.ms), count: dovecotWarm.count, bridgeOverDovecot: +(warm.ms / dovecotWarm.ms).toFixed(2) },
-      bridgeRssMb: Math.round(process.memoryUsage().rss / 1e6),
-      pollers: bridge.pollers.length,
+      warm: { vendorRequests: warmStats.requests, ms: Math.round(warm.ms), count: warm.count, clientCpuMs: warm.clientCpuMs },
+      dovecotWarm: { ms: Math.round(dovecotWarm.ms), count: dovecotWarm.count, clientCpuMs: dovecotWarm.clientCpuMs, bridgeOverDovecot: +(warm.ms / dovecotWarm.ms).toFixed(2) },
+      bridgeRssMb: daemon.rssMb(),
     };
   } finally {
-    await cleanup();
+    await daemon.stop();
     await sandbox.stop();
+    fs.rmSync(stateDir, { recursive: true, force: true });
   }
 }
 
@@ -135,33 +146,27 @@ async function rssAfterSync(messages: number): Promise<Record<string, unknown>> 
   const sandbox = await spawnSandbox({ messages, latencyMs: 0 });
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-bench-rss-'));
   try {
-    const tokens = await sandbox.control<{ access_token: string; refresh_token: string }>('POST', '/tokens', { mailbox });
-    const configFile = path.join(stateDir, 'config.json');
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    fs.writeFileSync(
-      configFile,
-      JSON.stringify({
-        vendor: { readUrl: sandbox.urls.read, mailUrl: sandbox.urls.mail, graphUrl: sandbox.urls.graph, apiKey: sandbox.apiKey },
-        accounts: [{ mailbox, accessToken: tokens.access_token, refreshToken: tokens.refresh_token }],
-        listen: { host: '127.0.0.1', imapPort: port, smtpPort: port + 1 },
-        stateDir: path.join(stateDir, 'state'),
-        pollIntervalSeconds: 86_400,
-        logLevel: 'warn',
-      }),
-    );
-    const bridge = await startDaemon(configFile, port);
+    const { daemon, client } = await daemonFor(sandbox, stateDir);
     try {
-      const c = new ImapFlow({ host: '127.0.0.1', port, secure: false, doSTARTTLS: false, auth: { user: mailbox, pass: bridge.password }, logger: false });
-      await c.connect();
+      const c = await client();
       progress(`syncing every folder of a ${messages}-message mailbox`);
       const start = performance.now();
       let synced = 0;
-      for (const folder of await c.list()) synced += (await c.mailboxOpen(folder.path)).exists;
+      const refused: string[] = [];
+      for (const folder of await c.list()) {
+        if (folder.flags?.has('\\Noselect')) continue; // e.g. the "Labels" parent
+        try {
+          synced += (await c.mailboxOpen(folder.path)).exists;
+        } catch (err) {
+          // e.g. a label folder the vendor cannot list (NO [CANNOT]): reported, not fatal
+          refused.push(`${folder.path}: ${(err as { responseText?: string }).responseText ?? String(err)}`);
+        }
+      }
       const seconds = +((performance.now() - start) / 1000).toFixed(1);
       await c.logout();
-      return { messagesSynced: synced, seconds, bridgeRssMb: bridge.rssMb() };
+      return { messagesSynced: synced, seconds, bridgeRssMb: daemon.rssMb(), refused };
     } finally {
-      await bridge.stop();
+      await daemon.stop();
     }
   } finally {
     await sandbox.stop();

@@ -1,11 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { processCpuSeconds } from './daemon-process';
 
 /** A sandbox vendor in its own process, so its memory and CPU do not blur the bridge's numbers. */
 export interface SandboxProcess {
   urls: { read: string; mail: string; graph: string; control: string };
   apiKey: string;
   control<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T>;
+  /** CPU time the sandbox process has used so far. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -40,6 +43,7 @@ export async function spawnSandbox(args: { messages: number; latencyMs: number; 
   return {
     ...info,
     control,
+    cpuSeconds: () => processCpuSeconds(child.pid),
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());

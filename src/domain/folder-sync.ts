@@ -1,6 +1,6 @@
 import type { Logger } from '../log';
 import type { FolderChange } from './changes';
-import { describeMessage } from '../mime';
+import { describePool } from '../mime';
 import { isLocalMessage, type MailStore, type NewMessage } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
@@ -67,10 +67,8 @@ const fetchBatch = 1000;
 async function fetchArrivals(ctx: SyncContext, target: SyncTarget, ids: string[]): Promise<Arrival[]> {
   const { messages } = await ctx.api.getMessages(ids, contentInclude);
   const arrived = messages.filter((m) => inScope(m, target.scope));
-  ctx.store.putMetadataMany(
-    ctx.account,
-    arrived.map((m) => [m.message_uid, { message: m, ...describeMessage(m) }] as const),
-  );
+  // described in worker threads: listing goes on meanwhile (see mime/describe-pool.ts)
+  ctx.store.putMetadataRecords(ctx.account, await describePool().describe(arrived));
   return arrived.map((m) => ({ messageUid: m.message_uid, receivedAt: m.received_at, flags: vendorFlags(m) }));
 }
 
@@ -91,19 +89,26 @@ async function listAndFetch(ctx: SyncContext, target: SyncTarget, mode: SyncMode
   let complete = false;
   let listError: unknown = null;
   try {
-    let cursor: string | null = null;
+    const listPage = (cursor: string | null) => {
+      const pending = ctx.api.listThreads({ ...target.scope, limit: ctx.assumptions.commands.listThreads.maxLimit, cursor });
+      pending.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+      return pending;
+    };
+    let next = listPage(null);
     for (;;) {
-      const page = await ctx.api.listThreads({ ...target.scope, limit: ctx.assumptions.commands.listThreads.maxLimit, cursor });
+      const page = await next;
       const pageUids = page.threads.flatMap((t) => threadUids(t, field));
+      if (!page.nextCursor) complete = true;
+      const last = complete || (mode === 'incremental' && pageUids.every((u) => known.has(u)));
+      // the next page only needs this one's cursor: ask for it before anything else
+      if (!last) next = listPage(page.nextCursor);
       for (const uid of pageUids) {
         if (listed.has(uid)) continue;
         listed.add(uid);
         if (!known.has(uid)) batch.push(uid);
         if (batch.length >= fetchBatch) flush();
       }
-      if (!page.nextCursor) complete = true;
-      if (complete || (mode === 'incremental' && pageUids.every((u) => known.has(u)))) break;
-      cursor = page.nextCursor;
+      if (last) break;
     }
     flush();
   } catch (err) {

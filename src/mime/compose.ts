@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer';
 import type MimeNode from 'nodemailer/lib/mime-node';
+import MimeNodeClass from 'nodemailer/lib/mime-node';
 import * as base64 from 'nodemailer/lib/base64';
 import * as qp from 'nodemailer/lib/qp';
 import type { AttachmentMeta, Recipient, VendorMessage } from '../upstream/types';
@@ -16,6 +17,32 @@ import type { AttachmentMeta, Recipient, VendorMessage } from '../upstream/types
  * the tree is then serialized synchronously here with nodemailer's own encoders, because the
  * callers describe messages inside synchronous store updates. Output equals MimeNode.build().
  */
+
+/**
+ * MimeNode normalizes a header key (three regular expressions) on every setHeader, getHeader
+ * and header build: about a tenth of describing a message. The result depends on the key
+ * string alone, so it is remembered per key (a bounded table: keys are the few header names
+ * nodemailer and this module set). Same keys out, only computed once.
+ */
+type NormalizeHeaderKey = (this: unknown, key: unknown) => string;
+function memoizeHeaderKeys(): void {
+  const proto = (MimeNodeClass as unknown as { prototype: { _normalizeHeaderKey?: NormalizeHeaderKey & { memoized?: true } } }).prototype;
+  const original = proto._normalizeHeaderKey;
+  if (typeof original !== 'function' || original.memoized) return;
+  const known = new Map<string, string>();
+  const memoized: NormalizeHeaderKey & { memoized?: true } = function (this: unknown, key: unknown): string {
+    if (typeof key !== 'string') return original.call(this, key);
+    let normalized = known.get(key);
+    if (normalized === undefined) {
+      normalized = original.call(this, key);
+      if (known.size < 1000) known.set(key, normalized);
+    }
+    return normalized;
+  };
+  memoized.memoized = true;
+  proto._normalizeHeaderKey = memoized;
+}
+memoizeHeaderKeys();
 
 export interface ComposedMessage {
   root: MimeNode;

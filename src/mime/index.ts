@@ -11,3 +11,5 @@ export {
   type ByteCache,
 } from './attachment-storage';
 export { createIndexer, type MimeTreeNode, type Indexer, type ImapAttachmentStorage } from './imap-indexer';
+export { describeRecord, encodeMetadataRecord, type MetadataRecord } from './metadata-record';
+export { DescribePool, describePool, type DescribePoolOptions } from './describe-pool';

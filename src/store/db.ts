@@ -85,6 +85,22 @@ export const migrations: string[] = [
   -- ENVELOPE and BODYSTRUCTURE apart from the compressed blob: FETCH of metadata reads only these
   ALTER TABLE metadata ADD COLUMN imap TEXT;
   `,
+  `
+  -- metadata rows are kilobytes (the deflated description): a WITHOUT ROWID table keeps them
+  -- inside its key b-tree, which makes every insert and lookup slow (SQLite advises rowid
+  -- tables for rows this large). Same columns, same key, now a rowid table.
+  CREATE TABLE metadata_rowid (
+    account TEXT NOT NULL,
+    message_uid TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    imap TEXT,
+    PRIMARY KEY (account, message_uid)
+  );
+  INSERT INTO metadata_rowid (account, message_uid, size, data, imap) SELECT account, message_uid, size, data, imap FROM metadata;
+  DROP TABLE metadata;
+  ALTER TABLE metadata_rowid RENAME TO metadata;
+  `,
 ];
 
 function migrate(db: Database): void {

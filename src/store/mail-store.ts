@@ -1,6 +1,6 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import { decodeWithBuffers, encodeWithBuffers, type MimeTreeNode } from '../mime';
+import { decodeWithBuffers, encodeMetadataRecord, type MetadataRecord, type MimeTreeNode } from '../mime';
 import type { VendorMessage } from '../upstream/types';
 import { openDatabase, type Database } from './db';
 
@@ -316,21 +316,23 @@ export class MailStore {
 
   /** One transaction for a whole batch: a sync stores thousands of these. */
   putMetadataMany(account: string, entries: ReadonlyArray<readonly [string, StoredMetadata]>): void {
-    const encoded = entries.map(([messageUid, meta]) => ({
-      messageUid,
-      meta,
-      data: deflateRawSync(Buffer.from(encodeWithBuffers(meta))),
-      imap: encodeWithBuffers({ envelope: meta.envelope, bodystructure: meta.bodystructure }),
-    }));
+    this.putMetadataRecords(
+      account,
+      entries.map(([messageUid, meta]) => encodeMetadataRecord(messageUid, meta)),
+    );
+  }
+
+  /** putMetadataMany for rows already encoded (by describe workers, see mime/describe-pool.ts). */
+  putMetadataRecords(account: string, records: readonly MetadataRecord[]): void {
     this.db.transaction(() => {
-      for (const e of encoded) {
-        this.stmt.putMetadata.run(account, e.messageUid, e.meta.size, e.data, e.imap);
+      for (const r of records) {
+        this.stmt.putMetadata.run(account, r.messageUid, r.size, r.data, r.imap);
         // rare (a re-described message of another size): drop those folders' cached rows
-        for (const folderId of this.stmt.metadataSizeToRows.all(e.meta.size, e.meta.size, e.messageUid, account) as number[]) this.rowCache.delete(folderId);
+        for (const folderId of this.stmt.metadataSizeToRows.all(r.size, r.size, r.messageUid, account) as number[]) this.rowCache.delete(folderId);
       }
     })();
     // not cached: a sync writes thousands of these that no client has asked for yet
-    for (const e of encoded) this.metadataCache.delete(`${account}\u0000${e.messageUid}`);
+    for (const r of records) this.metadataCache.delete(`${account}\u0000${r.messageUid}`);
   }
 
   /**

@@ -1,29 +1,29 @@
 import { performance } from 'node:perf_hooks';
 
 export interface LimiterOptions {
-  /** Most request starts in any sliding window. */
+  /** Most requests the vendor may count in any window of `windowMs`. */
   perWindow: number;
   /** Most requests running at once. */
   maxInFlight: number;
-  /**
-   * The vendor counts 15 per second; the window is padded beyond 1000 ms so that network
-   * jitter (a request delayed on its way while the next one is not) can never make the vendor
-   * see a 16th request inside its second.
-   */
+  /** The vendor's counting window: "15 requests per second". */
   windowMs: number;
 }
 
-/** The reading interface's documented limits (spec section 8) plus the padding above. */
-export const vendorLimits: LimiterOptions = { perWindow: 15, maxInFlight: 15, windowMs: 1050 };
+/** The reading interface's documented limits (spec section 8). */
+export const vendorLimits: LimiterOptions = { perWindow: 15, maxInFlight: 15, windowMs: 1000 };
 
 /**
- * Per-mailbox request gate: at most `perWindow` starts in any sliding window and at most
- * `maxInFlight` requests running, first come first served. Monotonic time, so a wall-clock
- * jump cannot open the gate early. A 429 pauses the whole queue for Retry-After instead of
- * letting every caller retry at once.
+ * Per-mailbox request gate, first come first served. A request counts against the window from
+ * its start until `windowMs` after its answer ended: the vendor saw it arrive somewhere in
+ * between, so however much a busy event loop or the network delays one request and not the
+ * next, no 16 arrivals can ever fall inside one vendor second. (Of any 16 arrivals within a
+ * second, the last-started request would have found the 15 others still counted, and waited.)
+ * Monotonic time, so a wall-clock jump cannot open the gate early. A 429 pauses the whole
+ * queue for Retry-After instead of letting every caller retry at once.
  */
 export class RateLimiter {
-  private readonly starts: number[] = [];
+  /** End times of finished requests still counted, oldest first. */
+  private readonly ended: number[] = [];
   private inFlight = 0;
   private readonly queue: Array<() => void> = [];
   private pausedUntil = 0;
@@ -46,6 +46,7 @@ export class RateLimiter {
           if (released) return;
           released = true;
           this.inFlight--;
+          this.ended.push(performance.now());
           this.pump();
         });
       });
@@ -83,10 +84,9 @@ export class RateLimiter {
     while (this.queue.length) {
       const now = performance.now();
       if (now < this.pausedUntil) return this.wakeAt(this.pausedUntil);
-      while (this.starts.length && this.starts[0] <= now - windowMs) this.starts.shift();
+      while (this.ended.length && this.ended[0] <= now - windowMs) this.ended.shift();
       if (this.inFlight >= maxInFlight) return; // a finishing request pumps again
-      if (this.starts.length >= perWindow) return this.wakeAt(this.starts[0] + windowMs);
-      this.starts.push(now);
+      if (this.inFlight + this.ended.length >= perWindow) return this.ended.length ? this.wakeAt(this.ended[0] + windowMs) : undefined;
       this.inFlight++;
       this.queue.shift()!();
     }

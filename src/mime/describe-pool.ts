@@ -1,0 +1,176 @@
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { VendorMessage } from '../upstream/types';
+import type { DescribeRequest, DescribeResponse } from './describe-worker';
+import { describeRecord, type MetadataRecord } from './metadata-record';
+
+/**
+ * Describing a message (compose, serialize, parse, ENVELOPE/BODYSTRUCTURE, encode) is pure CPU,
+ * about half a millisecond each: a full sync of a large folder spends seconds on it. Done on
+ * the main thread, that time also delays every list_threads page behind it (the next page
+ * needs this one's cursor). So a sync describes in worker threads: the main thread keeps
+ * listing, fetching and serving IMAP while the workers describe what already arrived.
+ *
+ * Workers start on first use and end after a while without work (they hold tens of MB each).
+ * Small batches (incremental polls) are described inline: a worker would cost more to start.
+ * The output is the same bytes as describeRecord on the main thread.
+ */
+
+export interface DescribePoolOptions {
+  /** Most workers at once; 0 describes everything inline. */
+  workers: number;
+  /** Batches smaller than this are described inline. */
+  inlineBelow: number;
+  /** Messages per worker task: a batch is spread over the workers in chunks of this size. */
+  chunk: number;
+  /** An idle worker ends after this long. */
+  idleMs: number;
+  /**
+   * V8 young generation of a worker. Describing allocates short-lived garbage only, and the
+   * default (tens of MB per thread) would stay resident while the worker lives.
+   */
+  youngGenerationMb: number;
+  /** Scheduling priority of worker threads (Linux nice value, 0-19): below the main thread's. */
+  nice: number;
+}
+
+/** MAILBRIDGE_DESCRIBE_WORKERS overrides the worker count (0: no workers). */
+function defaultWorkers(): number {
+  const env = process.env.MAILBRIDGE_DESCRIBE_WORKERS;
+  if (env !== undefined && /^\d+$/.test(env.trim())) return Number(env.trim());
+  return Math.max(1, Math.min(4, os.availableParallelism()));
+}
+
+interface Task {
+  messages: VendorMessage[];
+  resolve(records: MetadataRecord[]): void;
+  reject(err: Error): void;
+}
+
+interface PoolWorker {
+  worker: Worker;
+  task: Task | null;
+  idleTimer: NodeJS.Timeout | null;
+}
+
+function workerScript(): { file: string; options: { eval?: true } } {
+  const ext = path.extname(__filename);
+  const file = path.join(__dirname, `describe-worker${ext}`);
+  // from TypeScript sources (tests, bench through tsx) the worker needs tsx's loader as well
+  if (ext === '.ts') return { file: `require('tsx/cjs'); require(${JSON.stringify(file)});`, options: { eval: true } };
+  return { file, options: {} };
+}
+
+export class DescribePool {
+  private readonly opts: DescribePoolOptions;
+  private readonly workers = new Set<PoolWorker>();
+  private readonly queue: Task[] = [];
+  private nextId = 1;
+
+  constructor(opts: Partial<DescribePoolOptions> = {}) {
+    this.opts = { workers: defaultWorkers(), inlineBelow: 50, chunk: 100, idleMs: 1000, youngGenerationMb: 8, nice: 10, ...opts };
+  }
+
+  /** Records of `messages`, in order. */
+  async describe(messages: readonly VendorMessage[]): Promise<MetadataRecord[]> {
+    if (this.opts.workers <= 0 || messages.length < this.opts.inlineBelow) return messages.map(describeRecord);
+    const chunks: VendorMessage[][] = [];
+    const size = Math.max(1, Math.min(this.opts.chunk, Math.ceil(messages.length / this.opts.workers)));
+    for (let i = 0; i < messages.length; i += size) chunks.push(messages.slice(i, i + size));
+    const parts = await Promise.all(chunks.map((c) => new Promise<MetadataRecord[]>((resolve, reject) => this.enqueue({ messages: c, resolve, reject }))));
+    return parts.flat();
+  }
+
+  /** Ends every worker (pending tasks fail). */
+  async close(): Promise<void> {
+    const all = [...this.workers];
+    this.workers.clear();
+    for (const t of this.queue.splice(0)) t.reject(new Error('describe pool closed'));
+    await Promise.all(all.map((w) => this.retire(w, new Error('describe pool closed'))));
+  }
+
+  private enqueue(task: Task): void {
+    this.queue.push(task);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.queue.length) {
+      let idle = [...this.workers].find((w) => !w.task);
+      if (!idle) {
+        if (this.workers.size >= this.opts.workers) return;
+        idle = this.spawn();
+      }
+      this.run(idle, this.queue.shift()!);
+    }
+  }
+
+  private spawn(): PoolWorker {
+    const { file, options } = workerScript();
+    const w: PoolWorker = { worker: new Worker(file, { ...options, workerData: { nice: this.opts.nice }, resourceLimits: { maxYoungGenerationSizeMb: this.opts.youngGenerationMb } }), task: null, idleTimer: null };
+    w.worker.on('message', (res: DescribeResponse) => this.settle(w, res));
+    w.worker.on('error', (err) => this.fail(w, err));
+    w.worker.on('exit', (code) => this.fail(w, new Error(`describe worker exited with code ${code}`)));
+    this.workers.add(w);
+    return w;
+  }
+
+  private run(w: PoolWorker, task: Task): void {
+    if (w.idleTimer) clearTimeout(w.idleTimer);
+    w.idleTimer = null;
+    w.task = task;
+    w.worker.ref();
+    const req: DescribeRequest = { id: this.nextId++, messages: task.messages };
+    w.worker.postMessage(req);
+  }
+
+  private settle(w: PoolWorker, res: DescribeResponse): void {
+    const task = w.task;
+    w.task = null;
+    w.worker.unref();
+    w.idleTimer = setTimeout(() => {
+      this.workers.delete(w);
+      void this.retire(w, null);
+    }, this.opts.idleMs);
+    w.idleTimer.unref();
+    if (task) {
+      if (res.error !== undefined || !res.records || !res.blob) task.reject(new Error(res.error ?? 'describe worker sent no records'));
+      else {
+        const blob = Buffer.from(res.blob);
+        task.resolve(res.records.map((r) => ({ messageUid: r.messageUid, size: r.size, imap: r.imap, data: blob.subarray(r.offset, r.offset + r.length) })));
+      }
+    }
+    this.pump();
+  }
+
+  /** The worker is gone or broken: its task fails, the rest of the queue goes to other workers. */
+  private fail(w: PoolWorker, err: Error): void {
+    if (!this.workers.delete(w) && !w.task) return;
+    if (w.idleTimer) clearTimeout(w.idleTimer);
+    const task = w.task;
+    w.task = null;
+    task?.reject(err);
+    void w.worker.terminate();
+    this.pump();
+  }
+
+  private async retire(w: PoolWorker, err: Error | null): Promise<void> {
+    if (w.idleTimer) clearTimeout(w.idleTimer);
+    const task = w.task;
+    w.task = null;
+    if (task && err) task.reject(err);
+    w.worker.removeAllListeners('exit');
+    w.worker.removeAllListeners('error');
+    w.worker.on('error', () => undefined);
+    await w.worker.terminate();
+  }
+}
+
+let shared: DescribePool | null = null;
+
+/** The process-wide pool folder syncs describe with. */
+export function describePool(): DescribePool {
+  shared ??= new DescribePool();
+  return shared;
+}

@@ -56,18 +56,10 @@ function write(session: ImapSession, chunk: unknown): Promise<void> {
   return new Promise((resolve) => session.writeStream.write(chunk, resolve));
 }
 
-function toImapMessage(row: MessageRow, meta: (MessageSummary & { mimeTree?: MimeTreeNode }) | undefined): Record<string, unknown> {
-  return {
-    uid: row.uid,
-    modseq: row.modseq,
-    flags: row.flags,
-    idate: row.idate,
-    size: row.size,
-    // getQueryResponse encodes these in place: give it copies so cached metadata stays pristine
-    envelope: meta && cloneImapStructure(meta.envelope),
-    bodystructure: meta && cloneImapStructure(meta.bodystructure),
-    mimeTree: meta?.mimeTree,
-  };
+/** `shared`: the metadata objects are cached ones (getQueryResponse must not encode them in place). */
+function toImapMessage(row: MessageRow, meta: (MessageSummary & { mimeTree?: MimeTreeNode }) | undefined, shared: boolean): Record<string, unknown> {
+  const own = (v: unknown[] | undefined) => (v && shared ? cloneImapStructure(v) : v);
+  return { uid: row.uid, modseq: row.modseq, flags: row.flags, idate: row.idate, size: row.size, envelope: own(meta?.envelope), bodystructure: own(meta?.bodystructure), mimeTree: meta?.mimeTree };
 }
 
 /**
@@ -100,13 +92,18 @@ export async function fetchMessages(view: AccountView, folder: ImapFolder, optio
     const batch = rows.slice(i, i + batchSize);
     const ids = batch.map((r) => r.messageUid);
     const metas: Map<string, MessageSummary & { mimeTree?: MimeTreeNode }> = !needsMeta ? new Map() : needsTree ? await view.metadata(ids) : await view.summaries(ids);
+    let written: Promise<void> = Promise.resolve();
     for (const row of batch) {
       const meta = metas.get(row.messageUid);
       if (needsContent && meta?.mimeTree) for (const node of contentNodes(meta.mimeTree, options.query)) await view.prefetchAttachments(node);
-      const values = session.getQueryResponse(options.query, toImapMessage(row, meta), queryOptions);
+      const values = session.getQueryResponse(options.query, toImapMessage(row, meta, needsTree), queryOptions);
       const response = session.formatResponse('FETCH', row.uid, { query: options.query, values });
       if (!response) continue; // expunged from this session's view meanwhile
-      await write(session, needsContent ? imapHandler.compileStream(response) : { compiled: imapHandler.compiler(response) });
+      // content streams one message at a time; short metadata answers are written in a row and
+      // the batch waits for the last one, so at most one batch is buffered
+      if (needsContent) await write(session, imapHandler.compileStream(response));
+      else written = write(session, { compiled: imapHandler.compiler(response) });
     }
+    await written;
   }
 }

@@ -5,7 +5,7 @@ import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
 import type { FolderRole, VendorFolder } from '../upstream/types';
 import { KeyedLock } from '../util/keyed-lock';
-import { cloneImapStructure, createAttachmentStorage, describeMessage, externalAttachments, externalId, type AttachmentStorage, type MimeTreeNode } from '../mime';
+import { compileSummary, createAttachmentStorage, describeMessage, externalAttachments, externalId, type AttachmentStorage, type MimeTreeNode } from '../mime';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { appendDraft, appendSentCopy, messageIdOf, refuseAppend, type Appended } from './append';
@@ -215,16 +215,17 @@ export class AccountView {
     return found;
   }
 
-  /**
-   * Size, ENVELOPE and BODYSTRUCTURE without the MIME tree: the cheap path of metadata FETCH.
-   * The objects are the caller's own (decoded for this call), never cached ones.
-   */
+  /** Size and compiled ENVELOPE/BODYSTRUCTURE without the MIME tree: the cheap path of metadata FETCH. */
   async summaries(messageUids: string[]): Promise<Map<string, MessageSummary>> {
     const found = this.store.getSummaries(this.account, messageUids);
     const missing = messageUids.filter((u) => !found.has(u));
-    for (const [uid, meta] of missing.length ? await this.metadata(missing) : []) {
-      found.set(uid, { size: meta.size, envelope: cloneImapStructure(meta.envelope), bodystructure: cloneImapStructure(meta.bodystructure) });
-    }
+    if (!missing.length) return found;
+    const compiled = [...(await this.metadata(missing))].map(([uid, meta]) => [uid, meta.size, compileSummary(meta.envelope, meta.bodystructure)] as const);
+    this.store.putSummaries(
+      this.account,
+      compiled.map(([uid, , summary]) => [uid, summary] as const),
+    );
+    for (const [uid, size, summary] of compiled) found.set(uid, { size, compiled: summary });
     return found;
   }
 

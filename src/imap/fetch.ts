@@ -1,7 +1,7 @@
 import { imapHandler } from '@zone-eu/wildduck/imap-core';
 import type { AccountView, ImapFolder } from '../domain/account-view';
-import { cloneImapStructure, type MimeTreeNode } from '../mime';
-import type { MessageRow, MessageSummary } from '../store';
+import { cloneImapStructure, compiledToken, isCompiledItem, type MimeTreeNode } from '../mime';
+import type { MessageRow, MessageSummary, StoredMetadata } from '../store';
 import type { ImapSession } from './session';
 
 export interface FetchQueryItem {
@@ -56,10 +56,27 @@ function write(session: ImapSession, chunk: unknown): Promise<void> {
   return new Promise((resolve) => session.writeStream.write(chunk, resolve));
 }
 
-/** `shared`: the metadata objects are cached ones (getQueryResponse must not encode them in place). */
-function toImapMessage(row: MessageRow, meta: (MessageSummary & { mimeTree?: MimeTreeNode }) | undefined, shared: boolean): Record<string, unknown> {
-  const own = (v: unknown[] | undefined) => (v && shared ? cloneImapStructure(v) : v);
-  return { uid: row.uid, modseq: row.modseq, flags: row.flags, idate: row.idate, size: row.size, envelope: own(meta?.envelope), bodystructure: own(meta?.bodystructure), mimeTree: meta?.mimeTree };
+function rowValues(row: MessageRow): Record<string, unknown> {
+  return { uid: row.uid, modseq: row.modseq, flags: row.flags, idate: row.idate, size: row.size };
+}
+
+type QueryOptions = { acceptUTF8Enabled: boolean } & Record<string, unknown>;
+
+/** FETCH values from the full metadata (MIME tree and structures; cached, so copied before imap-core encodes them in place). */
+function treeValues(session: ImapSession, query: FetchQueryItem[], row: MessageRow, meta: StoredMetadata | undefined, options: QueryOptions): unknown[] {
+  const message = { ...rowValues(row), envelope: meta && cloneImapStructure(meta.envelope), bodystructure: meta && cloneImapStructure(meta.bodystructure), mimeTree: meta?.mimeTree };
+  return session.getQueryResponse(query, message, options);
+}
+
+/** FETCH values with ENVELOPE/BODYSTRUCTURE copied as compiled wire text (mime/compiled-summary.ts). */
+function summaryValues(session: ImapSession, query: FetchQueryItem[], row: MessageRow, summary: MessageSummary, options: QueryOptions): unknown[] {
+  const rest = session.getQueryResponse(
+    query.filter((q) => !isCompiledItem(q.item)),
+    rowValues(row),
+    options,
+  );
+  let i = 0;
+  return query.map((q) => (isCompiledItem(q.item) ? compiledToken(summary.compiled, q.item, options.acceptUTF8Enabled) : rest[i++]));
 }
 
 /**
@@ -91,12 +108,14 @@ export async function fetchMessages(view: AccountView, folder: ImapFolder, optio
   for (let i = 0; i < rows.length; i += batchSize) {
     const batch = rows.slice(i, i + batchSize);
     const ids = batch.map((r) => r.messageUid);
-    const metas: Map<string, MessageSummary & { mimeTree?: MimeTreeNode }> = !needsMeta ? new Map() : needsTree ? await view.metadata(ids) : await view.summaries(ids);
+    const metas = needsTree ? await view.metadata(ids) : new Map<string, StoredMetadata>();
+    const summaries = needsMeta && !needsTree ? await view.summaries(ids) : new Map<string, MessageSummary>();
     let written: Promise<void> = Promise.resolve();
     for (const row of batch) {
       const meta = metas.get(row.messageUid);
+      const summary = summaries.get(row.messageUid);
       if (needsContent && meta?.mimeTree) for (const node of contentNodes(meta.mimeTree, options.query)) await view.prefetchAttachments(node);
-      const values = session.getQueryResponse(options.query, toImapMessage(row, meta, needsTree), queryOptions);
+      const values = summary ? summaryValues(session, options.query, row, summary, queryOptions) : treeValues(session, options.query, row, meta, queryOptions);
       const response = session.formatResponse('FETCH', row.uid, { query: options.query, values });
       if (!response) continue; // expunged from this session's view meanwhile
       // content streams one message at a time; short metadata answers are written in a row and

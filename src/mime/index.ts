@@ -13,3 +13,4 @@ export {
 export { createIndexer, type MimeTreeNode, type Indexer, type ImapAttachmentStorage } from './imap-indexer';
 export { describeRecord, encodeMetadataRecord, type MetadataRecord } from './metadata-record';
 export { DescribePool, describePool, type DescribePoolOptions } from './describe-pool';
+export { compileSummary, compiledToken, isCompiledItem, type CompiledSummary } from './compiled-summary';

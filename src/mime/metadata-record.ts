@@ -1,6 +1,7 @@
 import { deflateRawSync } from 'node:zlib';
 import type { VendorMessage } from '../upstream/types';
 import { describeMessage, type MessageDescription } from './describe';
+import { compileSummary } from './compiled-summary';
 import { encodeWithBuffers } from './tree-codec';
 
 /**
@@ -15,7 +16,7 @@ export interface MetadataRecord {
   size: number;
   /** Deflated (level 1: most of the gain for a fraction of the CPU) encodeWithBuffers({ message, mimeTree, size, bodystructure, envelope }). */
   data: Buffer;
-  /** encodeWithBuffers({ envelope, bodystructure }). */
+  /** JSON of the CompiledSummary (ENVELOPE/BODYSTRUCTURE wire text, compiled-summary.ts). */
   imap: string;
 }
 
@@ -24,7 +25,7 @@ export function encodeMetadataRecord(messageUid: string, meta: { message: Vendor
     messageUid,
     size: meta.size,
     data: deflateRawSync(Buffer.from(encodeWithBuffers(meta)), { level: 1 }),
-    imap: encodeWithBuffers({ envelope: meta.envelope, bodystructure: meta.bodystructure }),
+    imap: JSON.stringify(compileSummary(meta.envelope, meta.bodystructure)),
   };
 }
 

@@ -101,6 +101,11 @@ export const migrations: string[] = [
   DROP TABLE metadata;
   ALTER TABLE metadata_rowid RENAME TO metadata;
   `,
+  `
+  -- the imap column now holds ENVELOPE/BODYSTRUCTURE as compiled wire text (mime/compiled-summary.ts);
+  -- rows in the old form are recompiled from their description on their next FETCH
+  UPDATE metadata SET imap = NULL;
+  `,
 ];
 
 function migrate(db: Database): void {

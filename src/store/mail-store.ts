@@ -1,6 +1,6 @@
 import { inflateRawSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import { decodeWithBuffers, encodeMetadataRecord, type MetadataRecord, type MimeTreeNode } from '../mime';
+import { decodeWithBuffers, encodeMetadataRecord, type CompiledSummary, type MetadataRecord, type MimeTreeNode } from '../mime';
 import type { VendorMessage } from '../upstream/types';
 import { openDatabase, type Database } from './db';
 
@@ -42,10 +42,10 @@ export interface UidChange {
   modseq: number;
 }
 
+/** What a metadata FETCH needs: RFC822.SIZE and the compiled ENVELOPE/BODYSTRUCTURE. */
 export interface MessageSummary {
   size: number;
-  envelope: unknown[];
-  bodystructure: unknown[];
+  compiled: CompiledSummary;
 }
 
 export interface StoredMetadata {
@@ -129,6 +129,7 @@ export class MailStore {
       metadataSizeToRows: p(
         'UPDATE messages SET size = ? WHERE size != ? AND message_uid = ? AND folder_id IN (SELECT id FROM folders WHERE account = ?) RETURNING folder_id',
       ).pluck(),
+      putSummary: p('UPDATE metadata SET imap = ? WHERE account = ? AND message_uid = ?'),
       getMetadata: p('SELECT message_uid, data FROM metadata WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))'),
       pruneMetadata: p(
         'DELETE FROM metadata WHERE account = ? AND NOT EXISTS (SELECT 1 FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.account = metadata.account AND m.message_uid = metadata.message_uid)',
@@ -343,9 +344,16 @@ export class MailStore {
   getSummaries(account: string, messageUids: readonly string[]): Map<string, MessageSummary> {
     const out = new Map<string, MessageSummary>();
     for (const row of this.stmt.getSummaries.all(account, JSON.stringify(messageUids)) as Array<{ message_uid: string; size: number; imap: string }>) {
-      out.set(row.message_uid, { size: row.size, ...decodeWithBuffers<Pick<MessageSummary, 'envelope' | 'bodystructure'>>(row.imap) });
+      out.set(row.message_uid, { size: row.size, compiled: JSON.parse(row.imap) as CompiledSummary });
     }
     return out;
+  }
+
+  /** Fills in compiled summaries of rows that lack one (written before the column held them). */
+  putSummaries(account: string, entries: ReadonlyArray<readonly [string, CompiledSummary]>): void {
+    this.atomically(() => {
+      for (const [messageUid, compiled] of entries) this.stmt.putSummary.run(JSON.stringify(compiled), account, messageUid);
+    });
   }
 
   getMetadata(account: string, messageUids: readonly string[]): Map<string, StoredMetadata> {

@@ -27,3 +27,8 @@ declare module '@zone-eu/wildduck/imap-core/lib/commands/search.js' {
   const search: { parseQueryTerms(terms: string[], uidList: number[]): { query: import('../imap/search').SearchTerm[]; terms: string[] } };
   export default search;
 }
+
+declare module '@zone-eu/wildduck/imap-core/lib/imap-tools' {
+  /** Builds the FETCH values of `query` for one message, as a session does. */
+  export function getQueryResponse(query: Array<{ item: string }>, message: Record<string, unknown>, options: Record<string, unknown>): unknown[];
+}

@@ -1,0 +1,81 @@
+import net from 'node:net';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { mailbox, startHarness, type Harness } from '../support/bridge-harness';
+
+/**
+ * A metadata FETCH copies ENVELOPE/BODYSTRUCTURE as text compiled when the message was
+ * described; a FETCH that needs the MIME tree builds them through imap-core as before. The
+ * bytes must be the same, in plain sessions and in UTF8=ACCEPT ones, for every message.
+ */
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ sandbox: { messages: 400 } });
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+/** A raw IMAP session: each command's whole answer as text. */
+async function rawSession(): Promise<{ run(command: string): Promise<string>; close(): void }> {
+  const socket = net.connect(h.bridge.ports.imap, '127.0.0.1');
+  let buffer = '';
+  let wake: (() => void) | null = null;
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk: string) => {
+    buffer += chunk;
+    wake?.();
+  });
+  const until = async (done: RegExp): Promise<string> => {
+    while (!done.test(buffer)) await new Promise<void>((r) => (wake = r));
+    const out = buffer;
+    buffer = '';
+    return out;
+  };
+  await until(/^\* OK.*\r\n/m);
+  let n = 0;
+  const run = async (command: string) => {
+    const tag = `t${++n}`;
+    socket.write(`${tag} ${command}\r\n`);
+    return until(new RegExp(`^${tag} (OK|NO|BAD).*\\r\\n`, 'm'));
+  };
+  await run(`LOGIN "${mailbox}" "${h.password}"`);
+  return { run, close: () => socket.destroy() };
+}
+
+/** The answers without each ` BODY[HEADER.FIELDS (X-NONE)] {n}` and its literal. */
+function withoutSection(text: string): string {
+  const section = / BODY\[HEADER\.FIELDS \(X-NONE\)\] \{(\d+)\}\r\n/g;
+  let out = '';
+  let last = 0;
+  for (let m = section.exec(text); m; m = section.exec(text)) {
+    out += text.slice(last, m.index);
+    last = m.index + m[0].length + Number(m[1]);
+    section.lastIndex = last;
+  }
+  return out + text.slice(last);
+}
+
+test.each([
+  ['a plain session', false],
+  ['a UTF8=ACCEPT session', true],
+])('compiled ENVELOPE and BODYSTRUCTURE equal the ones built from the MIME tree, in %s', async (_name, utf8) => {
+  const session = await rawSession();
+  try {
+    if (utf8) expect(await session.run('ENABLE UTF8=ACCEPT')).toMatch(/ENABLED UTF8=ACCEPT/);
+    await session.run('SELECT INBOX');
+    const compiled = await session.run('UID FETCH 1:* (ENVELOPE BODYSTRUCTURE)');
+    // a header section makes the answer go through the MIME tree
+    const fromTree = await session.run('UID FETCH 1:* (ENVELOPE BODYSTRUCTURE BODY.PEEK[HEADER.FIELDS (X-NONE)])');
+    const lines = (text: string) => text.split('\r\n').filter((l) => l.startsWith('* '));
+    const treeLines = lines(withoutSection(fromTree));
+    expect(lines(compiled).length).toBeGreaterThan(200);
+    expect(lines(compiled)).toEqual(treeLines);
+    // non-ASCII words are MIME-encoded for plain sessions only
+    expect(/=\?utf-8\?/i.test(compiled)).toBe(!utf8);
+  } finally {
+    session.close();
+  }
+});

@@ -10,9 +10,13 @@ COPY bin ./bin
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
+# MALLOC_ARENA_MAX: memory freed by the describe worker threads returns to two shared arenas
+# instead of staying resident in one arena per thread (one A/B after a 100k-message sync:
+# 378 -> 313 MB resting; runs vary by about 40 MB)
 ENV NODE_ENV=production \
     MAILBRIDGE_STATE_DIR=/var/lib/mailbridge \
-    MAILBRIDGE_CONFIG=/etc/mailbridge/config.json
+    MAILBRIDGE_CONFIG=/etc/mailbridge/config.json \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

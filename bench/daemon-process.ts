@@ -10,6 +10,8 @@ const bin = path.join(root, 'bin', 'mailbridge.js');
 export interface Daemon {
   password: string;
   rssMb(): number;
+  /** Highest RSS so far (VmHWM). */
+  peakRssMb(): number;
   /** CPU time (user + system, every thread) the daemon has used so far. */
   cpuSeconds(): number;
   /** CPU seconds per thread (diagnostics). */
@@ -34,7 +36,9 @@ export async function startDaemon(configFile: string, imapPort: number): Promise
   if (!password) throw new Error(`no password in: ${out}`);
   // BENCH_DAEMON_NODE_ARGS: extra node flags for the daemon only, e.g. --cpu-prof
   const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'start', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // the environment the Dockerfile gives the daemon
+  const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'start', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'], env });
   for (let i = 0; i < 100; i++) {
     const up = await new Promise<boolean>((resolve) => {
       const s = net.connect(imapPort, '127.0.0.1');
@@ -55,11 +59,17 @@ export async function startDaemon(configFile: string, imapPort: number): Promise
           return `${comm}=${processCpuSeconds(child.pid, `/proc/${child.pid}/task/${tid}/stat`).toFixed(2)}`;
         })
         .join(' '),
-    rssMb: () => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024),
+    rssMb: () => statusMb(child.pid, 'VmRSS'),
+    peakRssMb: () => statusMb(child.pid, 'VmHWM'),
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** A memory figure of /proc/PID/status, in MB. */
+function statusMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
+  return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 }

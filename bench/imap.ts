@@ -192,7 +192,10 @@ async function rssAfterSync(messages: number): Promise<Record<string, unknown>> 
       }
       const seconds = +((performance.now() - start) / 1000).toFixed(1);
       await c.logout();
-      return { messagesSynced: synced, seconds, bridgeRssMb: daemon.rssMb(), refused };
+      const bridgeRssMb = daemon.rssMb();
+      // describe workers end after a second without work: the daemon's resting size
+      await new Promise((r) => setTimeout(r, 5000));
+      return { messagesSynced: synced, seconds, bridgeRssMb, restingRssMb: daemon.rssMb(), peakRssMb: daemon.peakRssMb(), refused };
     } finally {
       await daemon.stop();
     }

@@ -1,4 +1,5 @@
-import { imapHandler } from '@zone-eu/wildduck/imap-core';
+// the compiler alone: describe workers load this module, and need no IMAP server
+import compiler from '@zone-eu/wildduck/imap-core/lib/handler/imap-compiler';
 import { getQueryResponse } from '@zone-eu/wildduck/imap-core/lib/imap-tools';
 import { cloneImapStructure } from './tree-codec';
 
@@ -32,7 +33,7 @@ function compileFor(envelope: unknown[], bodystructure: unknown[], acceptUTF8Ena
     { acceptUTF8Enabled },
   );
   // a response without tag and command compiles to just the value's own bytes: both are lists
-  const [e, b] = values.map((v) => imapHandler.compiler({ attributes: [v] }));
+  const [e, b] = values.map((v) => compiler({ attributes: [v] }));
   if (!/^\(.*\)$/s.test(e) || !/^\(.*\)$/s.test(b)) throw new Error('ENVELOPE or BODYSTRUCTURE did not compile to a list');
   return [e, b];
 }

@@ -32,3 +32,9 @@ declare module '@zone-eu/wildduck/imap-core/lib/imap-tools' {
   /** Builds the FETCH values of `query` for one message, as a session does. */
   export function getQueryResponse(query: Array<{ item: string }>, message: Record<string, unknown>, options: Record<string, unknown>): unknown[];
 }
+
+declare module '@zone-eu/wildduck/imap-core/lib/handler/imap-compiler' {
+  /** imap-core's response compiler (also imapHandler.compiler), without loading the server. */
+  function compiler(response: unknown): string;
+  export = compiler;
+}

@@ -1,4 +1,6 @@
 import net from 'node:net';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { mailbox, startHarness, type Harness } from '../support/bridge-harness';
 
@@ -76,6 +78,27 @@ test.each([
     // non-ASCII words are MIME-encoded for plain sessions only
     expect(/=\?utf-8\?/i.test(compiled)).toBe(!utf8);
   } finally {
+    session.close();
+  }
+});
+
+test('rows stored before summaries were compiled (imap column empty) are answered the same and filled in', async () => {
+  const session = await rawSession();
+  const db = new Database(path.join(h.stateDir, 'mailbridge.db'));
+  try {
+    await session.run('SELECT INBOX');
+    const before = await session.run('UID FETCH 1:* (ENVELOPE BODYSTRUCTURE)');
+    // what the migration leaves behind for rows written by an older version
+    db.prepare('UPDATE metadata SET imap = NULL').run();
+    const after = await session.run('UID FETCH 1:* (ENVELOPE BODYSTRUCTURE)');
+    expect(after.replace(/^t\d+ /m, '')).toBe(before.replace(/^t\d+ /m, ''));
+    // every INBOX message got its summary back; other folders' wait for their own FETCH
+    const count = (where: string) =>
+      (db.prepare(`SELECT count(*) AS n FROM metadata m JOIN messages r ON r.message_uid = m.message_uid JOIN folders f ON f.id = r.folder_id WHERE ${where}`).get() as { n: number }).n;
+    expect(count("f.name = 'INBOX' AND m.imap IS NULL")).toBe(0);
+    expect(count("f.name = 'INBOX'")).toBeGreaterThan(200);
+  } finally {
+    db.close();
     session.close();
   }
 });

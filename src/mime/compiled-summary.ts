@@ -11,10 +11,11 @@ import { cloneImapStructure } from './tree-codec';
  * answer for a fraction of the work (see fetch.ts).
  */
 
+/** Compiled items of a plain session; `utf8` only when a UTF8=ACCEPT session gets other bytes. */
 export interface CompiledSummary {
-  /** [plain session, UTF8=ACCEPT session] */
-  envelope: [string, string];
-  bodystructure: [string, string];
+  envelope: string;
+  bodystructure: string;
+  utf8?: { envelope: string; bodystructure: string };
 }
 
 const compiledItems = ['envelope', 'bodystructure'] as const;
@@ -24,7 +25,7 @@ export function isCompiledItem(item: string): item is (typeof compiledItems)[num
   return (compiledItems as readonly string[]).includes(item);
 }
 
-function compileFor(envelope: unknown[], bodystructure: unknown[], acceptUTF8Enabled: boolean): [string, string] {
+function compileFor(envelope: unknown[], bodystructure: unknown[], acceptUTF8Enabled: boolean): { envelope: string; bodystructure: string } {
   // getQueryResponse encodes in place: it gets copies
   const message = { envelope: cloneImapStructure(envelope), bodystructure: cloneImapStructure(bodystructure) };
   const values = getQueryResponse(
@@ -35,13 +36,23 @@ function compileFor(envelope: unknown[], bodystructure: unknown[], acceptUTF8Ena
   // a response without tag and command compiles to just the value's own bytes: both are lists
   const [e, b] = values.map((v) => compiler({ attributes: [v] }));
   if (!/^\(.*\)$/s.test(e) || !/^\(.*\)$/s.test(b)) throw new Error('ENVELOPE or BODYSTRUCTURE did not compile to a list');
-  return [e, b];
+  return { envelope: e, bodystructure: b };
+}
+
+/** Characters plain sessions get MIME-encoded (libmime.encodeWords): anything but printable ASCII, tab, CR, LF. */
+const encodedInPlainSessions = /[^\t\r\n\x20-\x7e]/;
+
+function needsEncoding(value: unknown): boolean {
+  if (typeof value === 'string') return encodedInPlainSessions.test(value);
+  if (Buffer.isBuffer(value)) return encodedInPlainSessions.test(value.toString('latin1'));
+  return Array.isArray(value) && value.some(needsEncoding);
 }
 
 export function compileSummary(envelope: unknown[], bodystructure: unknown[]): CompiledSummary {
-  const [plainEnvelope, plainBody] = compileFor(envelope, bodystructure, false);
-  const [utf8Envelope, utf8Body] = compileFor(envelope, bodystructure, true);
-  return { envelope: [plainEnvelope, utf8Envelope], bodystructure: [plainBody, utf8Body] };
+  const plain = compileFor(envelope, bodystructure, false);
+  // all printable ASCII: both session kinds get the same bytes
+  if (!needsEncoding(envelope) && !needsEncoding(bodystructure)) return plain;
+  return { ...plain, utf8: compileFor(envelope, bodystructure, true) };
 }
 
 /**
@@ -49,6 +60,6 @@ export function compileSummary(envelope: unknown[], bodystructure: unknown[]): C
  * copies a TEXT token verbatim, so the list's own parentheses wrap the compiled inside.
  */
 export function compiledToken(summary: CompiledSummary, item: (typeof compiledItems)[number], utf8: boolean): [{ type: 'TEXT'; value: string }] {
-  const text = summary[item][utf8 ? 1 : 0];
+  const text = ((utf8 && summary.utf8) || summary)[item];
   return [{ type: 'TEXT', value: text.slice(1, -1) }];
 }

@@ -45,7 +45,7 @@ function threadUids(t: VendorThread, field: string): string[] {
 }
 
 /** Whether the vendor's view of `msg` still places it in the listed folder or label. */
-export function inScope(msg: Pick<VendorMessage, 'folders' | 'labels'>, scope: ListScope): boolean {
+function inScope(msg: Pick<VendorMessage, 'folders' | 'labels'>, scope: ListScope): boolean {
   if ('label' in scope) return (msg.labels ?? []).includes(scope.label);
   return msg.folders.some((f) => f.toLowerCase() === scope.folder.toLowerCase());
 }

@@ -163,7 +163,7 @@ export class AccountView {
   /** Syncs one folder; a folder never listed completely gets a full listing, later calls are incremental. */
   syncFolder(folder: ImapFolder, mode?: SyncMode): Promise<void> {
     return this.syncLock.run(folder.key, async () => {
-      const chosen = mode ?? (this.store.wasListed(this.account, folder.key) ? 'incremental' : 'full');
+      const chosen = mode ?? (this.store.wasListed(this.account, folder.key) ? 'incremental' : 'first');
       try {
         await syncFolder(this.sync, folder, chosen);
       } catch (err) {
@@ -171,7 +171,7 @@ export class AccountView {
           ? new Refusal('cannot', `The mail vendor cannot list messages by label (assumption A22), so ${folder.path} cannot be opened`)
           : err;
       }
-      if (chosen === 'full') this.store.markListed(this.account, folder.key);
+      if (chosen !== 'incremental') this.store.markListed(this.account, folder.key);
       this.synced.set(folder.key, folder);
     });
   }

@@ -25,7 +25,13 @@ export interface SyncContext {
   publish(folder: string, entries: FolderChange[]): void;
 }
 
-export type SyncMode = 'full' | 'incremental';
+/**
+ * `first`: the first complete listing of a folder. It is a full sync whose new messages are not
+ * journaled: every session that selects the folder waits for this listing and starts from its
+ * result, so no session can need those EXISTS (a 100,000-message folder would otherwise fill
+ * the journal with them).
+ */
+export type SyncMode = 'first' | 'full' | 'incremental';
 
 /** A synced view: its key in the store and journal, and what list_threads lists for it. */
 export interface SyncTarget {
@@ -185,8 +191,9 @@ export async function syncFolder(ctx: SyncContext, target: SyncTarget, mode: Syn
   const rows = ctx.store.listMessages(ctx.account, folder).filter((r) => !isLocalMessage(r.messageUid));
   const known = new Set(rows.map((r) => r.messageUid));
   const { listed, complete, arrivals } = await listAndFetch(ctx, target, mode, known);
-  const entries = numberArrivals(ctx, folder, arrivals);
-  if (complete && mode === 'full') {
+  const numbered = numberArrivals(ctx, folder, arrivals);
+  const entries = mode === 'first' ? [] : numbered;
+  if (complete && mode !== 'incremental') {
     entries.push(...expungeMessages(ctx, folder, [...known].filter((u) => !listed.has(u))));
     entries.push(...(await refreshFlags(ctx, target, [...known].filter((u) => listed.has(u)))));
   } else {

@@ -1,18 +1,19 @@
 import type { Logger } from '../log';
 import type { PublishChanges } from './changes';
-import { LocalMessages, isLocalMessage, type MailStore, type MessageRow, type MessageSummary, type StoredMetadata } from '../store';
+import { LocalMessages, isLocalMessage, type MailStore, type MessageRow, type MessageSummary } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
-import type { FolderRole, VendorFolder } from '../upstream/types';
+import type { FolderRole, VendorFolder, VendorMessage } from '../upstream/types';
 import { KeyedLock } from '../util/keyed-lock';
-import { compileSummary, createAttachmentStorage, describeMessage, externalAttachments, externalId, type AttachmentStorage, type MimeTreeNode } from '../mime';
+import { createAttachmentStorage, externalAttachments, externalId, type AttachmentStorage, type MimeTreeNode } from '../mime';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { appendDraft, appendSentCopy, messageIdOf, refuseAppend, type Appended } from './append';
-import { contentInclude, expungeMessages, syncFolder, type SyncContext, type SyncMode } from './folder-sync';
+import { expungeMessages, syncFolder, type SyncContext, type SyncMode } from './folder-sync';
 import { copyByMoving, movedAway, moveMessages, type CopyOutcome, type MoveOutcome } from './organize';
 import { Refusal, requireVendorMessages } from './refusal';
 import { addLabel, dropLabel, labelKey, labelOfKey, removeLabel, type LabelView } from './labels';
+import { MessageCache, type MessageContent } from './message-cache';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-update';
 
 /**
@@ -75,16 +76,13 @@ export interface OpenFolder extends FolderStatus {
   uids: number[];
 }
 
-export interface FullMessage extends MessageRow {
-  meta: StoredMetadata;
-}
-
 export class AccountView {
   private folderCache: { at: number; folders: ImapFolder[] } | null = null;
   private readonly syncLock = new KeyedLock();
   private readonly synced = new Map<string, ImapFolder>();
   private readonly sync: SyncContext;
   private readonly local: LocalMessages;
+  private readonly messages: MessageCache;
   /** Streams attachment bytes for imap-core's indexer: raw route once, then the disk cache. */
   readonly attachmentStorage: AttachmentStorage;
 
@@ -104,6 +102,7 @@ export class AccountView {
     this.copyToFolder = copyToFolder;
     this.sync = { account, api, store, assumptions, logger, publish: (folder, entries) => publish(account, folder, entries) };
     this.local = new LocalMessages(store.db);
+    this.messages = new MessageCache(account, api, store, this.local);
     this.attachmentStorage = createAttachmentStorage(
       { open: async (messageUid, attachmentId) => (await api.raw(messageUid, attachmentId)).stream },
       {
@@ -200,33 +199,24 @@ export class AccountView {
     return this.store.listMessages(this.account, folder.key);
   }
 
-  /** Cached MIME metadata; anything missing (cache lost) is fetched and described again. */
-  async metadata(messageUids: string[]): Promise<Map<string, StoredMetadata>> {
-    const found = this.store.getMetadata(this.account, messageUids);
-    const missing = messageUids.filter((u) => !found.has(u));
-    if (missing.length) {
-      const { messages } = await this.api.getMessages(missing, contentInclude);
-      for (const m of messages) {
-        const meta = { message: m, ...describeMessage(m) };
-        this.store.putMetadata(this.account, m.message_uid, meta);
-        found.set(m.message_uid, this.store.getMetadata(this.account, [m.message_uid]).get(m.message_uid) ?? meta);
-      }
-    }
-    return found;
+  /** Size and compiled ENVELOPE/BODYSTRUCTURE of each message: a metadata FETCH needs nothing else. */
+  summaries(messageUids: string[]): Promise<Map<string, MessageSummary>> {
+    return this.messages.summaries(messageUids);
   }
 
-  /** Size and compiled ENVELOPE/BODYSTRUCTURE without the MIME tree: the cheap path of metadata FETCH. */
-  async summaries(messageUids: string[]): Promise<Map<string, MessageSummary>> {
-    const found = this.store.getSummaries(this.account, messageUids);
-    const missing = messageUids.filter((u) => !found.has(u));
-    if (!missing.length) return found;
-    const compiled = [...(await this.metadata(missing))].map(([uid, meta]) => [uid, meta.size, compileSummary(meta.envelope, meta.bodystructure)] as const);
-    this.store.putSummaries(
-      this.account,
-      compiled.map(([uid, , summary]) => [uid, summary] as const),
-    );
-    for (const [uid, size, summary] of compiled) found.set(uid, { size, compiled: summary });
-    return found;
+  /** Top-level header lines of each message (header sections, SEARCH). */
+  headers(messageUids: string[]): Promise<Map<string, string[]>> {
+    return this.messages.headers(messageUids);
+  }
+
+  /** The stored vendor JSON of each message (body included). */
+  vendorMessages(messageUids: string[]): Promise<Map<string, VendorMessage>> {
+    return this.messages.messages(messageUids);
+  }
+
+  /** Vendor JSON and MIME tree of each message: what content is served from. */
+  contents(messageUids: string[]): Promise<Map<string, MessageContent>> {
+    return this.messages.contents(messageUids);
   }
 
   /** STORE: vendor-backed flags go upstream first; the state changes only for confirmed ids. */

@@ -1,8 +1,8 @@
 import { createIndexer } from '../mime';
 import type { LocalMessages } from '../store';
-import type { VendorMessage } from '../upstream/types';
 import type { FolderChange } from './changes';
 import type { SyncContext } from './folder-sync';
+import { draftRecord } from './message-cache';
 import { Refusal } from './refusal';
 
 /**
@@ -40,11 +40,11 @@ export function messageIdOf(raw: Buffer): string | null {
 /** Finds the folder's message with this Message-ID among its newest entries. */
 function findByMessageId(ctx: SyncContext, folder: string, messageId: string): number | null {
   const rows = ctx.store.listMessages(ctx.account, folder).slice(-500);
-  const metas = ctx.store.getMetadata(
+  const messages = ctx.store.getMessages(
     ctx.account,
     rows.map((r) => r.messageUid),
   );
-  const hit = rows.find((r) => metas.get(r.messageUid)?.message.message_id === messageId);
+  const hit = rows.find((r) => messages.get(r.messageUid)?.message_id === messageId);
   return hit?.uid ?? null;
 }
 
@@ -61,41 +61,9 @@ export async function appendSentCopy(ctx: SyncContext, folder: AppendTarget, mes
   }
 }
 
-/** Minimal vendor-shaped record for a local draft, so search and FETCH treat it like the rest. */
-function draftRecord(messageUid: string, raw: Buffer, idate: Date): VendorMessage {
-  const tree = indexer.parseMimeTree(raw);
-  const header = (name: string) => tree.header.find((h) => h.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim() ?? '';
-  return {
-    message_uid: messageUid,
-    thread_id: messageUid,
-    message_id: messageIdOf(raw) ?? '',
-    folders: [],
-    labels: [],
-    from_name: '',
-    from_email: header('from'),
-    to: [],
-    cc: [],
-    bcc: [],
-    references: [],
-    subject: header('subject'),
-    is_read: true,
-    is_starred: false,
-    is_important: false,
-    snoozed_until: null,
-    received_at: idate.toISOString(),
-  };
-}
-
 export function appendDraft(ctx: SyncContext, local: LocalMessages, folder: AppendTarget, raw: Buffer, flags: string[], idate: Date): Appended {
   const messageUid = local.add(ctx.account, raw);
-  const mimeTree = indexer.parseMimeTree(raw);
-  ctx.store.putMetadata(ctx.account, messageUid, {
-    message: draftRecord(messageUid, raw, idate),
-    mimeTree,
-    size: indexer.getSize(mimeTree),
-    envelope: indexer.getEnvelope(mimeTree),
-    bodystructure: indexer.getBodyStructure(mimeTree),
-  });
+  ctx.store.putMetadataRecords(ctx.account, [draftRecord(messageUid, raw, idate)]);
   const [assigned] = ctx.store.assignUids(ctx.account, folder.key, [{ messageUid, flags, idate }]);
   const state = ctx.store.folderState(ctx.account, folder.key);
   if (!assigned) {

@@ -1,7 +1,7 @@
 import { imapHandler } from '@zone-eu/wildduck/imap-core';
 import type { AccountView, ImapFolder } from '../domain/account-view';
-import { cloneImapStructure, compiledToken, isCompiledItem, type MimeTreeNode } from '../mime';
-import type { MessageRow, MessageSummary, StoredMetadata } from '../store';
+import { compiledToken, isCompiledItem, type MimeTreeNode } from '../mime';
+import type { MessageRow, MessageSummary } from '../store';
 import type { ImapSession } from './session';
 
 export interface FetchQueryItem {
@@ -22,8 +22,6 @@ export interface FetchOptions {
 
 /** Items answered from the UID row alone, without the cached MIME metadata. */
 const rowItems = new Set(['uid', 'flags', 'modseq', 'internaldate', 'rfc822.size']);
-/** Items answered from the stored summary (no MIME tree needed). */
-const summaryItems = new Set(['envelope', 'bodystructure']);
 /** Items whose answer streams message content (may pull attachment bytes from the vendor). */
 const contentItems = new Set(['body', 'binary', 'rfc822', 'rfc822.text', 'binary.size']);
 
@@ -49,6 +47,16 @@ function resolvePart(tree: MimeTreeNode, partPath: string): MimeTreeNode | null 
 /** Body section types that never touch attachment bytes. */
 const headerOnly = new Set(['header', 'header.fields', 'header.fields.not', 'mime']);
 
+/** Sections of the top-level header: answered from the stored header lines, no MIME tree needed. */
+function isTopHeaderItem(q: FetchQueryItem): boolean {
+  return q.item === 'rfc822.header' || (q.item === 'body' && !q.path && ['header', 'header.fields', 'header.fields.not'].includes(q.type ?? ''));
+}
+
+/** A tree of just the top-level header: all imap-core reads for those sections. */
+function headerTree(header: string[]): MimeTreeNode {
+  return { header, parsedHeader: {} };
+}
+
 /** Messages handled per metadata batch: bounds memory on 1:* fetches of huge folders. */
 const batchSize = 500;
 
@@ -62,26 +70,21 @@ function rowValues(row: MessageRow): Record<string, unknown> {
 
 type QueryOptions = { acceptUTF8Enabled: boolean } & Record<string, unknown>;
 
-/** FETCH values from the full metadata (MIME tree and structures; cached, so copied before imap-core encodes them in place). */
-function treeValues(session: ImapSession, query: FetchQueryItem[], row: MessageRow, meta: StoredMetadata | undefined, options: QueryOptions): unknown[] {
-  const message = { ...rowValues(row), envelope: meta && cloneImapStructure(meta.envelope), bodystructure: meta && cloneImapStructure(meta.bodystructure), mimeTree: meta?.mimeTree };
-  return session.getQueryResponse(query, message, options);
-}
-
-/** FETCH values with ENVELOPE/BODYSTRUCTURE copied as compiled wire text (mime/compiled-summary.ts). */
-function summaryValues(session: ImapSession, query: FetchQueryItem[], row: MessageRow, summary: MessageSummary, options: QueryOptions): unknown[] {
+/** FETCH values: ENVELOPE/BODYSTRUCTURE copied as compiled wire text (mime/compiled-summary.ts), the rest through imap-core. */
+function fetchValues(session: ImapSession, query: FetchQueryItem[], row: MessageRow, summary: MessageSummary | undefined, mimeTree: MimeTreeNode | undefined, options: QueryOptions): unknown[] {
   const rest = session.getQueryResponse(
     query.filter((q) => !isCompiledItem(q.item)),
-    rowValues(row),
+    { ...rowValues(row), mimeTree },
     options,
   );
   let i = 0;
-  return query.map((q) => (isCompiledItem(q.item) ? compiledToken(summary.compiled, q.item, options.acceptUTF8Enabled) : rest[i++]));
+  return query.map((q) => (isCompiledItem(q.item) ? compiledToken(summary!.compiled, q.item, options.acceptUTF8Enabled) : rest[i++]));
 }
 
 /**
- * FETCH / UID FETCH. Flags, sizes, ENVELOPE and BODYSTRUCTURE come from the state store (no
- * vendor request once synced). Body sections are rebuilt from the cached MIME tree;
+ * FETCH / UID FETCH. Flags, sizes, ENVELOPE, BODYSTRUCTURE and header sections come from the
+ * state store (no vendor request once synced). Other body sections are served from the MIME
+ * tree built from the stored message;
  * attachment bytes are downloaded before the response starts, so a vendor failure becomes a
  * NO instead of a truncated literal.
  */
@@ -99,23 +102,28 @@ export async function fetchMessages(view: AccountView, folder: ImapFolder, optio
     }
   }
 
-  const needsMeta = options.query.some((q) => !rowItems.has(q.item));
-  // ENVELOPE/BODYSTRUCTURE alone come from a small column; anything else needs the MIME tree
-  const needsTree = options.query.some((q) => !rowItems.has(q.item) && !summaryItems.has(q.item));
+  const needsSummary = options.query.some((q) => isCompiledItem(q.item));
+  const treeItems = options.query.filter((q) => !rowItems.has(q.item) && !isCompiledItem(q.item));
+  // header sections alone are served from the stored header lines; anything else needs the MIME tree
+  const needsContentTree = treeItems.some((q) => !isTopHeaderItem(q));
   const needsContent = options.query.some((q) => contentItems.has(q.item) && !headerOnly.has(q.type ?? ''));
   const queryOptions = { acceptUTF8Enabled: session.isUTF8Enabled(), attachmentStorage: view.attachmentStorage, fetchOptions: {} };
 
   for (let i = 0; i < rows.length; i += batchSize) {
     const batch = rows.slice(i, i + batchSize);
     const ids = batch.map((r) => r.messageUid);
-    const metas = needsTree ? await view.metadata(ids) : new Map<string, StoredMetadata>();
-    const summaries = needsMeta && !needsTree ? await view.summaries(ids) : new Map<string, MessageSummary>();
+    const summaries = needsSummary ? await view.summaries(ids) : new Map<string, MessageSummary>();
+    const trees = new Map<string, MimeTreeNode>();
+    if (needsContentTree) for (const [uid, c] of await view.contents(ids)) trees.set(uid, c.mimeTree);
+    else if (treeItems.length) for (const [uid, header] of await view.headers(ids)) trees.set(uid, headerTree(header));
     let written: Promise<void> = Promise.resolve();
     for (const row of batch) {
-      const meta = metas.get(row.messageUid);
       const summary = summaries.get(row.messageUid);
-      if (needsContent && meta?.mimeTree) for (const node of contentNodes(meta.mimeTree, options.query)) await view.prefetchAttachments(node);
-      const values = summary ? summaryValues(session, options.query, row, summary, queryOptions) : treeValues(session, options.query, row, meta, queryOptions);
+      const tree = trees.get(row.messageUid);
+      // the vendor no longer has it and nothing is cached: its removal reaches the session with the next poll
+      if ((needsSummary && !summary) || (treeItems.length && !tree)) continue;
+      if (needsContent && tree) for (const node of contentNodes(tree, options.query)) await view.prefetchAttachments(node);
+      const values = fetchValues(session, options.query, row, summary, tree, queryOptions);
       const response = session.formatResponse('FETCH', row.uid, { query: options.query, values });
       if (!response) continue; // expunged from this session's view meanwhile
       // content streams one message at a time; short metadata answers are written in a row and

@@ -1,27 +1,23 @@
 import type { AccountView, ImapFolder } from '../domain/account-view';
-import type { StoredMetadata } from '../store';
+import type { VendorMessage } from '../upstream/types';
 import { VendorError } from '../upstream/errors';
 import { matchAll, orBranches, textTerms, type SearchCandidate, type SearchTerm } from './search';
 import type { ImapSession } from './session';
 
-/** Keys that need the cached MIME header or body, not just the UID/flag/size row. */
-const needsMetadata = new Set(['header', 'date', 'body', 'text']);
+/** Keys evaluated on the stored header lines (TEXT also searches the header). */
+const headerKeys = new Set(['header', 'date', 'text']);
 
-function usesMetadata(query: readonly SearchTerm[]): boolean {
+function usesHeaders(query: readonly SearchTerm[]): boolean {
   return query.some(
-    (t) =>
-      needsMetadata.has(t.key) ||
-      (t.key === 'not' && usesMetadata([t.value as SearchTerm])) ||
-      (t.key === 'or' && orBranches(t).some(usesMetadata)),
+    (t) => headerKeys.has(t.key) || (t.key === 'not' && usesHeaders([t.value as SearchTerm])) || (t.key === 'or' && orBranches(t).some(usesHeaders)),
   );
 }
 
 /** Local fallback when the vendor has no search command: substring over the cached message. */
-function localText(meta: StoredMetadata | undefined, key: 'body' | 'text', value: string): boolean {
-  if (!meta) return false;
-  const m = meta.message;
-  const body = `${m.body?.text ?? ''}\n${m.body?.html ?? ''}`;
-  const haystack = key === 'body' ? body : `${meta.mimeTree.header.join('\n')}\n${body}`;
+function localText(message: VendorMessage | undefined, headerLines: string[], key: 'body' | 'text', value: string): boolean {
+  if (!message) return false;
+  const body = `${message.body?.text ?? ''}\n${message.body?.html ?? ''}`;
+  const haystack = key === 'body' ? body : `${headerLines.join('\n')}\n${body}`;
   return haystack.toLowerCase().includes(value.toLowerCase());
 }
 
@@ -39,7 +35,8 @@ export async function searchMessages(
   const query = rawQuery as SearchTerm[];
   const visible = new Set(session.selected ? session.selected.uidList : []);
   const rows = view.allRows(folder).filter((r) => visible.has(r.uid));
-  const metas = usesMetadata(query) ? await view.metadata(rows.map((r) => r.messageUid)) : new Map<string, StoredMetadata>();
+  const ids = rows.map((r) => r.messageUid);
+  const headers = usesHeaders(query) ? await view.headers(ids) : new Map<string, string[]>();
 
   const vendorHits = new Map<string, Set<string> | null>();
   for (const { value } of textTerms(query)) {
@@ -51,11 +48,14 @@ export async function searchMessages(
       vendorHits.set(value, null);
     }
   }
+  // bodies are read only when the vendor cannot search them
+  const needsBodies = [...vendorHits.values()].includes(null);
+  const messages = needsBodies ? await view.vendorMessages(ids) : new Map<string, VendorMessage>();
 
   const uidList: number[] = [];
   let highestModseq = 0;
   for (const row of rows) {
-    const meta = metas.get(row.messageUid);
+    const headerLines = headers.get(row.messageUid) ?? [];
     const candidate: SearchCandidate = {
       uid: row.uid,
       messageUid: row.messageUid,
@@ -63,11 +63,11 @@ export async function searchMessages(
       flags: row.flags,
       idate: row.idate,
       size: row.size,
-      headerLines: meta?.mimeTree.header ?? [],
+      headerLines,
     };
     const matched = matchAll(candidate, query, (key, value) => {
       const hits = vendorHits.get(value);
-      return hits ? hits.has(row.messageUid) : localText(meta, key, value);
+      return hits ? hits.has(row.messageUid) : localText(messages.get(row.messageUid), headerLines, key, value);
     });
     if (matched) {
       uidList.push(row.uid);

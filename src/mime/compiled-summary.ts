@@ -1,7 +1,6 @@
 // the compiler alone: describe workers load this module, and need no IMAP server
 import compiler from '@zone-eu/wildduck/imap-core/lib/handler/imap-compiler';
 import { getQueryResponse } from '@zone-eu/wildduck/imap-core/lib/imap-tools';
-import { cloneImapStructure } from './tree-codec';
 
 /**
  * ENVELOPE and BODYSTRUCTURE as the exact bytes imap-core would put on the wire, made once per
@@ -62,4 +61,18 @@ export function compileSummary(envelope: unknown[], bodystructure: unknown[]): C
 export function compiledToken(summary: CompiledSummary, item: (typeof compiledItems)[number], utf8: boolean): [{ type: 'TEXT'; value: string }] {
   const text = ((utf8 && summary.utf8) || summary)[item];
   return [{ type: 'TEXT', value: text.slice(1, -1) }];
+}
+
+/** Deep copy of an ENVELOPE/BODYSTRUCTURE value that keeps Buffers (imap-core edits them in place). */
+export function cloneImapStructure<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Buffer.isBuffer(value)) return Buffer.from(value) as T;
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = cloneImapStructure(value[i]);
+    return out as T;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = cloneImapStructure((value as Record<string, unknown>)[key]);
+  return out as T;
 }

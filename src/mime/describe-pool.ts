@@ -135,11 +135,8 @@ export class DescribePool {
     }, this.opts.idleMs);
     w.idleTimer.unref();
     if (task) {
-      if (res.error !== undefined || !res.records || !res.blob) task.reject(new Error(res.error ?? 'describe worker sent no records'));
-      else {
-        const blob = Buffer.from(res.blob);
-        task.resolve(res.records.map((r) => ({ messageUid: r.messageUid, size: r.size, imap: r.imap, data: blob.subarray(r.offset, r.offset + r.length) })));
-      }
+      if (res.error !== undefined || !res.records) task.reject(new Error(res.error ?? 'describe worker sent no records'));
+      else task.resolve(res.records);
     }
     this.pump();
   }

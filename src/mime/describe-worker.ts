@@ -2,12 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { VendorMessage } from '../upstream/types';
-import { describeRecord } from './metadata-record';
+import { describeRecord, type MetadataRecord } from './metadata-record';
 
-/**
- * Worker side of describe-pool.ts: describes and encodes a chunk of vendor messages. The
- * deflated blobs travel back in one transferred ArrayBuffer (offsets per record).
- */
+/** Worker side of describe-pool.ts: describes a chunk of vendor messages into stored rows. */
 
 export interface DescribeRequest {
   id: number;
@@ -17,8 +14,7 @@ export interface DescribeRequest {
 export interface DescribeResponse {
   id: number;
   error?: string;
-  records?: Array<{ messageUid: string; size: number; imap: string; offset: number; length: number }>;
-  blob?: ArrayBuffer;
+  records?: MetadataRecord[];
 }
 
 /**
@@ -39,19 +35,9 @@ lowerPriority(Number((workerData as { nice?: number } | undefined)?.nice ?? 0));
 parentPort?.on('message', (req: DescribeRequest) => {
   let res: DescribeResponse;
   try {
-    const records = req.messages.map(describeRecord);
-    const blob = Buffer.allocUnsafeSlow(records.reduce((n, r) => n + r.data.length, 0));
-    let offset = 0;
-    const list = records.map((r) => {
-      r.data.copy(blob, offset);
-      const entry = { messageUid: r.messageUid, size: r.size, imap: r.imap, offset, length: r.data.length };
-      offset += r.data.length;
-      return entry;
-    });
-    res = { id: req.id, records: list, blob: blob.buffer as ArrayBuffer };
-    parentPort!.postMessage(res, [res.blob!]);
+    res = { id: req.id, records: req.messages.map(describeRecord) };
   } catch (err) {
     res = { id: req.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
-    parentPort!.postMessage(res);
   }
+  parentPort!.postMessage(res);
 });

@@ -69,6 +69,12 @@ export function describeMessage(msg: VendorMessage): MessageDescription {
   };
 }
 
+/** The description of a message that exists only as bytes (a draft a client appended). */
+export function describeRaw(raw: Buffer): MessageDescription {
+  const mimeTree = indexer.parseMimeTree(raw);
+  return { mimeTree, size: indexer.getSize(mimeTree), bodystructure: indexer.getBodyStructure(mimeTree), envelope: indexer.getEnvelope(mimeTree) };
+}
+
 /** External attachments in a tree, in message order. */
 export function externalAttachments(tree: MimeTreeNode): AttachmentRef[] {
   const out: AttachmentRef[] = [];

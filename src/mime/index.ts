@@ -1,6 +1,5 @@
-export { describeMessage, externalAttachments, externalId, parseExternalId, type AttachmentRef, type MessageDescription } from './describe';
+export { describeMessage, describeRaw, externalAttachments, externalId, parseExternalId, type AttachmentRef, type MessageDescription } from './describe';
 export { buildMessage } from './compose';
-export { serializeMimeTree, deserializeMimeTree, encodeWithBuffers, decodeWithBuffers, cloneImapStructure } from './tree-codec';
 export {
   createAttachmentStorage,
   AttachmentStorage,
@@ -11,6 +10,6 @@ export {
   type ByteCache,
 } from './attachment-storage';
 export { createIndexer, type MimeTreeNode, type Indexer, type ImapAttachmentStorage } from './imap-indexer';
-export { describeRecord, encodeMetadataRecord, type MetadataRecord } from './metadata-record';
+export { describeRecord, metadataRecord, type MetadataRecord } from './metadata-record';
 export { DescribePool, describePool, type DescribePoolOptions } from './describe-pool';
-export { compileSummary, compiledToken, isCompiledItem, type CompiledSummary } from './compiled-summary';
+export { cloneImapStructure, compileSummary, compiledToken, isCompiledItem, type CompiledSummary } from './compiled-summary';

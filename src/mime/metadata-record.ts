@@ -1,35 +1,39 @@
-import { deflateRawSync } from 'node:zlib';
 import type { VendorMessage } from '../upstream/types';
 import { describeMessage, type MessageDescription } from './describe';
 import { compileSummary } from './compiled-summary';
-import { encodeWithBuffers } from './tree-codec';
 
 /**
- * The stored form of a message's metadata (the `metadata` table row): the vendor JSON with its
- * description, deflated, plus ENVELOPE and BODYSTRUCTURE in their own column. Made in one
- * place so describe workers (describe-pool.ts) and the store write exactly the same rows.
+ * The stored form of a message (a `message_cache` row): what FETCH and SEARCH read for every
+ * message of a folder (RFC822.SIZE, compiled ENVELOPE/BODYSTRUCTURE, the top-level header
+ * lines), and the vendor JSON the MIME tree is built from again when a client asks for content.
+ * The tree itself is not stored: encoding and compressing it cost a sync more than building it
+ * again costs the few messages whose content a client reads. Made in one place so describe
+ * workers (describe-pool.ts) and the main thread write exactly the same rows.
  */
 
 export interface MetadataRecord {
   messageUid: string;
   /** RFC822.SIZE */
   size: number;
-  /** Deflated (level 1: most of the gain for a fraction of the CPU) encodeWithBuffers({ message, mimeTree, size, bodystructure, envelope }). */
-  data: Buffer;
   /** JSON of the CompiledSummary (ENVELOPE/BODYSTRUCTURE wire text, compiled-summary.ts). */
-  imap: string;
+  summary: string;
+  /** JSON array of the top-level header lines, as imap-core's parser gives them. */
+  header: string;
+  /** JSON of the vendor message (body included). */
+  message: string;
 }
 
-export function encodeMetadataRecord(messageUid: string, meta: { message: VendorMessage } & MessageDescription): MetadataRecord {
+export function metadataRecord(message: VendorMessage, description: MessageDescription): MetadataRecord {
   return {
-    messageUid,
-    size: meta.size,
-    data: deflateRawSync(Buffer.from(encodeWithBuffers(meta)), { level: 1 }),
-    imap: JSON.stringify(compileSummary(meta.envelope, meta.bodystructure)),
+    messageUid: message.message_uid,
+    size: description.size,
+    summary: JSON.stringify(compileSummary(description.envelope, description.bodystructure)),
+    header: JSON.stringify(description.mimeTree.header),
+    message: JSON.stringify(message),
   };
 }
 
-/** describeMessage + encodeMetadataRecord: what a sync stores for a fetched message. */
+/** describeMessage + metadataRecord: what a sync stores for a fetched message. */
 export function describeRecord(msg: VendorMessage): MetadataRecord {
-  return encodeMetadataRecord(msg.message_uid, { message: msg, ...describeMessage(msg) });
+  return metadataRecord(msg, describeMessage(msg));
 }

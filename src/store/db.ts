@@ -106,6 +106,23 @@ export const migrations: string[] = [
   -- rows in the old form are recompiled from their description on their next FETCH
   UPDATE metadata SET imap = NULL;
   `,
+  `
+  -- the MIME tree is no longer stored but built again from the vendor JSON when a client reads
+  -- content (mime/metadata-record.ts); the small columns come first, so FETCH and SEARCH, which
+  -- read only them, stay on a row's first page instead of walking the JSON's overflow pages.
+  -- Rows of the old form are dropped: a FETCH refills what it needs (vendor messages from the
+  -- vendor, drafts from their bytes in local_messages).
+  DROP TABLE metadata;
+  CREATE TABLE message_cache (
+    account TEXT NOT NULL,
+    message_uid TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    summary TEXT NOT NULL,
+    header TEXT NOT NULL,
+    message TEXT NOT NULL,
+    PRIMARY KEY (account, message_uid)
+  );
+  `,
 ];
 
 function migrate(db: Database): void {

@@ -24,9 +24,11 @@ export class LocalMessages {
     return messageUid;
   }
 
-  raw(account: string, messageUid: string): Buffer | null {
-    const row = this.db.prepare('SELECT raw FROM local_messages WHERE account = ? AND message_uid = ?').get(account.toLowerCase(), messageUid) as { raw: Buffer } | undefined;
-    return row?.raw ?? null;
+  get(account: string, messageUid: string): { raw: Buffer; createdAt: Date } | null {
+    const row = this.db.prepare('SELECT raw, created_at FROM local_messages WHERE account = ? AND message_uid = ?').get(account.toLowerCase(), messageUid) as
+      | { raw: Buffer; created_at: number }
+      | undefined;
+    return row ? { raw: row.raw, createdAt: new Date(row.created_at) } : null;
   }
 
   remove(account: string, messageUids: string[]): void {

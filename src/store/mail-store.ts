@@ -1,13 +1,12 @@
-import { inflateRawSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import { decodeWithBuffers, encodeMetadataRecord, type CompiledSummary, type MetadataRecord, type MimeTreeNode } from '../mime';
+import type { CompiledSummary, MetadataRecord } from '../mime';
 import type { VendorMessage } from '../upstream/types';
 import { openDatabase, type Database } from './db';
 
 /**
  * IMAP mailbox state per (account, folder): UIDVALIDITY chosen once, UIDs assigned once in
  * arrival order and never renumbered, MODSEQ per change, flags; plus per (account,
- * message_uid) the cached MIME description, shared by every folder holding the message.
+ * message_uid) the cached message (mime/metadata-record.ts), shared by every folder holding it.
  */
 
 export interface FolderState {
@@ -48,15 +47,6 @@ export interface MessageSummary {
   compiled: CompiledSummary;
 }
 
-export interface StoredMetadata {
-  /** The vendor JSON the description was made from (body included). */
-  message: VendorMessage;
-  mimeTree: MimeTreeNode;
-  size: number;
-  envelope: unknown[];
-  bodystructure: unknown[];
-}
-
 type RawRow = [uid: number, messageUid: string, flags: string, modseq: number, idate: number, size: number];
 
 const rowColumns = 'uid, message_uid, flags, modseq, idate, size';
@@ -74,7 +64,6 @@ function isSeen(flags: readonly string[]): number {
   return flags.some((f) => f.toLowerCase() === '\\seen') ? 1 : 0;
 }
 
-const metadataCacheEntries = 2000;
 /** Folders whose full row list stays in memory (IMAP clients keep re-reading the open folder). */
 const rowCacheFolders = 16;
 
@@ -93,7 +82,6 @@ function findUid(rows: readonly MessageRow[], uid: number): number {
 
 export class MailStore {
   private readonly folderIds = new Map<string, number>();
-  private readonly metadataCache = new LRUCache<string, StoredMetadata>({ max: metadataCacheEntries });
   /** folder id -> its rows by uid. Rows are never mutated, only replaced, so handed-out lists stay valid snapshots. */
   private readonly rowCache = new LRUCache<number, MessageRow[]>({ max: rowCacheFolders });
   private readonly stmt;
@@ -110,7 +98,7 @@ export class MailStore {
       setKv: p('INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)'),
       insertMessage: p(
         `INSERT OR IGNORE INTO messages (folder_id, uid, message_uid, modseq, flags, seen, idate, size)
-         VALUES (?, ?, ?, ?, ?, ?, ?, coalesce((SELECT size FROM metadata WHERE account = ? AND message_uid = ?), 0))`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, coalesce((SELECT size FROM message_cache WHERE account = ? AND message_uid = ?), 0))`,
       ),
       list: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? ORDER BY uid`).raw(true),
       fromUid: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? AND uid >= ? ORDER BY uid`).raw(true),
@@ -124,15 +112,15 @@ export class MailStore {
       deleteByMessageUids: p('DELETE FROM messages WHERE folder_id = ? AND message_uid IN (SELECT value FROM json_each(?)) RETURNING uid, message_uid'),
       tombstone: p('INSERT OR REPLACE INTO expunged (folder_id, uid, modseq) VALUES (?, ?, ?)'),
       vanished: p('SELECT uid FROM expunged WHERE folder_id = ? AND modseq > ? ORDER BY uid').pluck(),
-      putMetadata: p('INSERT OR REPLACE INTO metadata (account, message_uid, size, data, imap) VALUES (?, ?, ?, ?, ?)'),
-      getSummaries: p('SELECT message_uid, size, imap FROM metadata WHERE account = ? AND imap IS NOT NULL AND message_uid IN (SELECT value FROM json_each(?))'),
+      putMetadata: p('INSERT OR REPLACE INTO message_cache (account, message_uid, size, summary, header, message) VALUES (?, ?, ?, ?, ?, ?)'),
+      getSummaries: p('SELECT message_uid, size, summary FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))').raw(true),
+      getHeaders: p('SELECT message_uid, header FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))').raw(true),
+      getMessages: p('SELECT message_uid, message FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))').raw(true),
       metadataSizeToRows: p(
         'UPDATE messages SET size = ? WHERE size != ? AND message_uid = ? AND folder_id IN (SELECT id FROM folders WHERE account = ?) RETURNING folder_id',
       ).pluck(),
-      putSummary: p('UPDATE metadata SET imap = ? WHERE account = ? AND message_uid = ?'),
-      getMetadata: p('SELECT message_uid, data FROM metadata WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))'),
       pruneMetadata: p(
-        'DELETE FROM metadata WHERE account = ? AND NOT EXISTS (SELECT 1 FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.account = metadata.account AND m.message_uid = metadata.message_uid)',
+        'DELETE FROM message_cache WHERE account = ? AND NOT EXISTS (SELECT 1 FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.account = message_cache.account AND m.message_uid = message_cache.message_uid)',
       ),
       renameFolder: p('UPDATE folders SET name = ? WHERE account = ? AND name = ?'),
       deleteFolder: p('DELETE FROM folders WHERE id = ?'),
@@ -311,72 +299,44 @@ export class MailStore {
     return this.stmt.vanished.all(this.folderId(account, folder), modseq) as number[];
   }
 
-  putMetadata(account: string, messageUid: string, meta: StoredMetadata): void {
-    this.putMetadataMany(account, [[messageUid, meta]]);
-  }
-
   /** One transaction for a whole batch: a sync stores thousands of these. */
-  putMetadataMany(account: string, entries: ReadonlyArray<readonly [string, StoredMetadata]>): void {
-    this.putMetadataRecords(
-      account,
-      entries.map(([messageUid, meta]) => encodeMetadataRecord(messageUid, meta)),
-    );
-  }
-
-  /** putMetadataMany for rows already encoded (by describe workers, see mime/describe-pool.ts). */
   putMetadataRecords(account: string, records: readonly MetadataRecord[]): void {
     this.db.transaction(() => {
       for (const r of records) {
-        this.stmt.putMetadata.run(account, r.messageUid, r.size, r.data, r.imap);
+        this.stmt.putMetadata.run(account, r.messageUid, r.size, r.summary, r.header, r.message);
         // rare (a re-described message of another size): drop those folders' cached rows
         for (const folderId of this.stmt.metadataSizeToRows.all(r.size, r.size, r.messageUid, account) as number[]) this.rowCache.delete(folderId);
       }
     })();
-    // not cached: a sync writes thousands of these that no client has asked for yet
-    for (const r of records) this.metadataCache.delete(`${account}\u0000${r.messageUid}`);
   }
 
-  /**
-   * Size, ENVELOPE and BODYSTRUCTURE only, from their own column: what a metadata FETCH
-   * needs, without inflating the stored MIME tree. Messages stored before that column
-   * existed are absent (callers fall back to getMetadata).
-   */
+  /** Size and compiled ENVELOPE/BODYSTRUCTURE: what a metadata FETCH needs. */
   getSummaries(account: string, messageUids: readonly string[]): Map<string, MessageSummary> {
     const out = new Map<string, MessageSummary>();
-    for (const row of this.stmt.getSummaries.all(account, JSON.stringify(messageUids)) as Array<{ message_uid: string; size: number; imap: string }>) {
-      out.set(row.message_uid, { size: row.size, compiled: JSON.parse(row.imap) as CompiledSummary });
+    for (const [uid, size, summary] of this.stmt.getSummaries.all(account, JSON.stringify(messageUids)) as Array<[string, number, string]>) {
+      out.set(uid, { size, compiled: JSON.parse(summary) as CompiledSummary });
     }
     return out;
   }
 
-  /** Fills in compiled summaries of rows that lack one (written before the column held them). */
-  putSummaries(account: string, entries: ReadonlyArray<readonly [string, CompiledSummary]>): void {
-    this.atomically(() => {
-      for (const [messageUid, compiled] of entries) this.stmt.putSummary.run(JSON.stringify(compiled), account, messageUid);
-    });
+  /** Top-level header lines: header FETCH sections and SEARCH read nothing else of a message. */
+  getHeaders(account: string, messageUids: readonly string[]): Map<string, string[]> {
+    return this.column<string[]>(this.stmt.getHeaders, account, messageUids);
   }
 
-  getMetadata(account: string, messageUids: readonly string[]): Map<string, StoredMetadata> {
-    const found = new Map<string, StoredMetadata>();
-    const missing: string[] = [];
-    for (const uid of messageUids) {
-      const hit = this.metadataCache.get(`${account}\u0000${uid}`);
-      if (hit) found.set(uid, hit);
-      else missing.push(uid);
-    }
-    if (missing.length) {
-      for (const row of this.stmt.getMetadata.all(account, JSON.stringify(missing)) as Array<{ message_uid: string; data: Buffer }>) {
-        const meta = decodeWithBuffers<StoredMetadata>(inflateRawSync(row.data).toString());
-        this.metadataCache.set(`${account}\u0000${row.message_uid}`, meta);
-        found.set(row.message_uid, meta);
-      }
-    }
-    return found;
+  /** The vendor JSON of each message (the MIME tree is built from it again). */
+  getMessages(account: string, messageUids: readonly string[]): Map<string, VendorMessage> {
+    return this.column<VendorMessage>(this.stmt.getMessages, account, messageUids);
   }
 
-  /** Drops cached metadata of messages no folder of the account holds any more; returns how many. */
+  private column<T>(stmt: { all(...args: unknown[]): unknown[] }, account: string, messageUids: readonly string[]): Map<string, T> {
+    const out = new Map<string, T>();
+    for (const [uid, json] of stmt.all(account, JSON.stringify(messageUids)) as Array<[string, string]>) out.set(uid, JSON.parse(json) as T);
+    return out;
+  }
+
+  /** Drops cached messages no folder of the account holds any more; returns how many. */
   pruneMetadata(account: string): number {
-    this.metadataCache.clear();
     return this.stmt.pruneMetadata.run(account).changes;
   }
 

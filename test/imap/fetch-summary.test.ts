@@ -1,14 +1,20 @@
 import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { compileSummary, createIndexer } from '../../src/mime';
 import { mailbox, startHarness, type Harness } from '../support/bridge-harness';
 
 /**
  * A metadata FETCH copies ENVELOPE/BODYSTRUCTURE as text compiled when the message was
- * described; a FETCH that needs the MIME tree builds them through imap-core as before. The
- * bytes must be the same, in plain sessions and in UTF8=ACCEPT ones, for every message.
+ * described (from the composed message, attachments sized from size_bytes). They must be what
+ * imap-core makes of the bytes BODY[] actually serves, attachments downloaded, in plain
+ * sessions and in UTF8=ACCEPT ones, for every message. A message the cache lacks is described
+ * again (vendor messages from the vendor, drafts from their own bytes) and answered the same.
  */
+
+const indexer = createIndexer();
 
 let h: Harness;
 
@@ -21,7 +27,7 @@ afterAll(async () => {
 });
 
 /** A raw IMAP session: each command's whole answer as text. */
-async function rawSession(): Promise<{ run(command: string): Promise<string>; close(): void }> {
+async function rawSession(): Promise<{ run(command: string): Promise<string>; append(folder: string, message: string): Promise<string>; close(): void }> {
   const socket = net.connect(h.bridge.ports.imap, '127.0.0.1');
   let buffer = '';
   let wake: (() => void) | null = null;
@@ -43,60 +49,92 @@ async function rawSession(): Promise<{ run(command: string): Promise<string>; cl
     socket.write(`${tag} ${command}\r\n`);
     return until(new RegExp(`^${tag} (OK|NO|BAD).*\\r\\n`, 'm'));
   };
+  /** APPEND with a synchronizing literal: the message goes after the server's continuation. */
+  const append = async (folder: string, message: string) => {
+    const tag = `t${++n}`;
+    socket.write(`${tag} APPEND ${folder} (\\Draft) {${Buffer.byteLength(message)}}\r\n`);
+    await until(/^\+ .*\r\n/m);
+    socket.write(`${message}\r\n`);
+    return until(new RegExp(`^${tag} (OK|NO|BAD).*\\r\\n`, 'm'));
+  };
   await run(`LOGIN "${mailbox}" "${h.password}"`);
-  return { run, close: () => socket.destroy() };
+  return { run, append, close: () => socket.destroy() };
 }
 
-/** The answers without each ` BODY[HEADER.FIELDS (X-NONE)] {n}` and its literal. */
-function withoutSection(text: string): string {
-  const section = / BODY\[HEADER\.FIELDS \(X-NONE\)\] \{(\d+)\}\r\n/g;
-  let out = '';
-  let last = 0;
-  for (let m = section.exec(text); m; m = section.exec(text)) {
-    out += text.slice(last, m.index);
-    last = m.index + m[0].length + Number(m[1]);
-    section.lastIndex = last;
+/** Every INBOX message's served bytes, by UID, through imapflow (attachments included). */
+async function servedMessages(): Promise<Map<number, Buffer>> {
+  const client = new ImapFlow({ host: '127.0.0.1', port: h.bridge.ports.imap, secure: false, doSTARTTLS: false, auth: { user: mailbox, pass: h.password }, logger: false });
+  await client.connect();
+  try {
+    await client.mailboxOpen('INBOX');
+    const out = new Map<number, Buffer>();
+    for await (const m of client.fetch('1:*', { uid: true, source: true }, { uid: true })) out.set(m.uid, m.source as Buffer);
+    return out;
+  } finally {
+    await client.logout();
   }
-  return out + text.slice(last);
 }
+
+/** The FETCH answers imap-core gives for ENVELOPE and BODYSTRUCTURE of these bytes. */
+function expectedAnswers(served: Map<number, Buffer>, utf8: boolean): string {
+  return [...served]
+    .sort(([a], [b]) => a - b)
+    .map(([, bytes], i) => {
+      const tree = indexer.parseMimeTree(bytes);
+      const compiled = compileSummary(indexer.getEnvelope(tree), indexer.getBodyStructure(tree));
+      const { envelope, bodystructure } = (utf8 && compiled.utf8) || compiled;
+      return `* ${i + 1} FETCH (ENVELOPE ${envelope} BODYSTRUCTURE ${bodystructure})\r\n`;
+    })
+    .join('');
+}
+
+const untagged = (answer: string) => answer.replace(/^t\d+ OK.*\r\n/m, '');
 
 test.each([
   ['a plain session', false],
   ['a UTF8=ACCEPT session', true],
-])('compiled ENVELOPE and BODYSTRUCTURE equal the ones built from the MIME tree, in %s', async (_name, utf8) => {
+])('stored ENVELOPE and BODYSTRUCTURE are what the served bytes give, in %s', async (_name, utf8) => {
+  const served = await servedMessages();
+  expect(served.size).toBeGreaterThan(200);
   const session = await rawSession();
   try {
     if (utf8) expect(await session.run('ENABLE UTF8=ACCEPT')).toMatch(/ENABLED UTF8=ACCEPT/);
-    await session.run('SELECT INBOX');
-    const compiled = await session.run('UID FETCH 1:* (ENVELOPE BODYSTRUCTURE)');
-    // a header section makes the answer go through the MIME tree
-    const fromTree = await session.run('UID FETCH 1:* (ENVELOPE BODYSTRUCTURE BODY.PEEK[HEADER.FIELDS (X-NONE)])');
-    const lines = (text: string) => text.split('\r\n').filter((l) => l.startsWith('* '));
-    const treeLines = lines(withoutSection(fromTree));
-    expect(lines(compiled).length).toBeGreaterThan(200);
-    expect(lines(compiled)).toEqual(treeLines);
+    await session.run('EXAMINE INBOX');
+    const answer = await session.run('FETCH 1:* (ENVELOPE BODYSTRUCTURE)');
+    expect(untagged(answer)).toBe(expectedAnswers(served, utf8));
     // non-ASCII words are MIME-encoded for plain sessions only
-    expect(/=\?utf-8\?/i.test(compiled)).toBe(!utf8);
+    expect(/=\?utf-8\?/i.test(answer)).toBe(!utf8);
   } finally {
     session.close();
   }
 });
 
-test('rows stored before summaries were compiled (imap column empty) are answered the same and filled in', async () => {
+test('messages missing from the cache (an older version, a lost file) are described again and answered the same', async () => {
   const session = await rawSession();
   const db = new Database(path.join(h.stateDir, 'mailbridge.db'));
   try {
-    await session.run('SELECT INBOX');
-    const before = await session.run('UID FETCH 1:* (ENVELOPE BODYSTRUCTURE)');
-    // what the migration leaves behind for rows written by an older version
-    db.prepare('UPDATE metadata SET imap = NULL').run();
-    const after = await session.run('UID FETCH 1:* (ENVELOPE BODYSTRUCTURE)');
-    expect(after.replace(/^t\d+ /m, '')).toBe(before.replace(/^t\d+ /m, ''));
-    // every INBOX message got its summary back; other folders' wait for their own FETCH
-    const count = (where: string) =>
-      (db.prepare(`SELECT count(*) AS n FROM metadata m JOIN messages r ON r.message_uid = m.message_uid JOIN folders f ON f.id = r.folder_id WHERE ${where}`).get() as { n: number }).n;
-    expect(count("f.name = 'INBOX' AND m.imap IS NULL")).toBe(0);
-    expect(count("f.name = 'INBOX'")).toBeGreaterThan(200);
+    const draft = 'From: alice@sandbox.test\r\nSubject: unsent =?utf-8?q?d=C3=A9j=C3=A0?=\r\nMessage-ID: <draft-1@local>\r\n\r\nnot sent yet\r\n';
+    expect(await session.append('Drafts', draft)).toMatch(/OK \[APPENDUID/);
+    const query = 'UID FETCH 1:* (ENVELOPE BODYSTRUCTURE RFC822.SIZE BODY.PEEK[HEADER.FIELDS (SUBJECT)] BODY.PEEK[1])';
+    const answers = async () => {
+      const out: string[] = [];
+      for (const folder of ['INBOX', 'Drafts']) {
+        await session.run(`EXAMINE ${folder}`);
+        out.push(untagged(await session.run(query)));
+      }
+      return out;
+    };
+    const before = await answers();
+    expect(before[1]).toContain('not sent yet');
+    db.prepare('DELETE FROM message_cache').run();
+    expect(await answers()).toEqual(before);
+    // every message of both folders is cached again, the draft included
+    const count = (join: string, folder: string) =>
+      (db.prepare(`SELECT count(*) AS n FROM messages m ${join} JOIN folders f ON f.id = m.folder_id WHERE f.name = ?`).get(folder) as { n: number }).n;
+    const cachedJoin = 'JOIN message_cache c ON c.message_uid = m.message_uid';
+    expect(count(cachedJoin, 'INBOX')).toBeGreaterThan(200);
+    for (const folder of ['INBOX', 'Drafts']) expect(count(cachedJoin, folder)).toBe(count('', folder));
+    expect(count(`${cachedJoin} AND c.message_uid LIKE 'local:%'`, 'Drafts')).toBe(1);
   } finally {
     db.close();
     session.close();

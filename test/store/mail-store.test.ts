@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeMessage } from '../../src/mime';
+import { compileSummary, describeMessage, describeRecord } from '../../src/mime';
 import { MailStore, migrations, openDatabase, schemaVersion } from '../../src/store';
 import { databaseFileName } from '../../src/store/db';
 import { richMessage } from '../mime/fixtures';
@@ -104,20 +104,20 @@ describe('MailStore', () => {
 
   it('stores metadata per account/message, shares it between folders, and puts its size on the rows', () => {
     const msg = richMessage();
-    const meta = { message: msg, ...describeMessage(msg) };
+    const description = describeMessage(msg);
     store.assignUids(A, 'Archive', [msg.message_uid]);
-    store.putMetadata(A, msg.message_uid, meta);
+    store.putMetadataRecords(A, [describeRecord(msg)]);
     store.assignUids(A, 'INBOX', [msg.message_uid]);
-    expect(store.listMessages(A, 'INBOX')[0].size).toBe(meta.size);
-    expect(store.listMessages(A, 'Archive')[0].size).toBe(meta.size);
+    expect(store.listMessages(A, 'INBOX')[0].size).toBe(description.size);
+    expect(store.listMessages(A, 'Archive')[0].size).toBe(description.size);
     store.close();
 
-    store = MailStore.open(dir); // from SQLite, not the LRU
-    const back = store.getMetadata(A, [msg.message_uid, 'unknown']);
-    expect([...back.keys()]).toEqual([msg.message_uid]);
-    expect(back.get(msg.message_uid)).toEqual(meta);
-    expect(Buffer.isBuffer(back.get(msg.message_uid)!.envelope[1])).toBe(true);
-    expect(store.getMetadata('other@example.com', [msg.message_uid]).size).toBe(0);
+    store = MailStore.open(dir);
+    const ids = [msg.message_uid, 'unknown'];
+    expect([...store.getMessages(A, ids)]).toEqual([[msg.message_uid, msg]]);
+    expect([...store.getHeaders(A, ids)]).toEqual([[msg.message_uid, description.mimeTree.header]]);
+    expect([...store.getSummaries(A, ids)]).toEqual([[msg.message_uid, { size: description.size, compiled: compileSummary(description.envelope, description.bodystructure) }]]);
+    expect(store.getSummaries('other@example.com', [msg.message_uid]).size).toBe(0);
 
     store.expunge(A, 'INBOX', [msg.message_uid]);
     expect(store.pruneMetadata(A)).toBe(0); // still in Archive

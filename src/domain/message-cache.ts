@@ -1,0 +1,120 @@
+import { LRUCache } from 'lru-cache';
+import { describeMessage, describePool, describeRaw, metadataRecord, type MetadataRecord, type MimeTreeNode } from '../mime';
+import { isLocalMessage, type LocalMessages, type MailStore, type MessageSummary } from '../store';
+import type { MailboxApi } from '../upstream/api';
+import type { VendorMessage } from '../upstream/types';
+import { contentInclude } from './folder-sync';
+
+/**
+ * What FETCH and SEARCH read of a message, from the store: summaries (size, compiled
+ * ENVELOPE/BODYSTRUCTURE) and top-level header lines for every message of a folder, the MIME
+ * tree only for messages whose content a client reads. The tree is built again from the
+ * stored vendor JSON (the same bytes every time, see mime/compose.ts), or for a draft from its
+ * bytes. A row the store lacks (an older version's cache, a lost state file) is described
+ * again: vendor messages are fetched, drafts read from local_messages.
+ */
+
+/** A message with its MIME tree: what body sections are served from. */
+export interface MessageContent {
+  message: VendorMessage;
+  mimeTree: MimeTreeNode;
+}
+
+/** Trees kept built: a client reading a message asks for its structure and then its parts. */
+const builtTrees = 200;
+
+/** Minimal vendor-shaped record for a local draft, so search and FETCH treat it like the rest. */
+function draftMessage(messageUid: string, mimeTree: MimeTreeNode, idate: Date): VendorMessage {
+  const header = (name: string) => mimeTree.header.find((h) => h.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim() ?? '';
+  const messageId = header('message-id');
+  return {
+    message_uid: messageUid,
+    thread_id: messageUid,
+    message_id: /<[^>]+>/.exec(messageId)?.[0] ?? messageId,
+    folders: [],
+    labels: [],
+    from_name: '',
+    from_email: header('from'),
+    to: [],
+    cc: [],
+    bcc: [],
+    references: [],
+    subject: header('subject'),
+    is_read: true,
+    is_starred: false,
+    is_important: false,
+    snoozed_until: null,
+    received_at: idate.toISOString(),
+  };
+}
+
+/** The stored row of a draft: described from its own bytes, not composed. */
+export function draftRecord(messageUid: string, raw: Buffer, idate: Date): MetadataRecord {
+  const description = describeRaw(raw);
+  return metadataRecord(draftMessage(messageUid, description.mimeTree, idate), description);
+}
+
+export class MessageCache {
+  private readonly trees = new LRUCache<string, MessageContent>({ max: builtTrees });
+
+  constructor(
+    private readonly account: string,
+    private readonly api: MailboxApi,
+    private readonly store: MailStore,
+    private readonly local: LocalMessages,
+  ) {}
+
+  async summaries(messageUids: string[]): Promise<Map<string, MessageSummary>> {
+    return this.read(messageUids, (uids) => this.store.getSummaries(this.account, uids));
+  }
+
+  async headers(messageUids: string[]): Promise<Map<string, string[]>> {
+    return this.read(messageUids, (uids) => this.store.getHeaders(this.account, uids));
+  }
+
+  async messages(messageUids: string[]): Promise<Map<string, VendorMessage>> {
+    return this.read(messageUids, (uids) => this.store.getMessages(this.account, uids));
+  }
+
+  async contents(messageUids: string[]): Promise<Map<string, MessageContent>> {
+    const out = new Map<string, MessageContent>();
+    const unbuilt: string[] = [];
+    for (const uid of messageUids) {
+      const built = this.trees.get(uid);
+      if (built) out.set(uid, built);
+      else unbuilt.push(uid);
+    }
+    if (!unbuilt.length) return out;
+    for (const [uid, message] of await this.messages(unbuilt)) {
+      const raw = isLocalMessage(uid) ? this.local.get(this.account, uid)?.raw : undefined;
+      const content = { message, mimeTree: raw ? describeRaw(raw).mimeTree : describeMessage(message).mimeTree };
+      this.trees.set(uid, content);
+      out.set(uid, content);
+    }
+    return out;
+  }
+
+  /** `get` from the store, after describing and storing again whatever it lacks. */
+  private async read<T>(messageUids: string[], get: (uids: string[]) => Map<string, T>): Promise<Map<string, T>> {
+    const found = get(messageUids);
+    const missing = messageUids.filter((u) => !found.has(u));
+    if (!missing.length) return found;
+    await this.describeAgain(missing);
+    for (const [uid, value] of get(missing)) found.set(uid, value);
+    return found;
+  }
+
+  private async describeAgain(messageUids: string[]): Promise<void> {
+    const drafts = messageUids.filter(isLocalMessage);
+    const records = drafts.flatMap((uid) => {
+      const draft = this.local.get(this.account, uid);
+      return draft ? [draftRecord(uid, draft.raw, draft.createdAt)] : [];
+    });
+    const vendorIds = messageUids.filter((u) => !isLocalMessage(u));
+    if (vendorIds.length) {
+      const { messages } = await this.api.getMessages(vendorIds, contentInclude);
+      records.push(...(await describePool().describe(messages)));
+    }
+    this.store.putMetadataRecords(this.account, records);
+  }
+}

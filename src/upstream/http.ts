@@ -42,9 +42,10 @@ export class Http {
     });
   }
 
-  async json<T>(method: Method, url: string, headers: Record<string, string>, body?: unknown): Promise<HttpResponse<T>> {
+  /** `onAnswer` is called as soon as the answer's status and headers arrive (see RateLimiter). */
+  async json<T>(method: Method, url: string, headers: Record<string, string>, body?: unknown, onAnswer?: () => void): Promise<HttpResponse<T>> {
     const withType = body === undefined ? headers : { ...headers, 'content-type': 'application/json' };
-    const res = await this.stream(method, url, withType, body === undefined ? undefined : JSON.stringify(body));
+    const res = await this.stream(method, url, withType, body === undefined ? undefined : JSON.stringify(body), onAnswer);
     const text = await readText(res.body, method, url);
     try {
       return { status: res.status, body: (text ? JSON.parse(text) : {}) as T, headers: res.headers };
@@ -54,10 +55,11 @@ export class Http {
   }
 
   /** Any route; a 2xx body is handed over unread, anything else throws VendorError. */
-  async stream(method: Method, url: string, headers: Record<string, string>, body?: string): Promise<StreamResponse> {
+  async stream(method: Method, url: string, headers: Record<string, string>, body?: string, onAnswer?: () => void): Promise<StreamResponse> {
     let res;
     try {
       res = await request(url, { method, headers, body, dispatcher: this.agent });
+      onAnswer?.();
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       const unsent = typeof code === 'string' && connectFailures.has(code);

@@ -60,18 +60,18 @@ export class MailboxClient implements MailboxApi {
    * One authenticated call with the retry policy above. The limiter slot is held until the
    * call settles or, when `bodyOf` names a streamed body, until that stream is done.
    */
-  private async authed<T>(idempotent: boolean, call: (token: string) => Promise<T>, bodyOf?: (result: T) => Readable): Promise<T> {
+  private async authed<T>(idempotent: boolean, call: (token: string, answered: () => void) => Promise<T>, bodyOf?: (result: T) => Readable): Promise<T> {
     let token = this.tokens.current();
     let refreshed = false;
     let rateRetries = 0;
     let transientRetries = 0;
     for (;;) {
-      const release = await this.limiter.acquire();
+      const slot = await this.limiter.acquire();
       let result: T;
       try {
-        result = await call(token);
+        result = await call(token, slot.answered);
       } catch (err) {
-        release();
+        slot.release();
         if (err instanceof VendorError && err.code === 'TOKEN_EXPIRED' && !refreshed) {
           token = await this.tokens.refresh(token);
           refreshed = true;
@@ -98,8 +98,8 @@ export class MailboxClient implements MailboxApi {
         throw err;
       }
       const body = bodyOf?.(result);
-      if (body) finished(body, () => release());
-      else release();
+      if (body) finished(body, () => slot.release());
+      else slot.release();
       return result;
     }
   }
@@ -107,8 +107,8 @@ export class MailboxClient implements MailboxApi {
   /** One request of at most 20 commands; results put back in command order by their id. */
   private async request(commands: Command[]): Promise<CommandResult[]> {
     const idempotent = commands.every((c) => this.readCommands.has(c.command));
-    const response = await this.authed(idempotent, async (token) => {
-      const res = await this.http.json<CommandResponse>('POST', `${this.readUrl}/v1`, { authorization: `Bearer ${token}` }, { commands });
+    const response = await this.authed(idempotent, async (token, answered) => {
+      const res = await this.http.json<CommandResponse>('POST', `${this.readUrl}/v1`, { authorization: `Bearer ${token}` }, { commands }, answered);
       return res.body;
     });
     const results = Array.isArray(response.results) ? response.results : [];
@@ -245,7 +245,7 @@ export class MailboxClient implements MailboxApi {
     const query = new URLSearchParams({ message_id: messageUid, attachment_id: attachmentId });
     const res = await this.authed(
       true,
-      (token) => this.http.stream('GET', `${this.readUrl}/v1/raw?${query}`, { authorization: `Bearer ${token}` }),
+      (token, answered) => this.http.stream('GET', `${this.readUrl}/v1/raw?${query}`, { authorization: `Bearer ${token}` }, undefined, answered),
       (r) => r.body,
     );
     const type = res.headers['x-original-content-type'];

@@ -12,18 +12,30 @@ export interface LimiterOptions {
 /** The reading interface's documented limits (spec section 8). */
 export const vendorLimits: LimiterOptions = { perWindow: 15, maxInFlight: 15, windowMs: 1000 };
 
+/** A granted request. */
+export interface Slot {
+  /** The vendor began its answer (status and headers arrived): it has seen the request. */
+  answered(): void;
+  /** The request is over (answer read, failed or abandoned); its place in flight is free. */
+  release(): void;
+}
+
 /**
  * Per-mailbox request gate, first come first served. A request counts against the window from
- * its start until `windowMs` after its answer ended: the vendor saw it arrive somewhere in
- * between, so however much a busy event loop or the network delays one request and not the
- * next, no 16 arrivals can ever fall inside one vendor second. (Of any 16 arrivals within a
- * second, the last-started request would have found the 15 others still counted, and waited.)
- * Monotonic time, so a wall-clock jump cannot open the gate early. A 429 pauses the whole
- * queue for Retry-After instead of letting every caller retry at once.
+ * its start until `windowMs` after its answer began (or, without an answer, after it ended):
+ * the vendor saw it arrive somewhere in between, so however much a busy event loop or the
+ * network delays one request and not the next, no 16 arrivals can ever fall inside one vendor
+ * second. (Of any 16 arrivals within a second, the last-started request would have found the
+ * 15 others still counted, and waited.) Counting from the answer's start, not its end, keeps
+ * the time a large answer takes to transfer and parse out of the window. Monotonic time, so a
+ * wall-clock jump cannot open the gate early. A 429 pauses the whole queue for Retry-After
+ * instead of letting every caller retry at once.
  */
 export class RateLimiter {
-  /** End times of finished requests still counted, oldest first. */
-  private readonly ended: number[] = [];
+  /** When the counted requests that were answered got their answer, oldest first. */
+  private readonly answeredAt: number[] = [];
+  /** Granted and not answered yet: counted whatever the time. */
+  private unanswered = 0;
   private inFlight = 0;
   private readonly queue: Array<() => void> = [];
   private pausedUntil = 0;
@@ -34,32 +46,40 @@ export class RateLimiter {
     this.opts = { ...vendorLimits, ...opts };
   }
 
-  /**
-   * Waits for a slot; the returned function frees it and must be called exactly once, when
-   * the vendor is done with the request (for a streamed body: when the stream ends).
-   */
-  acquire(): Promise<() => void> {
+  /** Waits for a slot; its `release` must be called exactly once, when the request is over (for a streamed body: when the stream ends). */
+  acquire(): Promise<Slot> {
     return new Promise((resolve) => {
       this.queue.push(() => {
+        let answered = false;
         let released = false;
-        resolve(() => {
-          if (released) return;
-          released = true;
-          this.inFlight--;
-          this.ended.push(performance.now());
-          this.pump();
+        const answer = () => {
+          if (answered) return;
+          answered = true;
+          this.unanswered--;
+          this.answeredAt.push(performance.now());
+          this.pump(); // sets the timer for when this answer leaves the window
+        };
+        resolve({
+          answered: answer,
+          release: () => {
+            if (released) return;
+            released = true;
+            this.inFlight--;
+            answer();
+            this.pump();
+          },
         });
       });
       this.pump();
     });
   }
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    const release = await this.acquire();
+  async run<T>(task: (answered: () => void) => Promise<T>): Promise<T> {
+    const slot = await this.acquire();
     try {
-      return await task();
+      return await task(slot.answered);
     } finally {
-      release();
+      slot.release();
     }
   }
 
@@ -84,10 +104,11 @@ export class RateLimiter {
     while (this.queue.length) {
       const now = performance.now();
       if (now < this.pausedUntil) return this.wakeAt(this.pausedUntil);
-      while (this.ended.length && this.ended[0] <= now - windowMs) this.ended.shift();
+      while (this.answeredAt.length && this.answeredAt[0] <= now - windowMs) this.answeredAt.shift();
       if (this.inFlight >= maxInFlight) return; // a finishing request pumps again
-      if (this.inFlight + this.ended.length >= perWindow) return this.ended.length ? this.wakeAt(this.ended[0] + windowMs) : undefined;
+      if (this.unanswered + this.answeredAt.length >= perWindow) return this.answeredAt.length ? this.wakeAt(this.answeredAt[0] + windowMs) : undefined;
       this.inFlight++;
+      this.unanswered++;
       this.queue.shift()!();
     }
   }

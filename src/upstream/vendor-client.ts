@@ -62,24 +62,24 @@ export class VendorClient implements VendorApi {
 
   /** Sends are never retried here: a timeout may still have queued the email. */
   async send(req: SendRequest): Promise<SendResult> {
-    const res = await this.keyLimiter.run(() => this.http.json<Record<string, unknown>>('POST', `${this.vendor.mailUrl}/v3.0/send`, this.keyHeaders(), req));
+    const res = await this.keyLimiter.run((answered) => this.http.json<Record<string, unknown>>('POST', `${this.vendor.mailUrl}/v3.0/send`, this.keyHeaders(), req, answered));
     if (typeof res.body.id !== 'string' || !res.body.id) throw new VendorError('INVALID_RESPONSE', 'send answer carries no email id', res.status, {}, 'internal');
     return { id: res.body.id };
   }
 
   async releaseQuarantine(quarantineId: string): Promise<ReleaseResult> {
-    const res = await this.keyLimiter.run(() => this.http.json<Record<string, unknown>>('POST', `${this.vendor.mailUrl}/v3.0/quarantine/release`, this.keyHeaders(), { quarantine_id: quarantineId }));
+    const res = await this.keyLimiter.run((answered) => this.http.json<Record<string, unknown>>('POST', `${this.vendor.mailUrl}/v3.0/quarantine/release`, this.keyHeaders(), { quarantine_id: quarantineId }, answered));
     const id = res.body[this.assumptions.releaseIdField];
     return { id: typeof id === 'string' ? id : null, body: res.body };
   }
 
   async sharedDomains(): Promise<SharedDomainList> {
-    return (await this.keyLimiter.run(() => this.http.json<SharedDomainList>('GET', `${this.vendor.graphUrl}/v3.0/free/domains`, {}))).body;
+    return (await this.keyLimiter.run((answered) => this.http.json<SharedDomainList>('GET', `${this.vendor.graphUrl}/v3.0/free/domains`, {}, undefined, answered))).body;
   }
 
   async createSender(args: { domain: string; localPart?: string; name?: string }): Promise<Record<string, unknown>> {
     const body = { domain: args.domain, ...(args.localPart ? { local_part: args.localPart } : {}), ...(args.name ? { name: args.name } : {}) };
-    return (await this.keyLimiter.run(() => this.http.json<Record<string, unknown>>('POST', `${this.vendor.graphUrl}${this.assumptions.senderPath}`, this.keyHeaders(), body))).body;
+    return (await this.keyLimiter.run((answered) => this.http.json<Record<string, unknown>>('POST', `${this.vendor.graphUrl}${this.assumptions.senderPath}`, this.keyHeaders(), body, answered))).body;
   }
 
   close(): Promise<void> {

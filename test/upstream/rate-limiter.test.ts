@@ -28,10 +28,18 @@ describe('RateLimiter against a local HTTP server', () => {
     server = http.createServer((req, res) => {
       arrivals.push(performance.now());
       maxInFlight = Math.max(maxInFlight, ++inFlight);
-      setTimeout(() => {
-        inFlight--;
-        res.end(JSON.stringify({ n: req.url }));
-      }, 40);
+      // /slow-body answers at once but takes 200 ms to send its body (a large answer on its way)
+      if (req.url?.startsWith('/slow-body')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.flushHeaders();
+      }
+      setTimeout(
+        () => {
+          inFlight--;
+          res.end(JSON.stringify({ n: req.url }));
+        },
+        req.url?.startsWith('/slow-body') ? 200 : 40,
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -90,6 +98,28 @@ describe('RateLimiter against a local HTTP server', () => {
     await client.close();
     expect(arrivals).toHaveLength(30);
     expect(maxInWindow(arrivals, 250)).toBeLessThanOrEqual(5);
+  });
+
+  test('a request counts from its start until a window after its answer began, not after its body ended', async () => {
+    const client = new Http(5000);
+    await Promise.all([1, 2, 3].map(() => client.json('GET', `${url}/warm`, {})));
+    arrivals.length = 0;
+    const limiter = new RateLimiter({ perWindow: 5, maxInFlight: 15, windowMs: 250 });
+    const starts: number[] = [];
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: 15 }, (_, i) =>
+        limiter.run((answered) => {
+          starts.push(performance.now() - started);
+          return client.json('GET', `${url}/slow-body-${i}`, {}, undefined, answered);
+        }),
+      ),
+    );
+    await client.close();
+    expect(maxInWindow(arrivals, 250)).toBeLessThanOrEqual(5);
+    // counted until 250 ms after each body ended, the third five could not start before 2 x 450 ms
+    expect(Math.max(...starts)).toBeGreaterThanOrEqual(2 * 250);
+    expect(Math.max(...starts)).toBeLessThan(2 * 450);
   });
 
   test('pause() holds queued and new requests', async () => {

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { generate } from 'selfsigned';
+import { Worker } from 'node:worker_threads';
 import { writeFileAtomic } from './util/atomic-file';
+import { workerScript } from './util/worker-script';
 
 export interface TlsPair {
   key: string;
@@ -19,15 +20,22 @@ export async function loadOrCreateTls(tls: { cert: string | null; key: string | 
   if (fs.existsSync(keyFile) && fs.existsSync(certFile)) {
     return { key: fs.readFileSync(keyFile, 'utf8'), cert: fs.readFileSync(certFile, 'utf8') };
   }
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: false },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
-    ],
-  });
+  const pems = await generateInWorker();
   writeFileAtomic(keyFile, pems.private);
   writeFileAtomic(certFile, pems.cert);
   return { key: pems.private, cert: pems.cert };
+}
+
+/**
+ * The self-signed pair is made in a worker thread that ends afterwards: the X.509 toolkit is
+ * hundreds of modules (about 25 MB resident) the running bridge would otherwise keep loaded.
+ */
+function generateInWorker(): Promise<{ private: string; cert: string }> {
+  const { file, options } = workerScript(__filename, 'tls-worker');
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(file, options);
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`TLS certificate worker exited with code ${code}`)));
+  });
 }

@@ -1,9 +1,9 @@
 import os from 'node:os';
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { VendorMessage } from '../upstream/types';
 import type { DescribeRequest, DescribeResponse } from './describe-worker';
 import { describeRecord, type MetadataRecord } from './metadata-record';
+import { workerScript } from '../util/worker-script';
 
 /**
  * Describing a message (compose, serialize, parse, ENVELOPE/BODYSTRUCTURE, encode) is pure CPU,
@@ -54,14 +54,6 @@ interface PoolWorker {
   idleTimer: NodeJS.Timeout | null;
 }
 
-function workerScript(): { file: string; options: { eval?: true } } {
-  const ext = path.extname(__filename);
-  const file = path.join(__dirname, `describe-worker${ext}`);
-  // from TypeScript sources (tests, bench through tsx) the worker needs tsx's loader as well
-  if (ext === '.ts') return { file: `require('tsx/cjs'); require(${JSON.stringify(file)});`, options: { eval: true } };
-  return { file, options: {} };
-}
-
 export class DescribePool {
   private readonly opts: DescribePoolOptions;
   private readonly workers = new Set<PoolWorker>();
@@ -107,7 +99,7 @@ export class DescribePool {
   }
 
   private spawn(): PoolWorker {
-    const { file, options } = workerScript();
+    const { file, options } = workerScript(__filename, 'describe-worker');
     const w: PoolWorker = { worker: new Worker(file, { ...options, workerData: { nice: this.opts.nice }, resourceLimits: { maxYoungGenerationSizeMb: this.opts.youngGenerationMb } }), task: null, idleTimer: null };
     w.worker.on('message', (res: DescribeResponse) => this.settle(w, res));
     w.worker.on('error', (err) => this.fail(w, err));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { AddressObject, ParsedMail } from 'mailparser';
 import type { Assumptions } from '../upstream/assumptions';
 import type { SendRequest } from '../upstream/types';
 
@@ -42,6 +42,8 @@ function threadingHeaders(mail: ParsedMail, messageId: string): Record<string, s
 
 /** `from` is the authenticated account; the From header only lends its display name. */
 export async function buildSubmission(raw: Buffer, from: string, recipients: string[], assumptions: Assumptions): Promise<Submission> {
+  // loaded on the first submission: a bridge used only for reading never holds the parser and its charset tables
+  const { simpleParser } = await import('mailparser');
   const mail = await simpleParser(raw, { skipTextToHtml: true });
   // generated when missing, so the client's Sent copy (IMAP APPEND) can still be matched
   const messageId = mail.messageId ?? `<${randomUUID()}@mailbridge.local>`;

@@ -1,0 +1,126 @@
+import compiler from '@zone-eu/wildduck/imap-core/lib/handler/imap-compiler';
+import { formatInternalDate } from '@zone-eu/wildduck/imap-core/lib/imap-tools';
+import { compiledToken } from '../mime';
+import type { MessageRow, MessageSummary } from '../store';
+import type { FetchQueryItem } from './fetch';
+import type { ImapSession } from './session';
+
+declare module '@zone-eu/wildduck/imap-core/lib/imap-tools' {
+  /** INTERNALDATE text as imap-core's formatResponse writes it. */
+  export function formatInternalDate(date: Date): string;
+}
+
+/**
+ * Metadata FETCH responses written as text, byte for byte what imap-core's
+ * formatResponse + compiler make of the same values (test/imap/fetch-line.test.ts), without
+ * their costs per message: formatResponse finds the sequence number with uidList.indexOf
+ * (quadratic over a folder) and the compiler walks every token again.
+ */
+
+const lineItems = new Set(['uid', 'flags', 'modseq', 'internaldate', 'rfc822.size', 'envelope', 'bodystructure']);
+
+/** Whether every item of the query can be answered by `fetchLines`. */
+export function isLineQuery(query: readonly FetchQueryItem[]): boolean {
+  return query.every((q) => lineItems.has(q.item));
+}
+
+/** One value's text; undefined when imap-core's own path has to answer the message. */
+type Part = (row: MessageRow, summary: MessageSummary | undefined) => string | undefined;
+
+/**
+ * A FETCH's response builder: for each message its line (without CRLF, which imap-core's
+ * composer appends to `{compiled}` chunks), false when the message is not in the session's
+ * view (formatResponse's false), undefined when imap-core's path has to answer it: an
+ * ENVELOPE/BODYSTRUCTURE without a summary, or RFC822.SIZE 0 (not known yet), from which
+ * imap-core computes a size of its own.
+ */
+export function fetchLines(session: ImapSession, query: readonly FetchQueryItem[], utf8: boolean): (row: MessageRow, summary: MessageSummary | undefined) => string | false | undefined {
+  // quoting rules (and quirks) stay imap-core's: each distinct flag is compiled once
+  const atoms = new Map<string, string>();
+  const atom = (value: string) => {
+    let text = atoms.get(value);
+    if (text === undefined) atoms.set(value, (text = compiler({ attributes: [{ type: 'ATOM', value }] })));
+    return text;
+  };
+
+  const parts = query.map((q): Part => {
+    // the item as the client spelled it: imap-core echoes `original`
+    const name = compiler({ attributes: [q.original] }) + ' ';
+    switch (q.item) {
+      case 'uid':
+        return (row) => name + row.uid;
+      case 'flags':
+        return (row) => name + flagList(row.flags.map(atom));
+      case 'modseq':
+        return (row) => name + (row.modseq ? `(${row.modseq})` : '()');
+      case 'internaldate':
+        return (row) => name + JSON.stringify(formatInternalDate(row.idate));
+      case 'rfc822.size':
+        return (row) => (row.size ? name + row.size : undefined);
+      case 'envelope':
+      case 'bodystructure': {
+        const item = q.item;
+        return (_row, summary) => summary && `${name}(${compiledToken(summary.compiled, item, utf8)[0].value})`;
+      }
+      default:
+        throw new Error(`FETCH ${q.item} is not answered as a line`);
+    }
+  });
+
+  const sequence = sequenceNumbers(session);
+  return (row, summary) => {
+    let line = '';
+    for (const part of parts) {
+      const text = part(row, summary);
+      if (text === undefined) return undefined;
+      line += line ? ' ' + text : text;
+    }
+    const seq = sequence(row.uid);
+    return seq ? `* ${seq} FETCH (${line})` : false;
+  };
+}
+
+/**
+ * A list of compiled atoms as imap-core's compiler joins them: no space after "(", "<" or "["
+ * (so `a[` and `b` become `(a[b)`), and an empty flag is an empty atom.
+ */
+function flagList(atoms: string[]): string {
+  let list = '(';
+  for (const text of atoms) {
+    if (!'(<['.includes(list[list.length - 1])) list += ' ';
+    list += text;
+  }
+  return list + ')';
+}
+
+/**
+ * Sequence numbers as formatResponse finds them (position in uidList, 0 when absent), in
+ * constant time for rows that come in the list's order (both are in UID order): the next
+ * position is tried first. Out of order, the first search scans like imap-core; later ones
+ * use an index of the list, checked against it as it may have changed meanwhile.
+ */
+function sequenceNumbers(session: ImapSession): (uid: number) => number {
+  let next = 0;
+  let misses = 0;
+  let index: Map<number, number> | undefined;
+  return (uid) => {
+    const list = session.selected ? session.selected.uidList : [];
+    let i = next;
+    if (list[i] !== uid) {
+      if (++misses > 1) {
+        index ??= indexOf(list);
+        i = index.get(uid) ?? -1;
+      }
+      if (list[i] !== uid) i = list.indexOf(uid);
+    }
+    if (i >= 0) next = i + 1;
+    return i + 1;
+  };
+}
+
+/** uid -> position, the first one like indexOf. */
+function indexOf(list: readonly number[]): Map<number, number> {
+  const index = new Map<number, number>();
+  for (let i = list.length - 1; i >= 0; i--) index.set(list[i], i);
+  return index;
+}

@@ -1,0 +1,240 @@
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { cloneImapStructure, createIndexer } from '../../src/mime';
+import type { FetchQueryItem } from '../../src/imap/fetch';
+import { fetchLines, isLineQuery } from '../../src/imap/fetch-line';
+import type { ImapSession } from '../../src/imap/session';
+import type { MessageRow, MessageSummary } from '../../src/store';
+import { mailbox, startHarness, type Harness } from '../support/bridge-harness';
+
+/**
+ * Metadata FETCH responses are written as text (src/imap/fetch-line.ts). They must be the
+ * bytes imap-core's formatResponse + compiler make of the same message, for every item the
+ * text path answers, as the client spelled it, in plain and UTF8=ACCEPT sessions.
+ */
+
+// imap-core's own parts, as the server runs them (no typings of their own)
+const load = createRequire(__filename);
+const { IMAPConnection } = load('@zone-eu/wildduck/imap-core/lib/imap-connection') as { IMAPConnection: { prototype: { formatResponse(this: unknown, ...args: unknown[]): unknown } } };
+const { getQueryResponse } = load('@zone-eu/wildduck/imap-core/lib/imap-tools') as { getQueryResponse: ImapSession['getQueryResponse'] };
+const imapHandler = load('@zone-eu/wildduck/imap-core/lib/handler/imap-handler') as { parser(line: string): unknown; compiler(response: unknown): string };
+const fetchCommand = load('@zone-eu/wildduck/imap-core/lib/commands/fetch') as { handler(this: unknown, command: unknown, callback: (err: unknown, res?: unknown) => void): void };
+
+let h: Harness;
+let rows: MessageRow[];
+let summaries: Map<string, MessageSummary>;
+/** ENVELOPE and BODYSTRUCTURE as imap-core's indexer makes them of each message's MIME tree. */
+let metas: Map<string, { envelope: unknown[]; bodystructure: unknown[] }>;
+
+beforeAll(async () => {
+  h = await startHarness({ sandbox: { messages: 400 } });
+  const view = h.bridge.accounts.get(mailbox)!;
+  const folder = (await view.folder('INBOX'))!;
+  await view.open(folder);
+  rows = view.allRows(folder);
+  const ids = rows.map((r) => r.messageUid);
+  summaries = await view.summaries(ids);
+  const indexer = createIndexer();
+  metas = new Map([...(await view.contents(ids))].map(([uid, c]) => [uid, { envelope: indexer.getEnvelope(c.mimeTree), bodystructure: indexer.getBodyStructure(c.mimeTree) }]));
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+/** The query imap-core's FETCH handler hands to onFetch for `command` (macros, implicit UID and MODSEQ, `original`). */
+function queryOf(command: string, uidList: number[]): FetchQueryItem[] {
+  let query: FetchQueryItem[] | undefined;
+  const connection = {
+    id: 'test',
+    selected: { uidList, mailbox: 'INBOX', readOnly: true, condstoreEnabled: false },
+    session: { user: { id: 'test' } },
+    _server: { logger: { debug() {} }, loggelf() {}, onFetch: (_m: unknown, options: { query: FetchQueryItem[] }) => (query = options.query) },
+  };
+  fetchCommand.handler.call(connection, imapHandler.parser(`t1 ${command}`), (err) => {
+    throw err ?? new Error(`${command} was refused`);
+  });
+  if (!query) throw new Error(`no query for ${command}`);
+  return query;
+}
+
+/** A session with imap-core's own formatResponse over `uidList`. */
+function sessionOf(uidList: number[], utf8: boolean): ImapSession {
+  const connection = { selected: { uidList, mailbox: 'INBOX' } };
+  return {
+    id: 'test',
+    user: { id: 'test', username: mailbox },
+    selected: connection.selected,
+    writeStream: { write: () => true },
+    formatResponse: (...args) => IMAPConnection.prototype.formatResponse.call(connection, ...args),
+    getQueryResponse,
+    isUTF8Enabled: () => utf8,
+  };
+}
+
+/** imap-core's bytes for the message, its values built from the MIME metadata (no compiled summary involved). */
+function imapCoreLine(session: ImapSession, query: FetchQueryItem[], row: MessageRow, utf8: boolean): string | false {
+  const meta = metas.get(row.messageUid)!;
+  const message = { uid: row.uid, modseq: row.modseq, flags: row.flags, idate: row.idate, size: row.size, envelope: cloneImapStructure(meta.envelope), bodystructure: cloneImapStructure(meta.bodystructure) };
+  const response = session.formatResponse('FETCH', row.uid, { query, values: session.getQueryResponse(query, message, { acceptUTF8Enabled: utf8 }) });
+  return response ? imapHandler.compiler(response) : false;
+}
+
+const lineCommands = [
+  'UID FETCH 1:* (FLAGS ENVELOPE BODYSTRUCTURE RFC822.SIZE)',
+  'FETCH 1:* (flags uid)',
+  'FETCH 1:* (Uid Flags Modseq Internaldate Rfc822.size Envelope Bodystructure)',
+  'UID FETCH 1:* (MODSEQ INTERNALDATE)',
+  'UID FETCH 1:* (FLAGS) (CHANGEDSINCE 1)',
+  'FETCH 1:* (BODYSTRUCTURE)',
+  'FETCH 1:* (ENVELOPE UID)',
+  'FETCH 1:* ALL',
+  'FETCH 1:* FAST',
+];
+
+/** Flags the corpus may not have: keywords, every system flag, none, and ones imap-core quotes or joins oddly. */
+const flagSets = [
+  [],
+  ['\\Seen'],
+  ['\\Answered', '\\Flagged', '\\Deleted', '\\Seen', '\\Draft', '\\Recent'],
+  ['$Important', '$Forwarded', 'Junk', 'Projekt'],
+  ['', 'a[', 'b', 'x<', 'y', ''],
+  ['a b', 'x"y', 'ü', '\\', '\\*', '*', 'x]', '\x01', '日本', '%', '{1}', '(p)'],
+];
+
+test.each([
+  ['a plain session', false],
+  ['a UTF8=ACCEPT session', true],
+])('each line is the bytes imap-core makes, in %s', (_name, utf8) => {
+  // every corpus message as it is, and again with each flag set and a MODSEQ of 0
+  const variants = rows.flatMap((row, i) => [row, { ...row, flags: flagSets[i % flagSets.length], modseq: i % 7 ? row.modseq : 0 }]);
+  expect(variants.length).toBeGreaterThan(400);
+  expect(new Set(rows.flatMap((r) => r.flags)).size).toBeGreaterThan(1);
+  const uidList = rows.map((r) => r.uid);
+  const session = sessionOf(uidList, utf8);
+  let compared = 0;
+  for (const command of lineCommands) {
+    const query = queryOf(command, uidList);
+    expect(isLineQuery(query)).toBe(true);
+    const lines = fetchLines(session, query, utf8);
+    for (const row of variants) {
+      expect(lines(row, summaries.get(row.messageUid)), command).toBe(imapCoreLine(session, query, row, utf8));
+      compared++;
+    }
+  }
+  expect(compared).toBe(lineCommands.length * variants.length);
+});
+
+test('non-ASCII ENVELOPE and BODYSTRUCTURE take the variant of the session kind', () => {
+  const uidList = rows.map((r) => r.uid);
+  const query = queryOf('FETCH 1:* (ENVELOPE BODYSTRUCTURE)', uidList);
+  const plain = fetchLines(sessionOf(uidList, false), query, false);
+  const utf8 = fetchLines(sessionOf(uidList, true), query, true);
+  const differ = rows.filter((r) => plain(r, summaries.get(r.messageUid)) !== utf8(r, summaries.get(r.messageUid)));
+  expect(differ.length).toBeGreaterThan(0);
+  for (const row of differ) expect(plain(row, summaries.get(row.messageUid))).toMatch(/=\?utf-8\?/i);
+});
+
+test('sequence numbers are the positions imap-core finds, in any order, with messages missing or expunged meanwhile', () => {
+  const query = queryOf('UID FETCH 1:* (FLAGS)', []);
+  // every third message gone from the session's view, the rest shuffled (deterministically)
+  const uidList = rows
+    .map((r) => r.uid)
+    .filter((_u, i) => i % 3)
+    .sort((a, b) => ((a * 7919) % 101) - ((b * 7919) % 101) || a - b);
+  const session = sessionOf(uidList, false);
+  const lines = fetchLines(session, query, false);
+  let skipped = 0;
+  rows.forEach((row, i) => {
+    // an EXPUNGE in the middle of the FETCH moves every later message up
+    if (i === Math.floor(rows.length / 2)) uidList.splice(Math.floor(uidList.length / 3), 1);
+    const expected = imapCoreLine(session, query, row, false);
+    if (expected === false) skipped++;
+    expect(lines(row, undefined)).toBe(expected);
+  });
+  expect(skipped).toBeGreaterThan(rows.length / 3);
+});
+
+test('messages imap-core answers itself: a summary item without a summary, RFC822.SIZE not known yet', () => {
+  const uidList = rows.map((r) => r.uid);
+  const session = sessionOf(uidList, false);
+  const lines = fetchLines(session, queryOf('FETCH 1:* (FLAGS ENVELOPE)', uidList), false);
+  expect(lines(rows[0], undefined)).toBeUndefined();
+  expect(lines(rows[0], summaries.get(rows[0].messageUid))).toMatch(/^\* 1 FETCH \(FLAGS \(.*\) ENVELOPE \(.*\)\)$/);
+  const sizes = fetchLines(session, queryOf('FETCH 1:* (RFC822.SIZE)', uidList), false);
+  expect(sizes({ ...rows[0], size: 0 }, undefined)).toBeUndefined();
+  expect(sizes(rows[0], undefined)).toBe(`* 1 FETCH (RFC822.SIZE ${rows[0].size})`);
+});
+
+test.each(['FETCH 1 (BODY.PEEK[HEADER])', 'FETCH 1 (FLAGS BODY)', 'FETCH 1 FULL', 'FETCH 1 (RFC822.SIZE RFC822.HEADER)', 'FETCH 1 (BODY.PEEK[]<0.10>)', 'FETCH 1 (UID RFC822)'])(
+  '%s is not a line query',
+  (command) => {
+    expect(isLineQuery(queryOf(command, rows.map((r) => r.uid)))).toBe(false);
+  },
+);
+
+/** A raw IMAP session: each command's whole answer as text. */
+async function rawSession(): Promise<{ run(command: string): Promise<string>; close(): void }> {
+  const socket = net.connect(h.bridge.ports.imap, '127.0.0.1');
+  let buffer = '';
+  let wake: (() => void) | null = null;
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk: string) => {
+    buffer += chunk;
+    wake?.();
+  });
+  const until = async (done: RegExp): Promise<string> => {
+    while (!done.test(buffer)) await new Promise<void>((r) => (wake = r));
+    const out = buffer;
+    buffer = '';
+    return out;
+  };
+  await until(/^\* OK.*\r\n/m);
+  let n = 0;
+  const run = async (command: string) => {
+    const tag = `t${++n}`;
+    socket.write(`${tag} ${command}\r\n`);
+    return until(new RegExp(`^${tag} (OK|NO|BAD).*\\r\\n`, 'm'));
+  };
+  await run(`LOGIN "${mailbox}" "${h.password}"`);
+  return { run, close: () => socket.destroy() };
+}
+
+/** The answer without each ` BODY[HEADER.FIELDS (X-NONE)] {n}` and its literal, and without the tag. */
+function withoutSection(text: string): string {
+  const section = / BODY\[HEADER\.FIELDS \(X-NONE\)\] \{(\d+)\}\r\n/g;
+  let out = '';
+  let last = 0;
+  for (let m = section.exec(text); m; m = section.exec(text)) {
+    out += text.slice(last, m.index);
+    last = m.index + m[0].length + Number(m[1]);
+    section.lastIndex = last;
+  }
+  return (out + text.slice(last)).replace(/^t\d+ .*\r\n/m, '');
+}
+
+test.each([
+  ['a plain session', false],
+  ['a UTF8=ACCEPT session', true],
+])('through a socket, FETCH answers the bytes of imap-core’s path, in %s', async (_name, utf8) => {
+  const session = await rawSession();
+  try {
+    if (utf8) expect(await session.run('ENABLE UTF8=ACCEPT')).toMatch(/ENABLED UTF8=ACCEPT/);
+    await session.run('SELECT INBOX');
+    expect(await session.run('STORE 1:3 +FLAGS (\\Flagged $Forwarded Projekt)')).toMatch(/^t\d+ OK/m);
+    expect(await session.run('STORE 4 -FLAGS (\\Seen \\Flagged)')).toMatch(/^t\d+ OK/m);
+    const commands = ['UID FETCH 1:* (FLAGS ENVELOPE BODYSTRUCTURE RFC822.SIZE)', 'FETCH 1:* (flags Uid Modseq INTERNALDATE)', 'FETCH 2,4,9:12 (RFC822.SIZE)', 'UID FETCH 1:* (FLAGS) (CHANGEDSINCE 1)'];
+    for (const command of commands) {
+      const fast = await session.run(command);
+      // a header section sends every message through imap-core's formatResponse and compiler
+      const [, items, modifier = ''] = /^(?:UID )?FETCH \S+ \((.*?)\)(.*)$/.exec(command)!;
+      const slow = await session.run(command.replace(`(${items})${modifier}`, `(${items} BODY.PEEK[HEADER.FIELDS (X-NONE)])${modifier}`));
+      expect(fast.split('\r\n').filter((l) => l.startsWith('* ')).length, command).toBeGreaterThan(3);
+      expect(fast.replace(/^t\d+ .*\r\n/m, ''), command).toBe(withoutSection(slow));
+    }
+    expect(await session.run('FETCH 1:4 (FLAGS)')).toMatch(/\$Forwarded/);
+  } finally {
+    session.close();
+  }
+});

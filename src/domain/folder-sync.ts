@@ -64,18 +64,28 @@ interface Arrival {
 }
 
 /** One get_messages request's worth of ids (20 commands x 50 ids). */
-const fetchBatch = 1000;
+const idsPerFetch = 1000;
+
+/** A fetched batch: what numbering needs at once, and its description and caching under way. */
+interface FetchedBatch {
+  arrivals: Arrival[];
+  cached: Promise<void>;
+}
 
 /**
- * Fetches, describes and caches the messages of `ids` that are (still) in the folder. Only
- * what numbering needs is returned, so a 100k-message sync never holds all bodies at once.
+ * Fetches the messages of `ids` that are (still) in the folder and starts describing and
+ * caching them. Only what numbering needs is kept, so a 100k-message sync never holds all
+ * bodies at once.
  */
-async function fetchArrivals(ctx: SyncContext, target: SyncTarget, ids: string[]): Promise<Arrival[]> {
+async function fetchBatch(ctx: SyncContext, target: SyncTarget, ids: string[]): Promise<FetchedBatch> {
   const { messages } = await ctx.api.getMessages(ids, contentInclude);
   const arrived = messages.filter((m) => inScope(m, target.scope));
   // described in worker threads: listing goes on meanwhile (see mime/describe-pool.ts)
-  ctx.store.putMetadataRecords(ctx.account, await describePool().describe(arrived));
-  return arrived.map((m) => ({ messageUid: m.message_uid, receivedAt: m.received_at, flags: vendorFlags(m) }));
+  const cached = describePool()
+    .describe(arrived)
+    .then((records) => ctx.store.putMetadataRecords(ctx.account, records));
+  cached.catch(() => undefined); // awaited by the sync; never an unhandled rejection meanwhile
+  return { arrivals: arrived.map((m) => ({ messageUid: m.message_uid, receivedAt: m.received_at, flags: vendorFlags(m) })), cached };
 }
 
 /**
@@ -83,13 +93,18 @@ async function fetchArrivals(ctx: SyncContext, target: SyncTarget, ids: string[]
  * message) and fetches unknown messages while listing goes on: each full batch of ids starts
  * its get_messages request at once, so listing and fetching overlap.
  */
-async function listAndFetch(ctx: SyncContext, target: SyncTarget, mode: SyncMode, known: Set<string>): Promise<{ listed: Set<string>; complete: boolean; arrivals: Arrival[] }> {
+async function listAndFetch(
+  ctx: SyncContext,
+  target: SyncTarget,
+  mode: SyncMode,
+  known: Set<string>,
+): Promise<{ listed: Set<string>; complete: boolean; arrivals: Arrival[]; cached: Promise<unknown> }> {
   const field = ctx.assumptions.threadMessageUidsField;
   const listed = new Set<string>();
-  const fetches: Array<Promise<Arrival[]>> = [];
+  const fetches: Array<Promise<FetchedBatch>> = [];
   let batch: string[] = [];
   const flush = () => {
-    if (batch.length) fetches.push(fetchArrivals(ctx, target, batch));
+    if (batch.length) fetches.push(fetchBatch(ctx, target, batch));
     batch = [];
   };
   let complete = false;
@@ -112,7 +127,7 @@ async function listAndFetch(ctx: SyncContext, target: SyncTarget, mode: SyncMode
         if (listed.has(uid)) continue;
         listed.add(uid);
         if (!known.has(uid)) batch.push(uid);
-        if (batch.length >= fetchBatch) flush();
+        if (batch.length >= idsPerFetch) flush();
       }
       if (last) break;
     }
@@ -123,8 +138,13 @@ async function listAndFetch(ctx: SyncContext, target: SyncTarget, mode: SyncMode
   // settle every started fetch before returning or rethrowing: none may fail unobserved
   const settled = await Promise.allSettled(fetches);
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (listError || failed) throw listError ?? failed?.reason;
-  return { listed, complete, arrivals: settled.flatMap((r) => (r.status === 'fulfilled' ? r.value : [])) };
+  const batches = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const cached = Promise.all(batches.map((b) => b.cached));
+  if (listError || failed) {
+    await Promise.allSettled([cached]); // nothing left writing when the error is handled
+    throw listError ?? failed?.reason;
+  }
+  return { listed, complete, arrivals: batches.flatMap((b) => b.arrivals), cached };
 }
 
 /** New messages get the next UIDs in arrival order (received_at, then id for ties). */
@@ -190,8 +210,11 @@ export async function syncFolder(ctx: SyncContext, target: SyncTarget, mode: Syn
   // local drafts are not the vendor's: never listed there, never expunged by a sync
   const rows = ctx.store.listMessages(ctx.account, folder).filter((r) => !isLocalMessage(r.messageUid));
   const known = new Set(rows.map((r) => r.messageUid));
-  const { listed, complete, arrivals } = await listAndFetch(ctx, target, mode, known);
+  const { listed, complete, arrivals, cached } = await listAndFetch(ctx, target, mode, known);
+  // numbering needs only the arrivals: it runs while the last batches are still being described
   const numbered = numberArrivals(ctx, folder, arrivals);
+  // the sync ends with every message cached: a FETCH right after finds them all
+  await cached;
   const entries = mode === 'first' ? [] : numbered;
   if (complete && mode !== 'incremental') {
     entries.push(...expungeMessages(ctx, folder, [...known].filter((u) => !listed.has(u))));

@@ -24,6 +24,12 @@ export interface DescribePoolOptions {
   inlineBelow: number;
   /** Messages per worker task: a batch is spread over the workers in chunks of this size. */
   chunk: number;
+  /**
+   * Tasks handed to a worker before it answered the first: the worker keeps describing while
+   * the main thread is busy (parsing an answer, writing SQLite) instead of waiting for it to
+   * hand out the next chunk.
+   */
+  tasksPerWorker: number;
   /** An idle worker ends after this long. */
   idleMs: number;
   /**
@@ -50,7 +56,8 @@ interface Task {
 
 interface PoolWorker {
   worker: Worker;
-  task: Task | null;
+  /** Handed out and not answered yet, by request id (a worker answers in order). */
+  tasks: Map<number, Task>;
   idleTimer: NodeJS.Timeout | null;
 }
 
@@ -61,7 +68,7 @@ export class DescribePool {
   private nextId = 1;
 
   constructor(opts: Partial<DescribePoolOptions> = {}) {
-    this.opts = { workers: defaultWorkers(), inlineBelow: 50, chunk: 100, idleMs: 1000, youngGenerationMb: 8, nice: 10, ...opts };
+    this.opts = { workers: defaultWorkers(), inlineBelow: 50, chunk: 100, tasksPerWorker: 3, idleMs: 1000, youngGenerationMb: 8, nice: 10, ...opts };
   }
 
   /** Records of `messages`, in order. */
@@ -89,18 +96,21 @@ export class DescribePool {
 
   private pump(): void {
     while (this.queue.length) {
-      let idle = [...this.workers].find((w) => !w.task);
-      if (!idle) {
-        if (this.workers.size >= this.opts.workers) return;
-        idle = this.spawn();
-      }
-      this.run(idle, this.queue.shift()!);
+      // the least busy worker, or a new one while the pool may grow
+      let w = [...this.workers].sort((a, b) => a.tasks.size - b.tasks.size)[0];
+      if ((!w || w.tasks.size > 0) && this.workers.size < this.opts.workers) w = this.spawn();
+      if (w.tasks.size >= this.opts.tasksPerWorker) return;
+      this.run(w, this.queue.shift()!);
     }
   }
 
   private spawn(): PoolWorker {
     const { file, options } = workerScript(__filename, 'describe-worker');
-    const w: PoolWorker = { worker: new Worker(file, { ...options, workerData: { nice: this.opts.nice }, resourceLimits: { maxYoungGenerationSizeMb: this.opts.youngGenerationMb } }), task: null, idleTimer: null };
+    const w: PoolWorker = {
+      worker: new Worker(file, { ...options, workerData: { nice: this.opts.nice }, resourceLimits: { maxYoungGenerationSizeMb: this.opts.youngGenerationMb } }),
+      tasks: new Map(),
+      idleTimer: null,
+    };
     w.worker.on('message', (res: DescribeResponse) => this.settle(w, res));
     w.worker.on('error', (err) => this.fail(w, err));
     w.worker.on('exit', (code) => this.fail(w, new Error(`describe worker exited with code ${code}`)));
@@ -111,21 +121,23 @@ export class DescribePool {
   private run(w: PoolWorker, task: Task): void {
     if (w.idleTimer) clearTimeout(w.idleTimer);
     w.idleTimer = null;
-    w.task = task;
-    w.worker.ref();
     const req: DescribeRequest = { id: this.nextId++, messages: task.messages };
+    w.tasks.set(req.id, task);
+    w.worker.ref();
     w.worker.postMessage(req);
   }
 
   private settle(w: PoolWorker, res: DescribeResponse): void {
-    const task = w.task;
-    w.task = null;
-    w.worker.unref();
-    w.idleTimer = setTimeout(() => {
-      this.workers.delete(w);
-      void this.retire(w, null);
-    }, this.opts.idleMs);
-    w.idleTimer.unref();
+    const task = w.tasks.get(res.id);
+    w.tasks.delete(res.id);
+    if (!w.tasks.size) {
+      w.worker.unref();
+      w.idleTimer = setTimeout(() => {
+        this.workers.delete(w);
+        void this.retire(w, null);
+      }, this.opts.idleMs);
+      w.idleTimer.unref();
+    }
     if (task) {
       if (res.error !== undefined || !res.records) task.reject(new Error(res.error ?? 'describe worker sent no records'));
       else task.resolve(res.records);
@@ -133,22 +145,17 @@ export class DescribePool {
     this.pump();
   }
 
-  /** The worker is gone or broken: its task fails, the rest of the queue goes to other workers. */
+  /** The worker is gone or broken: its tasks fail, the rest of the queue goes to other workers. */
   private fail(w: PoolWorker, err: Error): void {
-    if (!this.workers.delete(w) && !w.task) return;
-    if (w.idleTimer) clearTimeout(w.idleTimer);
-    const task = w.task;
-    w.task = null;
-    task?.reject(err);
-    void w.worker.terminate();
+    if (!this.workers.delete(w) && !w.tasks.size) return;
+    void this.retire(w, err);
     this.pump();
   }
 
   private async retire(w: PoolWorker, err: Error | null): Promise<void> {
     if (w.idleTimer) clearTimeout(w.idleTimer);
-    const task = w.task;
-    w.task = null;
-    if (task && err) task.reject(err);
+    for (const task of w.tasks.values()) task.reject(err ?? new Error('describe worker retired'));
+    w.tasks.clear();
     w.worker.removeAllListeners('exit');
     w.worker.removeAllListeners('error');
     w.worker.on('error', () => undefined);

@@ -63,9 +63,6 @@ interface Arrival {
   flags: string[];
 }
 
-/** One get_messages request's worth of ids (20 commands x 50 ids). */
-const idsPerFetch = 1000;
-
 /** A fetched batch: what numbering needs at once, and its description and caching under way. */
 interface FetchedBatch {
   arrivals: Arrival[];
@@ -90,8 +87,9 @@ async function fetchBatch(ctx: SyncContext, target: SyncTarget, ids: string[]): 
 
 /**
  * Lists the folder (every page, or for an incremental sync until a page holds no unknown
- * message) and fetches unknown messages while listing goes on: each full batch of ids starts
- * its get_messages request at once, so listing and fetching overlap.
+ * message) and fetches unknown messages while listing goes on: a page's unknown messages are
+ * asked for together with the next page, in the same request, so a folder costs about one
+ * request per page and the last messages arrive right after the last page.
  */
 async function listAndFetch(
   ctx: SyncContext,
@@ -127,11 +125,11 @@ async function listAndFetch(
         if (listed.has(uid)) continue;
         listed.add(uid);
         if (!known.has(uid)) batch.push(uid);
-        if (batch.length >= idsPerFetch) flush();
       }
+      // asked for in the same turn as the next page: both share one request (mailbox-client.ts)
+      flush();
       if (last) break;
     }
-    flush();
   } catch (err) {
     listError = err;
   }

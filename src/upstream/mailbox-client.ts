@@ -42,6 +42,7 @@ function transientResult(r: CommandResult): boolean {
  */
 export class MailboxClient implements MailboxApi {
   private readonly readCommands: Set<string>;
+  private readonly sharedReads: Array<{ commands: Command[]; resolve(results: CommandResult[]): void; reject(err: unknown): void }> = [];
 
   constructor(
     readonly mailbox: string,
@@ -119,7 +120,43 @@ export class MailboxClient implements MailboxApi {
     return commands.map((_, i) => byId.get(String(i)) ?? results[i]);
   }
 
-  private async runOnce(commands: Command[]): Promise<CommandResult[]> {
+  /**
+   * Reads issued in the same turn of the event loop share requests, 20 commands to a request:
+   * a sync asks for the next list_threads page and for the messages of the page it just got
+   * at the same moment, so both travel in one request instead of two. Writes go on their own.
+   */
+  private runOnce(commands: Command[]): Promise<CommandResult[]> {
+    if (!commands.every((c) => this.readCommands.has(c.command))) return this.send(commands);
+    return new Promise((resolve, reject) => {
+      if (!this.sharedReads.length) setImmediate(() => this.sendSharedReads());
+      this.sharedReads.push({ commands, resolve, reject });
+    });
+  }
+
+  private sendSharedReads(): void {
+    const callers = this.sharedReads.splice(0);
+    const requests = chunk(
+      callers.flatMap((c) => c.commands),
+      maxCommandsPerRequest,
+    ).map((c) => this.request(c));
+    // each caller gets its own results, or the failure of a request that carried its commands
+    void Promise.allSettled(requests).then((settled) => {
+      let at = 0;
+      for (const caller of callers) {
+        const first = Math.floor(at / maxCommandsPerRequest);
+        const mine = settled.slice(first, Math.floor((at + caller.commands.length - 1) / maxCommandsPerRequest) + 1);
+        const failed = mine.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failed) caller.reject(failed.reason);
+        else {
+          const offset = at - first * maxCommandsPerRequest;
+          caller.resolve(mine.flatMap((r) => (r as PromiseFulfilledResult<CommandResult[]>).value).slice(offset, offset + caller.commands.length));
+        }
+        at += caller.commands.length;
+      }
+    });
+  }
+
+  private async send(commands: Command[]): Promise<CommandResult[]> {
     const parts = await Promise.all(chunk(commands, maxCommandsPerRequest).map((c) => this.request(c)));
     return parts.flat();
   }

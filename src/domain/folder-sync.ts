@@ -204,6 +204,15 @@ function sameFlags(a: readonly string[], b: readonly string[]): boolean {
 }
 
 export async function syncFolder(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<void> {
+  const release = describePool().hold();
+  try {
+    await syncListed(ctx, target, mode);
+  } finally {
+    release();
+  }
+}
+
+async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<void> {
   const folder = target.key;
   // local drafts are not the vendor's: never listed there, never expunged by a sync
   const rows = ctx.store.listMessages(ctx.account, folder).filter((r) => !isLocalMessage(r.messageUid));

@@ -92,7 +92,7 @@ export async function addLabel(ctx: SyncContext, sourceKey: string, rows: Messag
   const placed = placeMessages(
     ctx,
     view.key,
-    labelled.map((r) => ({ messageUid: r.messageUid, flags: next.get(r.messageUid)!.filter((f) => !isLocalFlag(f)), idate: r.idate })),
+    labelled.map((r) => ({ messageUid: r.messageUid, flags: next.get(r.messageUid)!.filter((f) => !isLocalFlag(f)), idate: new Date(r.idate) })),
   );
   propagateMessageFlags(ctx, sourceKey, next);
   return {

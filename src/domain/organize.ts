@@ -31,7 +31,7 @@ async function moveAtVendor(ctx: SyncContext, rows: MessageRow[], to: string): P
   const placed = placeMessages(
     ctx,
     to,
-    moved.map((r) => ({ messageUid: r.messageUid, flags: r.flags.filter((f) => f !== '\\Deleted'), idate: r.idate })),
+    moved.map((r) => ({ messageUid: r.messageUid, flags: r.flags.filter((f) => f !== '\\Deleted'), idate: new Date(r.idate) })),
   );
   const outcome = {
     uidValidity: ctx.store.folderState(ctx.account, to).uidValidity,

@@ -54,7 +54,7 @@ export function fetchLines(session: ImapSession, query: readonly FetchQueryItem[
       case 'modseq':
         return (row) => name + (row.modseq ? `(${row.modseq})` : '()');
       case 'internaldate':
-        return (row) => name + JSON.stringify(formatInternalDate(row.idate));
+        return (row) => name + JSON.stringify(formatInternalDate(new Date(row.idate)));
       case 'rfc822.size':
         return (row) => (row.size ? name + row.size : undefined);
       case 'envelope':

@@ -66,7 +66,7 @@ function write(session: ImapSession, chunk: unknown): Promise<void> {
 }
 
 function rowValues(row: MessageRow): Record<string, unknown> {
-  return { uid: row.uid, modseq: row.modseq, flags: row.flags, idate: row.idate, size: row.size };
+  return { uid: row.uid, modseq: row.modseq, flags: row.flags, idate: new Date(row.idate), size: row.size };
 }
 
 type QueryOptions = { acceptUTF8Enabled: boolean } & Record<string, unknown>;

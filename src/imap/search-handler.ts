@@ -61,7 +61,7 @@ export async function searchMessages(
       messageUid: row.messageUid,
       modseq: row.modseq,
       flags: row.flags,
-      idate: row.idate,
+      idate: new Date(row.idate),
       size: row.size,
       headerLines,
     };

@@ -30,7 +30,7 @@ export interface DescribePoolOptions {
    * hand out the next chunk.
    */
   tasksPerWorker: number;
-  /** An idle worker ends after this long. */
+  /** An idle worker ends after this long (unless a hold keeps it, see hold()). */
   idleMs: number;
   /**
    * V8 young generation of a worker. Describing allocates short-lived garbage only, and the
@@ -66,6 +66,7 @@ export class DescribePool {
   private readonly workers = new Set<PoolWorker>();
   private readonly queue: Task[] = [];
   private nextId = 1;
+  private holds = 0;
 
   constructor(opts: Partial<DescribePoolOptions> = {}) {
     this.opts = { workers: defaultWorkers(), inlineBelow: 50, chunk: 100, tasksPerWorker: 3, idleMs: 1000, youngGenerationMb: 8, nice: 10, ...opts };
@@ -79,6 +80,31 @@ export class DescribePool {
     for (let i = 0; i < messages.length; i += size) chunks.push(messages.slice(i, i + size));
     const parts = await Promise.all(chunks.map((c) => new Promise<MetadataRecord[]>((resolve, reject) => this.enqueue({ messages: c, resolve, reject }))));
     return parts.flat();
+  }
+
+  /**
+   * Keeps idle workers while a long job (a folder sync) runs, however long it waits between
+   * batches; when the last hold ends, idle workers end at once instead of after `idleMs`, so a
+   * finished sync leaves no worker heaps behind.
+   */
+  hold(): () => void {
+    this.holds++;
+    for (const w of this.workers) {
+      if (w.idleTimer) clearTimeout(w.idleTimer);
+      w.idleTimer = null;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.holds) return;
+      for (const w of [...this.workers]) if (!w.tasks.size) this.end(w);
+    };
+  }
+
+  /** Workers alive now. */
+  get running(): number {
+    return this.workers.size;
   }
 
   /** Ends every worker (pending tasks fail). */
@@ -132,11 +158,10 @@ export class DescribePool {
     w.tasks.delete(res.id);
     if (!w.tasks.size) {
       w.worker.unref();
-      w.idleTimer = setTimeout(() => {
-        this.workers.delete(w);
-        void this.retire(w, null);
-      }, this.opts.idleMs);
-      w.idleTimer.unref();
+      if (!this.holds) {
+        w.idleTimer = setTimeout(() => this.end(w), this.opts.idleMs);
+        w.idleTimer.unref();
+      }
     }
     if (task) {
       if (res.error !== undefined || !res.records) task.reject(new Error(res.error ?? 'describe worker sent no records'));
@@ -150,6 +175,12 @@ export class DescribePool {
     if (!this.workers.delete(w) && !w.tasks.size) return;
     void this.retire(w, err);
     this.pump();
+  }
+
+  /** An idle worker leaves the pool and ends. */
+  private end(w: PoolWorker): void {
+    this.workers.delete(w);
+    void this.retire(w, null);
   }
 
   private async retire(w: PoolWorker, err: Error | null): Promise<void> {

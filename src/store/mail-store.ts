@@ -17,13 +17,18 @@ export interface FolderState {
   unseen: number;
 }
 
+/**
+ * One message of a folder. Every row of every cached folder stays in memory (100,000 of them
+ * after a large mailbox synced), so rows are kept small: the date as a number, and flag lists
+ * shared between rows with the same flags (frozen: rows are replaced, never changed).
+ */
 export interface MessageRow {
   uid: number;
   messageUid: string;
-  flags: string[];
+  flags: readonly string[];
   modseq: number;
-  /** INTERNALDATE (the vendor's received_at). */
-  idate: Date;
+  /** INTERNALDATE (the vendor's received_at), epoch milliseconds. */
+  idate: number;
   /** RFC822.SIZE from the cached metadata; 0 until it is known. */
   size: number;
 }
@@ -51,8 +56,21 @@ type RawRow = [uid: number, messageUid: string, flags: string, modseq: number, i
 
 const rowColumns = 'uid, message_uid, flags, modseq, idate, size';
 
+/** Flag lists by their column text: a mailbox has few distinct combinations. */
+const flagLists = new Map<string, readonly string[]>();
+const maxFlagLists = 10_000;
+
+function flagList(column: string): readonly string[] {
+  let list = flagLists.get(column);
+  if (!list) {
+    list = Object.freeze(column ? column.split(' ') : []);
+    if (flagLists.size < maxFlagLists) flagLists.set(column, list);
+  }
+  return list;
+}
+
 function toRow(r: RawRow): MessageRow {
-  return { uid: r[0], messageUid: r[1], flags: r[2] ? r[2].split(' ') : [], modseq: r[3], idate: new Date(r[4]), size: r[5] };
+  return { uid: r[0], messageUid: r[1], flags: flagList(r[2]), modseq: r[3], idate: r[4], size: r[5] };
 }
 
 /** Flags are IMAP atoms (no spaces), so a space-joined column is exact and cheap to split. */
@@ -261,10 +279,10 @@ export class MailStore {
       const cached = this.rowCache.get(id);
       if (cached) {
         const next = cached.slice();
-        const flagList = flagColumn(flags);
+        const shared = flagList(flagColumn(flags));
         for (const uid of list) {
           const i = findUid(next, uid);
-          if (i >= 0) next[i] = { ...next[i], flags: flagList ? flagList.split(' ') : [], modseq };
+          if (i >= 0) next[i] = { ...next[i], flags: shared, modseq };
         }
         this.rowCache.set(id, next);
       }

@@ -76,7 +76,7 @@ function sessionOf(uidList: number[], utf8: boolean): ImapSession {
 /** imap-core's bytes for the message, its values built from the MIME metadata (no compiled summary involved). */
 function imapCoreLine(session: ImapSession, query: FetchQueryItem[], row: MessageRow, utf8: boolean): string | false {
   const meta = metas.get(row.messageUid)!;
-  const message = { uid: row.uid, modseq: row.modseq, flags: row.flags, idate: row.idate, size: row.size, envelope: cloneImapStructure(meta.envelope), bodystructure: cloneImapStructure(meta.bodystructure) };
+  const message = { uid: row.uid, modseq: row.modseq, flags: row.flags, idate: new Date(row.idate), size: row.size, envelope: cloneImapStructure(meta.envelope), bodystructure: cloneImapStructure(meta.bodystructure) };
   const response = session.formatResponse('FETCH', row.uid, { query, values: session.getQueryResponse(query, message, { acceptUTF8Enabled: utf8 }) });
   return response ? imapHandler.compiler(response) : false;
 }

@@ -20,6 +20,29 @@ describe('DescribePool', () => {
     expect(new Set(pooled.map((r) => r.summary)).size).toBe(30);
   });
 
+  it('keeps idle workers while held and ends them as soon as the last hold ends', async () => {
+    const quick = new DescribePool({ workers: 2, inlineBelow: 5, chunk: 7, idleMs: 20 });
+    try {
+      const release = quick.hold();
+      const again = quick.hold();
+      await quick.describe(messages(20));
+      expect(quick.running).toBe(2);
+      await new Promise((r) => setTimeout(r, 100)); // far past idleMs
+      expect(quick.running).toBe(2);
+      release();
+      expect(quick.running).toBe(2); // another hold remains
+      again();
+      expect(quick.running).toBe(0);
+      // without a hold, idle workers end after idleMs
+      await quick.describe(messages(20));
+      expect(quick.running).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(quick.running).toBe(0);
+    } finally {
+      await quick.close();
+    }
+  });
+
   it('fails the batch when a message cannot be described, and keeps working', async () => {
     const bad = { ...richMessage(), message_uid: 'bad', attachments: 'not a list' } as unknown as VendorMessage;
     await expect(pool.describe([...messages(9), bad])).rejects.toThrow();

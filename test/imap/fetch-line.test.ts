@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { cloneImapStructure, createIndexer } from '../../src/mime';
 import type { FetchQueryItem } from '../../src/imap/fetch';
@@ -7,6 +6,7 @@ import { fetchLines, isLineQuery } from '../../src/imap/fetch-line';
 import type { ImapSession } from '../../src/imap/session';
 import type { MessageRow, MessageSummary } from '../../src/store';
 import { mailbox, startHarness, type Harness } from '../support/bridge-harness';
+import { rawSession } from '../support/raw-session';
 
 /**
  * Metadata FETCH responses are written as text (src/imap/fetch-line.ts). They must be the
@@ -174,32 +174,6 @@ test.each(['FETCH 1 (BODY.PEEK[HEADER])', 'FETCH 1 (FLAGS BODY)', 'FETCH 1 FULL'
   },
 );
 
-/** A raw IMAP session: each command's whole answer as text. */
-async function rawSession(): Promise<{ run(command: string): Promise<string>; close(): void }> {
-  const socket = net.connect(h.bridge.ports.imap, '127.0.0.1');
-  let buffer = '';
-  let wake: (() => void) | null = null;
-  socket.setEncoding('latin1');
-  socket.on('data', (chunk: string) => {
-    buffer += chunk;
-    wake?.();
-  });
-  const until = async (done: RegExp): Promise<string> => {
-    while (!done.test(buffer)) await new Promise<void>((r) => (wake = r));
-    const out = buffer;
-    buffer = '';
-    return out;
-  };
-  await until(/^\* OK.*\r\n/m);
-  let n = 0;
-  const run = async (command: string) => {
-    const tag = `t${++n}`;
-    socket.write(`${tag} ${command}\r\n`);
-    return until(new RegExp(`^${tag} (OK|NO|BAD).*\\r\\n`, 'm'));
-  };
-  await run(`LOGIN "${mailbox}" "${h.password}"`);
-  return { run, close: () => socket.destroy() };
-}
 
 /** The answer without each ` BODY[HEADER.FIELDS (X-NONE)] {n}` and its literal, and without the tag. */
 function withoutSection(text: string): string {
@@ -218,7 +192,7 @@ test.each([
   ['a plain session', false],
   ['a UTF8=ACCEPT session', true],
 ])('through a socket, FETCH answers the bytes of imap-core’s path, in %s', async (_name, utf8) => {
-  const session = await rawSession();
+  const session = await rawSession(h.bridge.ports.imap, mailbox, h.password);
   try {
     if (utf8) expect(await session.run('ENABLE UTF8=ACCEPT')).toMatch(/ENABLED UTF8=ACCEPT/);
     await session.run('SELECT INBOX');

@@ -1,10 +1,10 @@
-import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { compileSummary, createIndexer } from '../../src/mime';
 import { mailbox, startHarness, type Harness } from '../support/bridge-harness';
+import { rawSession } from '../support/raw-session';
 
 /**
  * A metadata FETCH copies ENVELOPE/BODYSTRUCTURE as text compiled when the message was
@@ -26,40 +26,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-/** A raw IMAP session: each command's whole answer as text. */
-async function rawSession(): Promise<{ run(command: string): Promise<string>; append(folder: string, message: string): Promise<string>; close(): void }> {
-  const socket = net.connect(h.bridge.ports.imap, '127.0.0.1');
-  let buffer = '';
-  let wake: (() => void) | null = null;
-  socket.setEncoding('latin1');
-  socket.on('data', (chunk: string) => {
-    buffer += chunk;
-    wake?.();
-  });
-  const until = async (done: RegExp): Promise<string> => {
-    while (!done.test(buffer)) await new Promise<void>((r) => (wake = r));
-    const out = buffer;
-    buffer = '';
-    return out;
-  };
-  await until(/^\* OK.*\r\n/m);
-  let n = 0;
-  const run = async (command: string) => {
-    const tag = `t${++n}`;
-    socket.write(`${tag} ${command}\r\n`);
-    return until(new RegExp(`^${tag} (OK|NO|BAD).*\\r\\n`, 'm'));
-  };
-  /** APPEND with a synchronizing literal: the message goes after the server's continuation. */
-  const append = async (folder: string, message: string) => {
-    const tag = `t${++n}`;
-    socket.write(`${tag} APPEND ${folder} (\\Draft) {${Buffer.byteLength(message)}}\r\n`);
-    await until(/^\+ .*\r\n/m);
-    socket.write(`${message}\r\n`);
-    return until(new RegExp(`^${tag} (OK|NO|BAD).*\\r\\n`, 'm'));
-  };
-  await run(`LOGIN "${mailbox}" "${h.password}"`);
-  return { run, append, close: () => socket.destroy() };
-}
 
 /** Every INBOX message's served bytes, by UID, through imapflow (attachments included). */
 async function servedMessages(): Promise<Map<number, Buffer>> {
@@ -96,7 +62,7 @@ test.each([
 ])('stored ENVELOPE and BODYSTRUCTURE are what the served bytes give, in %s', async (_name, utf8) => {
   const served = await servedMessages();
   expect(served.size).toBeGreaterThan(200);
-  const session = await rawSession();
+  const session = await rawSession(h.bridge.ports.imap, mailbox, h.password);
   try {
     if (utf8) expect(await session.run('ENABLE UTF8=ACCEPT')).toMatch(/ENABLED UTF8=ACCEPT/);
     await session.run('EXAMINE INBOX');
@@ -110,7 +76,7 @@ test.each([
 });
 
 test('messages missing from the cache (an older version, a lost file) are described again and answered the same', async () => {
-  const session = await rawSession();
+  const session = await rawSession(h.bridge.ports.imap, mailbox, h.password);
   const db = new Database(path.join(h.stateDir, 'mailbridge.db'));
   try {
     const draft = 'From: alice@sandbox.test\r\nSubject: unsent =?utf-8?q?d=C3=A9j=C3=A0?=\r\nMessage-ID: <draft-1@local>\r\n\r\nnot sent yet\r\n';

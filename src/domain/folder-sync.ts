@@ -5,6 +5,7 @@ import { isLocalMessage, type MailStore, type NewMessage } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
 import type { VendorMessage, VendorThread } from '../upstream/types';
+import { collectGarbage } from '../util/memory';
 import { mergeFlags, vendorFlags } from './flags';
 
 /**
@@ -203,16 +204,22 @@ function sameFlags(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((f) => b.includes(f));
 }
 
+/** A sync that stored this many messages is followed by a full garbage collection (util/memory.ts). */
+const largeSync = 5000;
+
 export async function syncFolder(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<void> {
   const release = describePool().hold();
+  let stored = 0;
   try {
-    await syncListed(ctx, target, mode);
+    stored = await syncListed(ctx, target, mode);
   } finally {
     release();
   }
+  if (stored >= largeSync) collectGarbage();
 }
 
-async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<void> {
+/** Returns how many messages it fetched and stored. */
+async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<number> {
   const folder = target.key;
   // local drafts are not the vendor's: never listed there, never expunged by a sync
   const rows = ctx.store.listMessages(ctx.account, folder).filter((r) => !isLocalMessage(r.messageUid));
@@ -232,4 +239,5 @@ async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode):
   }
   if (entries.length) ctx.logger.debug({ account: ctx.account, folder, mode, changes: entries.length }, 'folder synced');
   ctx.publish(folder, entries);
+  return arrivals.length;
 }

@@ -5,7 +5,7 @@ import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
 import type { FolderRole, VendorFolder, VendorMessage } from '../upstream/types';
 import { KeyedLock } from '../util/keyed-lock';
-import { createAttachmentStorage, externalAttachments, externalId, type AttachmentStorage, type MimeTreeNode } from '../mime';
+import { createAttachmentStorage, type AttachmentStorage } from '../mime';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { appendDraft, appendSentCopy, messageIdOf, refuseAppend, type Appended } from './append';
@@ -315,8 +315,8 @@ export class AccountView {
     return this.api.search({ query: text, ...('folder' in folder.scope ? { folder: folder.scope.folder } : {}) });
   }
 
-  /** Downloads the attachments a response will stream, before the response starts. */
-  prefetchAttachments(tree: MimeTreeNode): Promise<void> {
-    return this.attachmentStorage.prefetch(externalAttachments(tree).map(externalId));
+  /** Downloads the attachments (external node ids) a response will stream, before the response starts. */
+  prefetchAttachments(ids: readonly string[]): Promise<void> {
+    return this.attachmentStorage.prefetch(ids);
   }
 }

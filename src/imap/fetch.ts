@@ -1,6 +1,6 @@
 import { imapHandler } from '@zone-eu/wildduck/imap-core';
 import type { AccountView, ImapFolder } from '../domain/account-view';
-import { compiledToken, isCompiledItem, type MimeTreeNode } from '../mime';
+import { attachmentsRead, compiledToken, externalAttachments, externalId, isCompiledItem, type MimeTreeNode } from '../mime';
 import type { MessageRow, MessageSummary } from '../store';
 import { fetchLines, isLineQuery } from './fetch-line';
 import type { ImapSession } from './session';
@@ -9,6 +9,7 @@ export interface FetchQueryItem {
   item: string;
   type?: string;
   path?: string;
+  partial?: { startFrom: number; maxLength?: number };
   original?: unknown;
 }
 
@@ -26,12 +27,23 @@ const rowItems = new Set(['uid', 'flags', 'modseq', 'internaldate', 'rfc822.size
 /** Items whose answer streams message content (may pull attachment bytes from the vendor). */
 const contentItems = new Set(['body', 'binary', 'rfc822', 'rfc822.text', 'binary.size']);
 
-/** MIME nodes whose content a query streams: the whole message, or the addressed parts. */
-function contentNodes(tree: MimeTreeNode, query: FetchQueryItem[]): MimeTreeNode[] {
-  return query
-    .filter((q) => contentItems.has(q.item) && !headerOnly.has(q.type ?? ''))
-    .map((q) => (q.path ? resolvePart(tree, q.path) : tree))
-    .filter((n): n is MimeTreeNode => !!n);
+/**
+ * External attachments a query's answer streams: those inside the addressed parts, or for a
+ * partial read only those its byte window reaches.
+ */
+async function attachmentsToServe(tree: MimeTreeNode, query: FetchQueryItem[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const q of query) {
+    if (!contentItems.has(q.item) || headerOnly.has(q.type ?? '')) continue;
+    if (q.item === 'body' && q.partial) {
+      const whole = !q.path && q.type === 'content';
+      ids.push(...(await attachmentsRead(tree, whole ? false : { path: q.path, type: q.type }, { startFrom: q.partial.startFrom, maxLength: q.partial.maxLength ?? 0 })));
+      continue;
+    }
+    const node = q.path ? resolvePart(tree, q.path) : tree;
+    if (node) ids.push(...externalAttachments(node).map(externalId));
+  }
+  return [...new Set(ids)];
 }
 
 /** Section path "2.1" -> node, following message/rfc822 bodies like imap-core does. */
@@ -139,7 +151,7 @@ export async function fetchMessages(view: AccountView, folder: ImapFolder, optio
         continue;
       }
       flush();
-      if (needsContent && tree) for (const node of contentNodes(tree, options.query)) await view.prefetchAttachments(node);
+      if (needsContent && tree) await view.prefetchAttachments(await attachmentsToServe(tree, options.query));
       const values = fetchValues(session, options.query, row, summary, tree, queryOptions);
       const response = session.formatResponse('FETCH', row.uid, { query: options.query, values });
       if (!response) continue; // expunged from this session's view meanwhile

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, pipeline } from 'node:stream';
 import { LRUCache } from 'lru-cache';
-import { Base64WindowEncoder, rawWindow } from './base64-window';
+import { Base64WindowEncoder, rawWindow, type RawWindow } from './base64-window';
 import { parseExternalId, type AttachmentRef } from './describe';
-import type { ImapAttachmentStorage, ReadBounds, StoredAttachmentInfo } from './imap-indexer';
+import { createIndexer, type ContentSelector, type ImapAttachmentStorage, type MimeTreeNode, type ReadBounds, type StoredAttachmentInfo } from './imap-indexer';
 
 /**
  * The `attachmentStorage` imap-core's indexer streams external MIME nodes from. Bytes come
@@ -181,29 +181,64 @@ export class AttachmentStorage implements ImapAttachmentStorage {
   }
 
   async get(id: string): Promise<StoredAttachmentInfo> {
-    // empty metadata: rebuild() then takes node.size, which describeMessage computed exactly
-    return { contentType: 'application/octet-stream', transferEncoding: 'base64', length: parseExternalId(id).size, count: 1, hash: id, metadata: {} };
+    return attachmentInfo(id);
   }
 
   createReadStream(id: string, _info: StoredAttachmentInfo, bounds: ReadBounds): Readable & { outputBytes: number } {
-    const size = parseExternalId(id).size;
-    const window = rawWindow(size, bounds);
-    if (!window) return Object.assign(Readable.from([]), { outputBytes: 0 });
-    // the encoder is the returned stream: its outputBytes is final by the time it ends
-    const encoder = new Base64WindowEncoder(size, window);
-    const open = async (retry: boolean): Promise<Readable> => {
+    const open = async (window: RawWindow, retry: boolean): Promise<Readable> => {
       await this.ensure(id);
       const raw = await this.cache.read(id, window.start, window.end);
       if (raw) return raw;
       if (!retry) throw new Error('attachment vanished from the cache');
-      return open(false);
+      return open(window, false);
     };
-    open(true).then(
-      (raw) => pipeline(raw, encoder, (err) => err && encoder.destroy(fetchError(err))),
-      (err: unknown) => encoder.destroy(fetchError(err)),
-    );
-    return encoder;
+    return windowStream(id, bounds, (window) => open(window, true));
   }
+}
+
+/** Empty metadata: rebuild() then takes node.size, which describeMessage computed exactly. */
+function attachmentInfo(id: string): StoredAttachmentInfo {
+  return { contentType: 'application/octet-stream', transferEncoding: 'base64', length: parseExternalId(id).size, count: 1, hash: id, metadata: {} };
+}
+
+/** The base64 text under `bounds` of an external node, its raw bytes from `open`. */
+function windowStream(id: string, bounds: ReadBounds, open: (window: RawWindow) => Promise<Readable>): Readable & { outputBytes: number } {
+  const size = parseExternalId(id).size;
+  const window = rawWindow(size, bounds);
+  if (!window) return Object.assign(Readable.from([]), { outputBytes: 0 });
+  // the encoder is the returned stream: its outputBytes is final by the time it ends
+  const encoder = new Base64WindowEncoder(size, window);
+  open(window).then(
+    (raw) => pipeline(raw, encoder, (err) => err && encoder.destroy(fetchError(err))),
+    (err: unknown) => encoder.destroy(fetchError(err)),
+  );
+  return encoder;
+}
+
+/** Zero bytes in 64 KiB pieces: stand-ins of the right length. */
+function* zeros(length: number): Generator<Buffer> {
+  for (let left = length; left > 0; left -= 65_536) yield Buffer.alloc(Math.min(left, 65_536));
+}
+
+/**
+ * The external attachments a partial read of a section touches (`selector` and `bounds` as
+ * imap-core's getContents takes them). imap-core's own rebuild runs over stand-in bytes of the
+ * same encoded length, so its byte accounting is the real one, and records what it opens:
+ * reading the first kilobytes of a message downloads no attachment that lies beyond them.
+ */
+export async function attachmentsRead(tree: MimeTreeNode, selector: ContentSelector | false, bounds: { startFrom: number; maxLength: number }): Promise<string[]> {
+  const opened: string[] = [];
+  const recorder: ImapAttachmentStorage = {
+    get: async (id) => attachmentInfo(id),
+    createReadStream: (id, _info, window) =>
+      windowStream(id, window, async (raw) => {
+        opened.push(id);
+        return Readable.from(zeros(raw.end - raw.start));
+      }),
+  };
+  const contents = createIndexer(recorder).getContents(tree, selector, bounds);
+  if (typeof contents !== 'string') for await (const _ of contents.value) void _;
+  return opened;
 }
 
 export function createAttachmentStorage(source: AttachmentSource, options: AttachmentStorageOptions = {}): AttachmentStorage {

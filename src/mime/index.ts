@@ -1,6 +1,7 @@
 export { describeMessage, describeRaw, externalAttachments, externalId, parseExternalId, type AttachmentRef, type MessageDescription } from './describe';
 export { buildMessage } from './compose';
 export {
+  attachmentsRead,
   createAttachmentStorage,
   AttachmentStorage,
   DiskByteCache,

@@ -62,6 +62,22 @@ describe('IMAP read path with imapflow', () => {
     expect(again && Buffer.compare(again.source as Buffer, msg.source as Buffer)).toBe(0);
   });
 
+  test('a partial BODY[] downloads only the attachments its byte window reaches', async () => {
+    await s.client.mailboxOpen('INBOX');
+    const vendor = await vendorFolder(s.h.sandbox, 'INBOX');
+    // a message whose attachments nothing has downloaded yet
+    const withAttachments = vendor.filter((v) => (v.attachments ?? []).some((a) => a.size_bytes > 0)).at(-1)!;
+    const downloadable = (withAttachments.attachments ?? []).filter((a) => a.size_bytes > 0).length;
+    const [uid] = (await s.client.search({ header: { 'message-id': withAttachments.message_id } }, { uid: true })) || [];
+    s.h.sandbox.resetStats();
+    const head = await s.client.fetchOne(String(uid), { source: { start: 0, maxLength: 300 } }, { uid: true });
+    expect(head && (head.source as Buffer).length).toBe(300);
+    expect(s.h.sandbox.stats(mailbox).rawDownloads).toBe(0);
+    const whole = await s.client.fetchOne(String(uid), { source: true, size: true }, { uid: true });
+    expect(s.h.sandbox.stats(mailbox).rawDownloads).toBe(downloadable);
+    expect(whole && head && (whole.source as Buffer).subarray(0, 300).equals(head.source as Buffer)).toBe(true);
+  });
+
   test('STORE goes upstream: \\Seen, \\Flagged and a keyword label', async () => {
     await s.client.mailboxOpen('INBOX');
     const unread = (await vendorFolder(s.h.sandbox, 'INBOX')).find((v) => !v.is_read && !v.is_starred);

@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { simpleParser } from 'mailparser';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  attachmentsRead,
   buildMessage,
   cloneImapStructure,
   createAttachmentStorage,
@@ -14,6 +15,7 @@ import {
   describeMessage,
   describeRecord,
   externalAttachments,
+  parseExternalId,
   type AttachmentStorage,
   type MimeTreeNode,
 } from '../../src/mime';
@@ -158,8 +160,19 @@ describe('serving with the attachment storage', () => {
     for (const [startFrom, maxLength] of windows) {
       const { bytes } = await serve(mimeTree, storage, undefined, { startFrom, maxLength });
       expect(bytes.equals(full.subarray(startFrom, maxLength ? startFrom + maxLength : undefined)), `${startFrom}+${maxLength}`).toBe(true);
+      // what a prefetch for this window downloads is exactly what serving it reads
+      const alone = new MemorySource(attachmentBytes);
+      await serve(mimeTree, createAttachmentStorage(alone), undefined, { startFrom, maxLength });
+      const read = (await attachmentsRead(mimeTree, false, { startFrom, maxLength })).map((id) => {
+        const ref = parseExternalId(id);
+        return `${ref.messageUid}/${ref.attachmentId}`;
+      });
+      expect(read.sort(), `${startFrom}+${maxLength}`).toEqual(alone.opened.sort());
     }
     expect(source.opened.length).toBe(3);
+    // the first 100 bytes reach no attachment; the last 50 only the last one
+    expect(await attachmentsRead(mimeTree, false, { startFrom: 0, maxLength: 100 })).toEqual([]);
+    expect((await attachmentsRead(mimeTree, false, { startFrom: size - 50, maxLength: 50 })).map((id) => parseExternalId(id).attachmentId)).toEqual(['notes']);
   });
 
   it('body part fetch of one attachment streams its base64 with 76-character lines', async () => {

@@ -57,12 +57,14 @@ function resolvePart(tree: MimeTreeNode, partPath: string): MimeTreeNode | null 
   return node;
 }
 
+/** Header section types; without a part path they address the top-level header. */
+const headerTypes = new Set(['header', 'header.fields', 'header.fields.not']);
 /** Body section types that never touch attachment bytes. */
-const headerOnly = new Set(['header', 'header.fields', 'header.fields.not', 'mime']);
+const headerOnly = new Set([...headerTypes, 'mime']);
 
 /** Sections of the top-level header: answered from the stored header lines, no MIME tree needed. */
 function isTopHeaderItem(q: FetchQueryItem): boolean {
-  return q.item === 'rfc822.header' || (q.item === 'body' && !q.path && ['header', 'header.fields', 'header.fields.not'].includes(q.type ?? ''));
+  return q.item === 'rfc822.header' || (q.item === 'body' && !q.path && headerTypes.has(q.type ?? ''));
 }
 
 /** A tree of just the top-level header: all imap-core reads for those sections. */

@@ -5,6 +5,8 @@ WORKDIR /app
 # better-sqlite3 builds its native addon here
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+# imap-core fixes (patches/README.md), applied by npm ci's postinstall
+COPY patches ./patches
 COPY src ./src
 COPY bin ./bin
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev

@@ -21,28 +21,42 @@ export interface Daemon {
 
 /** utime + stime of a process from /proc (clock ticks of 1/100 s on Linux). */
 export function processCpuSeconds(pid: number | undefined, statFile = `/proc/${pid}/stat`): number {
-  const fields = fs.readFileSync(statFile, 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = fs
+    .readFileSync(statFile, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 export async function startDaemon(configFile: string, imapPort: number): Promise<Daemon> {
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-  const mailbox = (JSON.parse(fs.readFileSync(configFile, 'utf8')) as { accounts: Array<{ mailbox: string }> }).accounts[0].mailbox;
+  const mailbox = (JSON.parse(fs.readFileSync(configFile, 'utf8')) as { accounts: Array<{ mailbox: string }> })
+    .accounts[0].mailbox;
   // seed the state (tokens from the config) and get a bridge password
-  const out = execFileSync(process.execPath, [bin, 'account', 'password', '--mailbox', mailbox, '--config', configFile], {
-    env: { ...process.env, MAILBRIDGE_ACCESS_TOKEN: '', MAILBRIDGE_REFRESH_TOKEN: '' },
-  }).toString();
+  const out = execFileSync(
+    process.execPath,
+    [bin, 'account', 'password', '--mailbox', mailbox, '--config', configFile],
+    {
+      env: { ...process.env, MAILBRIDGE_ACCESS_TOKEN: '', MAILBRIDGE_REFRESH_TOKEN: '' },
+    },
+  ).toString();
   const password = /: (\S+)\s*$/.exec(out.trim())?.[1];
   if (!password) throw new Error(`no password in: ${out}`);
   // BENCH_DAEMON_NODE_ARGS: extra node flags for the daemon only, e.g. --cpu-prof
   const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
   // the environment the Dockerfile gives the daemon
   const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'start', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'start', '--config', configFile], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env,
+  });
   for (let i = 0; i < 100; i++) {
     const up = await new Promise<boolean>((resolve) => {
       const s = net.connect(imapPort, '127.0.0.1');
-      s.once('data', () => (s.destroy(), resolve(true)));
+      s.once('data', () => {
+        s.destroy();
+        resolve(true);
+      });
       s.once('error', () => resolve(false));
     });
     if (up) break;
@@ -71,5 +85,7 @@ export async function startDaemon(configFile: string, imapPort: number): Promise
 
 /** A memory figure of /proc/PID/status, in MB. */
 function statusMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
-  return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+  return Math.round(
+    Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
+  );
 }

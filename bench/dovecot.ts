@@ -24,7 +24,10 @@ function binary(): string | null {
 export function ensureDovecotInstalled(): string {
   const existing = binary();
   if (existing) return existing;
-  execFileSync('apt-get', ['install', '-y', '-qq', 'dovecot-imapd'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  execFileSync('apt-get', ['install', '-y', '-qq', 'dovecot-imapd'], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   const installed = binary();
   if (!installed) throw new Error('dovecot-imapd did not install');
   // the package starts a system instance on port 143; the bench runs its own on a free port
@@ -56,7 +59,8 @@ export async function startDovecot(messages: Array<{ source: Buffer; flags: stri
   });
   const port = await freePort();
   // dovecot refuses to run its login and mail processes as root: use the package's own users
-  const ids = (name: string) => execFileSync('id', ['-u', name]).toString().trim() + ':' + execFileSync('id', ['-g', name]).toString().trim();
+  const ids = (name: string) =>
+    `${execFileSync('id', ['-u', name]).toString().trim()}:${execFileSync('id', ['-g', name]).toString().trim()}`;
   const [uid, gid] = ids('dovecot').split(':');
   execFileSync('chown', ['-R', `${uid}:${gid}`, root]);
   const conf = path.join(root, 'dovecot.conf');
@@ -87,8 +91,14 @@ export async function startDovecot(messages: Array<{ source: Buffer; flags: stri
   for (let i = 0; i < 100 && !up; i++) {
     up = await new Promise<boolean>((resolve) => {
       const s = net.connect(port, '127.0.0.1');
-      s.setTimeout(1000, () => (s.destroy(), resolve(false)));
-      s.once('data', (d) => (s.destroy(), resolve(d.toString().startsWith('* OK'))));
+      s.setTimeout(1000, () => {
+        s.destroy();
+        resolve(false);
+      });
+      s.once('data', (d) => {
+        s.destroy();
+        resolve(d.toString().startsWith('* OK'));
+      });
       s.once('error', () => resolve(false));
     });
     if (!up) await new Promise((r) => setTimeout(r, 100));

@@ -31,14 +31,22 @@ interface Stats {
 }
 
 /** Config of the compiled daemon against `sandbox` (its own process, as users run it). */
-async function daemonFor(sandbox: SandboxProcess, stateDir: string): Promise<{ daemon: Daemon; port: number; client: () => Promise<ImapFlow> }> {
+async function daemonFor(
+  sandbox: SandboxProcess,
+  stateDir: string,
+): Promise<{ daemon: Daemon; port: number; client: () => Promise<ImapFlow> }> {
   const tokens = await sandbox.control<{ access_token: string; refresh_token: string }>('POST', '/tokens', { mailbox });
   const configFile = path.join(stateDir, 'config.json');
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   fs.writeFileSync(
     configFile,
     JSON.stringify({
-      vendor: { readUrl: sandbox.urls.read, mailUrl: sandbox.urls.mail, graphUrl: sandbox.urls.graph, apiKey: sandbox.apiKey },
+      vendor: {
+        readUrl: sandbox.urls.read,
+        mailUrl: sandbox.urls.mail,
+        graphUrl: sandbox.urls.graph,
+        apiKey: sandbox.apiKey,
+      },
       accounts: [{ mailbox, accessToken: tokens.access_token, refreshToken: tokens.refresh_token }],
       listen: { host: '127.0.0.1', imapPort: port, smtpPort: port + 1 },
       stateDir: path.join(stateDir, 'state'),
@@ -48,7 +56,14 @@ async function daemonFor(sandbox: SandboxProcess, stateDir: string): Promise<{ d
   );
   const daemon = await startDaemon(configFile, port);
   const client = async () => {
-    const c = new ImapFlow({ host: '127.0.0.1', port, secure: false, doSTARTTLS: false, auth: { user: mailbox, pass: daemon.password }, logger: false });
+    const c = new ImapFlow({
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      doSTARTTLS: false,
+      auth: { user: mailbox, pass: daemon.password },
+      logger: false,
+    });
     await c.connect();
     return c;
   };
@@ -89,7 +104,12 @@ async function timedFetch(client: ImapFlow): Promise<{ ms: number; count: number
   const start = performance.now();
   const cpu = process.cpuUsage();
   let count = 0;
-  for await (const _ of client.fetch('1:*', { uid: true, flags: true, envelope: true, bodyStructure: true, size: true }, { uid: true })) count++;
+  for await (const _ of client.fetch(
+    '1:*',
+    { uid: true, flags: true, envelope: true, bodyStructure: true, size: true },
+    { uid: true },
+  ))
+    count++;
   const used = process.cpuUsage(cpu);
   return { ms: performance.now() - start, count, clientCpuMs: Math.round((used.user + used.system) / 1000) };
 }
@@ -99,7 +119,10 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-bench-'));
   const { daemon, port, client } = await daemonFor(sandbox, stateDir);
   try {
-    const dump = await sandbox.control<{ messages: Array<{ thread_id: string }> }>('GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`);
+    const dump = await sandbox.control<{ messages: Array<{ thread_id: string }> }>(
+      'GET',
+      `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`,
+    );
     const folderMessages = dump.messages.length;
     const threads = new Set(dump.messages.map((m) => m.thread_id)).size;
     const { minRequests, withoutSharing } = requestFloor(threads, folderMessages);
@@ -114,7 +137,10 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
     if (selected.status !== 'OK') throw new Error(`SELECT failed: ${selected.text}`);
     const selectMs = performance.now() - coldStart;
     if (process.env.BENCH_THREADS) progress(daemon.threadCpu());
-    const selectCpu = { bridge: daemon.cpuSeconds() - cpuBefore.bridge, sandbox: sandbox.cpuSeconds() - cpuBefore.sandbox };
+    const selectCpu = {
+      bridge: daemon.cpuSeconds() - cpuBefore.bridge,
+      sandbox: sandbox.cpuSeconds() - cpuBefore.sandbox,
+    };
     const cold = await rawFetch(raw);
     const coldMs = performance.now() - coldStart;
     const coldStats = await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`);
@@ -134,11 +160,19 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
       progress('warm fetch done; exporting the same bytes to Dovecot');
       // the same bytes in Dovecot
       const sources: Array<{ source: Buffer; flags: string[] }> = [];
-      for await (const m of c.fetch('1:*', { source: true, flags: true }, { uid: true })) sources.push({ source: m.source as Buffer, flags: [...(m.flags ?? [])] });
+      for await (const m of c.fetch('1:*', { source: true, flags: true }, { uid: true }))
+        sources.push({ source: m.source as Buffer, flags: [...(m.flags ?? [])] });
       await c.logout();
       const dovecot = await startDovecot(sources);
       try {
-        const d = new ImapFlow({ host: '127.0.0.1', port: dovecot.port, secure: false, doSTARTTLS: false, auth: { user: dovecot.user, pass: dovecot.password }, logger: false });
+        const d = new ImapFlow({
+          host: '127.0.0.1',
+          port: dovecot.port,
+          secure: false,
+          doSTARTTLS: false,
+          auth: { user: dovecot.user, pass: dovecot.password },
+          logger: false,
+        });
         await d.connect();
         await d.mailboxOpen('INBOX');
         await timedFetch(d); // builds Dovecot's index and cache
@@ -170,7 +204,14 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
         maxInFlight: coldStats.maxInFlight,
         rateLimited: coldStats.rateLimited,
       },
-      warm: { vendorRequests: warmStats.requests, ms: warm.ms, count: warm.count, mb: warm.mb, imapflowMs: Math.round(warmImapflow.ms), imapflowCpuMs: warmImapflow.clientCpuMs },
+      warm: {
+        vendorRequests: warmStats.requests,
+        ms: warm.ms,
+        count: warm.count,
+        mb: warm.mb,
+        imapflowMs: Math.round(warmImapflow.ms),
+        imapflowCpuMs: warmImapflow.clientCpuMs,
+      },
       dovecotWarm: {
         ms: dovecotWarm.ms,
         count: dovecotWarm.count,
@@ -214,7 +255,14 @@ async function rssAfterSync(messages: number): Promise<Record<string, unknown>> 
       const bridgeRssMb = daemon.rssMb();
       // describe workers end after a second without work: the daemon's resting size
       await new Promise((r) => setTimeout(r, 5000));
-      return { messagesSynced: synced, seconds, bridgeRssMb, restingRssMb: daemon.rssMb(), peakRssMb: daemon.peakRssMb(), refused };
+      return {
+        messagesSynced: synced,
+        seconds,
+        bridgeRssMb,
+        restingRssMb: daemon.rssMb(),
+        peakRssMb: daemon.peakRssMb(),
+        refused,
+      };
     } finally {
       await daemon.stop();
     }

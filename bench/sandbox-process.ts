@@ -12,11 +12,27 @@ export interface SandboxProcess {
   stop(): Promise<void>;
 }
 
-export async function spawnSandbox(args: { messages: number; latencyMs: number; seed?: number }): Promise<SandboxProcess> {
+export async function spawnSandbox(args: {
+  messages: number;
+  latencyMs: number;
+  seed?: number;
+}): Promise<SandboxProcess> {
   const cli = path.join(__dirname, '..', 'src', 'cli.ts');
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--max-old-space-size=4096', '-r', 'tsx/cjs', cli, 'sandbox', '--messages', String(args.messages), '--latency', String(args.latencyMs), '--seed', String(args.seed ?? 1)],
+    [
+      '--max-old-space-size=4096',
+      '-r',
+      'tsx/cjs',
+      cli,
+      'sandbox',
+      '--messages',
+      String(args.messages),
+      '--latency',
+      String(args.latencyMs),
+      '--seed',
+      String(args.seed ?? 1),
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const info = await new Promise<{ urls: SandboxProcess['urls']; apiKey: string }>((resolve, reject) => {

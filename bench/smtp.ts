@@ -36,7 +36,12 @@ const ms = (v: number) => Math.round(v * 100) / 100;
 
 function summary(values: number[]): { median: number; p99: number; min: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);
-  return { median: ms(quantile(sorted, 0.5)), p99: ms(quantile(sorted, 0.99)), min: ms(sorted[0]), max: ms(sorted[sorted.length - 1]) };
+  return {
+    median: ms(quantile(sorted, 0.5)),
+    p99: ms(quantile(sorted, 0.99)),
+    min: ms(sorted[0]),
+    max: ms(sorted[sorted.length - 1]),
+  };
 }
 
 /** A ~100 KB message: HTML body, text part and a binary attachment. */
@@ -58,13 +63,20 @@ export async function runSmtpBench(): Promise<Record<string, unknown>> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-bench-smtp-'));
   const logger = createLogger('warn');
   const config = parseConfig({
-    vendor: { readUrl: sandbox.urls.read, mailUrl: sandbox.urls.mail, graphUrl: sandbox.urls.graph, apiKey: sandbox.apiKey },
+    vendor: {
+      readUrl: sandbox.urls.read,
+      mailUrl: sandbox.urls.mail,
+      graphUrl: sandbox.urls.graph,
+      apiKey: sandbox.apiKey,
+    },
     accounts: [{ mailbox: alice }],
     listen: { host: '127.0.0.1', imapPort: 0, smtpPort: 0 },
     stateDir,
     logLevel: 'warn',
   });
-  const tokens = await sandbox.control<{ access_token: string; refresh_token: string }>('POST', '/tokens', { mailbox: alice });
+  const tokens = await sandbox.control<{ access_token: string; refresh_token: string }>('POST', '/tokens', {
+    mailbox: alice,
+  });
   const secrets = SecretStore.open(stateDir);
   secrets.putTokens(alice, { accessToken: tokens.access_token, refreshToken: tokens.refresh_token });
   const password = secrets.setBridgePassword(alice);
@@ -72,9 +84,25 @@ export async function runSmtpBench(): Promise<Record<string, unknown>> {
   const bridgeVendor = createVendorClient(config, secrets, logger);
   const directVendor = createVendorClient(config, secrets, logger);
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' });
-  const smtp = createSmtpServer({ config, vendor: bridgeVendor, secrets, quarantine: new QuarantineStore(db), logger, tls: { key: pems.private, cert: pems.cert } });
+  const smtp = createSmtpServer({
+    config,
+    vendor: bridgeVendor,
+    secrets,
+    quarantine: new QuarantineStore(db),
+    logger,
+    tls: { key: pems.private, cert: pems.cert },
+  });
   const { port } = await smtp.listen();
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port, pool: true, maxConnections: 1, maxMessages: Infinity, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: alice, pass: password } });
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port,
+    pool: true,
+    maxConnections: 1,
+    maxMessages: Infinity,
+    requireTLS: true,
+    tls: { rejectUnauthorized: false },
+    auth: { user: alice, pass: password },
+  });
 
   try {
     const through: number[] = [];

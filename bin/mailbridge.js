@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 'use strict';
-require('../dist/cli.js').main(process.argv).catch((err) => {
-  process.stderr.write(`mailbridge: ${err && err.message ? err.message : err}\n`);
-  process.exit(1);
-});
+require('../dist/cli.js')
+  .main(process.argv)
+  .catch((err) => {
+    process.stderr.write(`mailbridge: ${err?.message ? err.message : err}\n`);
+    process.exit(1);
+  });

@@ -20,14 +20,19 @@ const defaultConfigFile = 'mailbridge.json';
 const int = (value: string): number => Number.parseInt(value, 10);
 
 function configOption(): Option {
-  return new Option('-c, --config <file>', 'config file (JSON); MAILBRIDGE_* variables override it').env('MAILBRIDGE_CONFIG');
+  return new Option('-c, --config <file>', 'config file (JSON); MAILBRIDGE_* variables override it').env(
+    'MAILBRIDGE_CONFIG',
+  );
 }
 
 function load(file: string | undefined): Config {
   return loadConfig(file ?? (fs.existsSync(defaultConfigFile) ? defaultConfigFile : undefined));
 }
 
-async function withVendor<T>(file: string | undefined, fn: (cfg: Config, vendor: ReturnType<typeof createVendorClient>, secrets: SecretStore) => Promise<T>): Promise<T> {
+async function withVendor<T>(
+  file: string | undefined,
+  fn: (cfg: Config, vendor: ReturnType<typeof createVendorClient>, secrets: SecretStore) => Promise<T>,
+): Promise<T> {
   const cfg = load(file);
   const logger = createLogger(cfg.logLevel === 'info' ? 'warn' : cfg.logLevel);
   const secrets = SecretStore.open(cfg.stateDir);
@@ -56,7 +61,9 @@ export function buildProgram(): Command {
     .action(async (opts: { config?: string }) => {
       const cfg = load(opts.config);
       const bridge = await startBridge(cfg, createLogger(cfg.logLevel));
-      print(`mailbridge listening: IMAP ${cfg.listen.host}:${bridge.ports.imap}, SMTP ${cfg.listen.host}:${bridge.ports.smtp}`);
+      print(
+        `mailbridge listening: IMAP ${cfg.listen.host}:${bridge.ports.imap}, SMTP ${cfg.listen.host}:${bridge.ports.smtp}`,
+      );
       await waitForSignal(() => bridge.close());
     });
 
@@ -131,7 +138,9 @@ export function buildProgram(): Command {
   const account = program.command('account').description('manage bridged accounts');
   account
     .command('add')
-    .description('store a mailbox token pair (tokens are read from MAILBRIDGE_ACCESS_TOKEN/MAILBRIDGE_REFRESH_TOKEN or stdin, never from the command line); the first time, print the bridge password for mail clients')
+    .description(
+      'store a mailbox token pair (tokens are read from MAILBRIDGE_ACCESS_TOKEN/MAILBRIDGE_REFRESH_TOKEN or stdin, never from the command line); the first time, print the bridge password for mail clients',
+    )
     .requiredOption('--mailbox <address>', 'mailbox address')
     .addOption(configOption())
     .action(async (opts: { mailbox: string; config?: string }) => {
@@ -143,7 +152,10 @@ export function buildProgram(): Command {
       secrets.putTokens(opts.mailbox, tokens);
       print(`Stored tokens for ${opts.mailbox}.`);
       if (hadPassword) print('The bridge password is unchanged; "mailbridge account password" makes a new one.');
-      else print(`Bridge password (use it in your mail client; it is shown only now): ${secrets.setBridgePassword(opts.mailbox)}`);
+      else
+        print(
+          `Bridge password (use it in your mail client; it is shown only now): ${secrets.setBridgePassword(opts.mailbox)}`,
+        );
     });
   account
     .command('password')

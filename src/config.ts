@@ -47,11 +47,18 @@ export const configSchema = z
     pollIntervalSeconds: z.number().min(1).max(86_400).default(30),
     /** Every Nth poll is a full reconciliation (flag changes and removals made elsewhere). */
     fullSyncEveryPolls: z.number().int().min(1).max(10_000).default(10),
-    maxMessageBytes: z.number().int().min(1024).default(25 * 1024 * 1024),
+    maxMessageBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(25 * 1024 * 1024),
     /** IMAP parent folder of the label views (Labels/Work); null hides labels as folders. */
     labelsFolder: z
       .string()
-      .regex(/^[^/*%\x00-\x1f\x7f]+$/, 'must be one folder name without "/", "*" or "%", e.g. "Labels", or null to hide label folders')
+      .regex(
+        /^[^/*%\x00-\x1f\x7f]+$/,
+        'must be one folder name without "/", "*" or "%", e.g. "Labels", or null to hide label folders',
+      )
       .nullable()
       .default('Labels'),
     /**
@@ -111,7 +118,8 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
     if (v === undefined || v === '') continue;
     if (type === 'number') {
       const n = Number(v);
-      if (!Number.isFinite(n)) throw new ConfigError(`${name}=${JSON.stringify(v)} is not a number; set it to e.g. ${name}=1143`);
+      if (!Number.isFinite(n))
+        throw new ConfigError(`${name}=${JSON.stringify(v)} is not a number; set it to e.g. ${name}=1143`);
       setPath(raw, keys, n);
     } else setPath(raw, keys, v);
   }
@@ -122,8 +130,10 @@ function describeIssue(issue: z.core.$ZodIssue, source: string): string {
   const envName = envOverrides.find(([, keys]) => keys.join('.') === field)?.[0];
   const where = envName ? `${source} or ${envName}` : source;
   let fix = issue.message;
-  if (issue.code === 'unrecognized_keys') fix = `unknown key(s) ${issue.keys.join(', ')}: remove them or fix the spelling (see config.example.json)`;
-  else if (issue.code === 'invalid_type' && issue.input === undefined) fix = `missing: add "${field}" (see config.example.json)`;
+  if (issue.code === 'unrecognized_keys')
+    fix = `unknown key(s) ${issue.keys.join(', ')}: remove them or fix the spelling (see config.example.json)`;
+  else if (issue.code === 'invalid_type' && issue.input === undefined)
+    fix = `missing: add "${field}" (see config.example.json)`;
   return `config field "${field}" (${where}): ${fix}`;
 }
 
@@ -137,12 +147,17 @@ export function parseConfig(raw: unknown, source = 'config', baseDir = process.c
   const mailboxes = new Set<string>();
   for (const a of cfg.accounts) {
     const key = a.mailbox.toLowerCase();
-    if (mailboxes.has(key)) throw new ConfigError(`config field "accounts": mailbox ${a.mailbox} is listed twice; keep one entry`);
+    if (mailboxes.has(key))
+      throw new ConfigError(`config field "accounts": mailbox ${a.mailbox} is listed twice; keep one entry`);
     mailboxes.add(key);
   }
   const ports = [cfg.listen.imapPort, cfg.listen.imapsPort, cfg.listen.smtpPort, cfg.listen.smtpsPort].filter((p) => p);
-  if (new Set(ports).size !== ports.length) throw new ConfigError('config field "listen": two listeners use the same port; give each a distinct port');
-  if ((cfg.tls.cert === null) !== (cfg.tls.key === null)) throw new ConfigError('config field "tls": set both cert and key, or neither (a self-signed pair is then generated)');
+  if (new Set(ports).size !== ports.length)
+    throw new ConfigError('config field "listen": two listeners use the same port; give each a distinct port');
+  if ((cfg.tls.cert === null) !== (cfg.tls.key === null))
+    throw new ConfigError(
+      'config field "tls": set both cert and key, or neither (a self-signed pair is then generated)',
+    );
   return {
     ...cfg,
     stateDir: path.resolve(baseDir, cfg.stateDir),
@@ -166,14 +181,17 @@ export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = pr
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch (err) {
-      throw new ConfigError(`cannot read config file ${file}: ${(err as Error).message}; pass an existing file with --config`);
+      throw new ConfigError(
+        `cannot read config file ${file}: ${(err as Error).message}; pass an existing file with --config`,
+      );
     }
     try {
       raw = JSON.parse(text) as Record<string, unknown>;
     } catch (err) {
       throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
     }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(`config file ${file} must hold a JSON object`);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      throw new ConfigError(`config file ${file} must hold a JSON object`);
   }
   applyEnv(raw, env);
   return parseConfig(raw, source, baseDir);

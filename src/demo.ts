@@ -24,7 +24,12 @@ export async function runDemo(opts: DemoOptions, print: (line: string) => void):
   const tokens = sandbox.issueTokens(demoMailbox);
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-demo-'));
   const config = parseConfig({
-    vendor: { readUrl: sandbox.urls.read, mailUrl: sandbox.urls.mail, graphUrl: sandbox.urls.graph, apiKey: sandbox.apiKey },
+    vendor: {
+      readUrl: sandbox.urls.read,
+      mailUrl: sandbox.urls.mail,
+      graphUrl: sandbox.urls.graph,
+      apiKey: sandbox.apiKey,
+    },
     accounts: [{ mailbox: demoMailbox, ...tokens }],
     listen: { host: '127.0.0.1', imapPort: opts.imapPort, smtpPort: opts.smtpPort },
     stateDir,

@@ -3,7 +3,12 @@ import type { SecretStore } from './store/secrets';
 import type { VendorApi } from './upstream/api';
 
 /** `mailbridge doctor`: one line per check, true when every check passed. */
-export async function runDoctor(cfg: Config, vendor: VendorApi, secrets: SecretStore, print: (line: string) => void): Promise<boolean> {
+export async function runDoctor(
+  cfg: Config,
+  vendor: VendorApi,
+  secrets: SecretStore,
+  print: (line: string) => void,
+): Promise<boolean> {
   let ok = true;
   const check = async (label: string, fn: () => Promise<string>) => {
     try {
@@ -14,7 +19,10 @@ export async function runDoctor(cfg: Config, vendor: VendorApi, secrets: SecretS
     }
   };
   print(`ok    config: valid (state dir ${cfg.stateDir})`);
-  await check(`vendor reachable (${cfg.vendor.graphUrl})`, async () => `${(await vendor.sharedDomains()).domains.length} shared domains`);
+  await check(
+    `vendor reachable (${cfg.vendor.graphUrl})`,
+    async () => `${(await vendor.sharedDomains()).domains.length} shared domains`,
+  );
   const mailboxes = new Set([...cfg.accounts.map((a) => a.mailbox), ...secrets.mailboxes()]);
   if (!mailboxes.size) {
     ok = false;
@@ -26,7 +34,9 @@ export async function runDoctor(cfg: Config, vendor: VendorApi, secrets: SecretS
       if (!stored) throw new Error(`no tokens stored; run "mailbridge account add --mailbox ${mailbox}"`);
       if (stored.needsNewTokens) throw new Error(`${stored.needsNewTokens}`);
       await vendor.mailbox(mailbox).verify();
-      return stored.passwordHash ? 'tokens valid, bridge password set' : `tokens valid; no bridge password yet: run "mailbridge account password --mailbox ${mailbox}"`;
+      return stored.passwordHash
+        ? 'tokens valid, bridge password set'
+        : `tokens valid; no bridge password yet: run "mailbridge account password --mailbox ${mailbox}"`;
     });
   }
   return ok;

@@ -7,13 +7,27 @@ import pino from 'pino';
 export type Logger = pino.Logger;
 
 const secretPaths = [
-  'accessToken', 'refreshToken', 'apiKey', 'password', 'authorization', 'Authorization',
-  '*.accessToken', '*.refreshToken', '*.apiKey', '*.password', '*.authorization', '*.Authorization',
-  'headers.authorization', 'req.headers.authorization',
+  'accessToken',
+  'refreshToken',
+  'apiKey',
+  'password',
+  'authorization',
+  'Authorization',
+  '*.accessToken',
+  '*.refreshToken',
+  '*.apiKey',
+  '*.password',
+  '*.authorization',
+  '*.Authorization',
+  'headers.authorization',
+  'req.headers.authorization',
 ];
 
 export function createLogger(level = 'info', destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: secretPaths, censor: '[redacted]' }, base: { app: 'mailbridge' } }, destination ?? pino.destination(2));
+  return pino(
+    { level, redact: { paths: secretPaths, censor: '[redacted]' }, base: { app: 'mailbridge' } },
+    destination ?? pino.destination(2),
+  );
 }
 
 const known = new Set<string>();

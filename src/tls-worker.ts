@@ -7,6 +7,13 @@ void generate([{ name: 'commonName', value: 'localhost' }], {
   algorithm: 'sha256',
   extensions: [
     { name: 'basicConstraints', cA: false },
-    { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 2, value: 'localhost' },
+        { type: 7, ip: '127.0.0.1' },
+        { type: 7, ip: '::1' },
+      ],
+    },
   ],
 }).then((pems) => parentPort!.postMessage({ private: pems.private, cert: pems.cert }));

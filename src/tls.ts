@@ -13,7 +13,10 @@ export interface TlsPair {
  * The configured pair, or a self-signed one for localhost kept in the state dir so clients
  * that pinned it on first use keep trusting it across restarts.
  */
-export async function loadOrCreateTls(tls: { cert: string | null; key: string | null }, stateDir: string): Promise<TlsPair> {
+export async function loadOrCreateTls(
+  tls: { cert: string | null; key: string | null },
+  stateDir: string,
+): Promise<TlsPair> {
   if (tls.cert && tls.key) return { cert: fs.readFileSync(tls.cert, 'utf8'), key: fs.readFileSync(tls.key, 'utf8') };
   const keyFile = path.join(stateDir, 'tls-key.pem');
   const certFile = path.join(stateDir, 'tls-cert.pem');

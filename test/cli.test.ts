@@ -11,9 +11,15 @@ const run = promisify(execFile);
 const cli = path.join(__dirname, '..', 'src', 'cli.ts');
 
 /** Runs the real CLI in its own process; resolves with exit code and output, never throws. */
-async function mailbridge(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function mailbridge(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['-r', 'tsx/cjs', cli, ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, ['-r', 'tsx/cjs', cli, ...args], {
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -39,7 +45,12 @@ function writeConfig(extra: Record<string, unknown> = {}): string {
   fs.writeFileSync(
     file,
     JSON.stringify({
-      vendor: { readUrl: sandbox.urls.read, mailUrl: sandbox.urls.mail, graphUrl: sandbox.urls.graph, apiKey: sandbox.apiKey },
+      vendor: {
+        readUrl: sandbox.urls.read,
+        mailUrl: sandbox.urls.mail,
+        graphUrl: sandbox.urls.graph,
+        apiKey: sandbox.apiKey,
+      },
       accounts: [{ mailbox: 'alice@sandbox.test' }],
       stateDir: './state',
       ...extra,
@@ -51,7 +62,14 @@ function writeConfig(extra: Record<string, unknown> = {}): string {
 describe('configuration', () => {
   test('a bad value names the field and the fix', () => {
     const file = path.join(dir, 'bad.json');
-    fs.writeFileSync(file, JSON.stringify({ vendor: { readUrl: 'not a url', mailUrl: 'http://x', graphUrl: 'http://x' }, listen: { imapPort: 70000 }, pollIntervalSecond: 5 }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        vendor: { readUrl: 'not a url', mailUrl: 'http://x', graphUrl: 'http://x' },
+        listen: { imapPort: 70000 },
+        pollIntervalSecond: 5,
+      }),
+    );
     expect(() => loadConfig(file, {})).toThrow(ConfigError);
     try {
       loadConfig(file, {});
@@ -71,7 +89,10 @@ describe('configuration', () => {
 
   test('the CLI exits non-zero with the field named', async () => {
     const file = path.join(dir, 'bad-cli.json');
-    fs.writeFileSync(file, JSON.stringify({ vendor: { readUrl: 'http://x', mailUrl: 'http://x', graphUrl: 'http://x' }, logLevel: 'loud' }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ vendor: { readUrl: 'http://x', mailUrl: 'http://x', graphUrl: 'http://x' }, logLevel: 'loud' }),
+    );
     const res = await mailbridge(['doctor', '--config', file]);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/config field "logLevel"/);
@@ -117,7 +138,16 @@ describe('commands against the sandbox', () => {
 
   test('sender create on a shared domain', async () => {
     const file = writeConfig();
-    const res = await mailbridge(['sender', 'create', '--domain', 'shared-mail.test', '--local-part', 'newsletter', '--config', file]);
+    const res = await mailbridge([
+      'sender',
+      'create',
+      '--domain',
+      'shared-mail.test',
+      '--local-part',
+      'newsletter',
+      '--config',
+      file,
+    ]);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain('newsletter@shared-mail.test');
   });

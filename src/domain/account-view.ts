@@ -93,27 +93,52 @@ export class AccountView {
   private readonly labelsRoot: string | null;
   private readonly copyToFolder: 'refuse' | 'move';
 
-  constructor({ account, api, store, assumptions, logger, attachmentCacheDir, publish, labelsRoot, copyToFolder }: AccountViewOptions) {
+  constructor({
+    account,
+    api,
+    store,
+    assumptions,
+    logger,
+    attachmentCacheDir,
+    publish,
+    labelsRoot,
+    copyToFolder,
+  }: AccountViewOptions) {
     this.account = account;
     this.api = api;
     this.store = store;
     this.logger = logger;
     this.labelsRoot = labelsRoot;
     this.copyToFolder = copyToFolder;
-    this.sync = { account, api, store, assumptions, logger, publish: (folder, entries) => publish(account, folder, entries) };
+    this.sync = {
+      account,
+      api,
+      store,
+      assumptions,
+      logger,
+      publish: (folder, entries) => publish(account, folder, entries),
+    };
     this.local = new LocalMessages(store.db);
     this.messages = new MessageCache(account, api, store, this.local);
     this.attachmentStorage = createAttachmentStorage(
       { open: async (messageUid, attachmentId) => (await api.raw(messageUid, attachmentId)).stream },
       {
-        cacheDir: path.join(attachmentCacheDir, createHash('sha256').update(account.toLowerCase()).digest('hex').slice(0, 16)),
-        onSizeMismatch: (ref, actual) => logger.warn({ account, attachment: ref.attachmentId, declared: ref.size, actual }, 'attachment size differs from size_bytes; served at the declared size'),
+        cacheDir: path.join(
+          attachmentCacheDir,
+          createHash('sha256').update(account.toLowerCase()).digest('hex').slice(0, 16),
+        ),
+        onSizeMismatch: (ref, actual) =>
+          logger.warn(
+            { account, attachment: ref.attachmentId, declared: ref.size, actual },
+            'attachment size differs from size_bytes; served at the declared size',
+          ),
       },
     );
   }
 
   async folders(refresh = false): Promise<ImapFolder[]> {
-    if (!refresh && this.folderCache && Date.now() - this.folderCache.at < folderListTtlMs) return this.folderCache.folders;
+    if (!refresh && this.folderCache && Date.now() - this.folderCache.at < folderListTtlMs)
+      return this.folderCache.folders;
     const list = await this.api.folderList();
     const folders: ImapFolder[] = list.folders.map((f: VendorFolder) => ({
       path: f.role === 'inbox' || f.name.toUpperCase() === 'INBOX' ? 'INBOX' : f.name,
@@ -142,7 +167,8 @@ export class AccountView {
   }
 
   async folder(path: string): Promise<ImapFolder | null> {
-    const match = (list: ImapFolder[]) => list.find((f) => (path.toUpperCase() === 'INBOX' ? f.path === 'INBOX' : f.path === path));
+    const match = (list: ImapFolder[]) =>
+      list.find((f) => (path.toUpperCase() === 'INBOX' ? f.path === 'INBOX' : f.path === path));
     return match(await this.folders()) ?? match(await this.folders(true)) ?? this.newLabelView(path);
   }
 
@@ -150,12 +176,17 @@ export class AccountView {
   async folderByKey(key: string): Promise<ImapFolder | null> {
     const label = labelOfKey(key);
     const match = (list: ImapFolder[]) => list.find((f) => f.key === key);
-    return match(await this.folders()) ?? match(await this.folders(true)) ?? (label === null ? null : (this.labelFolders([label], new Set())[0] ?? null));
+    return (
+      match(await this.folders()) ??
+      match(await this.folders(true)) ??
+      (label === null ? null : (this.labelFolders([label], new Set())[0] ?? null))
+    );
   }
 
   /** Any name under the labels root is a label view, so COPY there creates the label (there is no empty label to CREATE). */
   private newLabelView(path: string): ImapFolder | null {
-    const label = this.labelsRoot && path.startsWith(`${this.labelsRoot}/`) ? path.slice(this.labelsRoot.length + 1) : '';
+    const label =
+      this.labelsRoot && path.startsWith(`${this.labelsRoot}/`) ? path.slice(this.labelsRoot.length + 1) : '';
     return label ? (this.labelFolders([label], new Set())[0] ?? null) : null;
   }
 
@@ -167,7 +198,10 @@ export class AccountView {
         await syncFolder(this.sync, folder, chosen);
       } catch (err) {
         throw labelView(folder) && ['invalid', 'unsupported'].includes((err as { kind?: string }).kind ?? '')
-          ? new Refusal('cannot', `The mail vendor cannot list messages by label (assumption A22), so ${folder.path} cannot be opened`)
+          ? new Refusal(
+              'cannot',
+              `The mail vendor cannot list messages by label (assumption A22), so ${folder.path} cannot be opened`,
+            )
           : err;
       }
       if (chosen !== 'incremental') this.store.markListed(this.account, folder.key);
@@ -182,7 +216,13 @@ export class AccountView {
 
   status(folder: ImapFolder): FolderStatus {
     const s = this.store.folderState(this.account, folder.key);
-    return { messages: s.count, uidNext: s.uidNext, uidValidity: s.uidValidity, unseen: s.unseen, highestModseq: s.highestModseq };
+    return {
+      messages: s.count,
+      uidNext: s.uidNext,
+      uidValidity: s.uidValidity,
+      unseen: s.unseen,
+      highestModseq: s.highestModseq,
+    };
   }
 
   async open(folder: ImapFolder): Promise<OpenFolder> {
@@ -220,7 +260,13 @@ export class AccountView {
   }
 
   /** STORE: vendor-backed flags go upstream first; the state changes only for confirmed ids. */
-  updateFlags(folder: ImapFolder, rows: MessageRow[], action: FlagAction, flags: string[], sessionId?: string): Promise<FlagUpdateResult> {
+  updateFlags(
+    folder: ImapFolder,
+    rows: MessageRow[],
+    action: FlagAction,
+    flags: string[],
+    sessionId?: string,
+  ): Promise<FlagUpdateResult> {
     return applyFlagUpdate({ ...this.sync, folder: folder.key }, rows, action, flags, sessionId);
   }
 
@@ -233,13 +279,27 @@ export class AccountView {
     requireVendorMessages(rows, 'moved to vendor folders');
     const source = labelView(from);
     if ('label' in to.scope) {
-      if (!source) throw new Refusal('cannot', `A message stays in its folder when it gets a label: COPY it to ${to.path} to add the label`);
+      if (!source)
+        throw new Refusal(
+          'cannot',
+          `A message stays in its folder when it gets a label: COPY it to ${to.path} to add the label`,
+        );
       const copied = await this.copy(from, rows, to);
       const moved = new Set(copied.sourceUids);
-      return { ...copied, expunged: await removeLabel(this.sync, source, rows.filter((r) => moved.has(r.uid)), sessionId) };
+      return {
+        ...copied,
+        expunged: await removeLabel(
+          this.sync,
+          source,
+          rows.filter((r) => moved.has(r.uid)),
+          sessionId,
+        ),
+      };
     }
     const vendorFolder = to.scope.folder;
-    const outcome = await this.syncLock.run(to.key, () => moveMessages(this.sync, from.key, rows, vendorFolder, sessionId));
+    const outcome = await this.syncLock.run(to.key, () =>
+      moveMessages(this.sync, from.key, rows, vendorFolder, sessionId),
+    );
     if (source) await this.dropLabelAfterMove(source, rows, new Set(outcome.sourceUids));
     return outcome;
   }
@@ -251,7 +311,10 @@ export class AccountView {
     try {
       await dropLabel(this.sync, source, left);
     } catch (err) {
-      this.logger.warn({ account: this.account, label: source.label, err: (err as Error).message }, 'moved out of a label view, but the label could not be removed');
+      this.logger.warn(
+        { account: this.account, label: source.label, err: (err as Error).message },
+        'moved out of a label view, but the label could not be removed',
+      );
     }
   }
 
@@ -265,10 +328,15 @@ export class AccountView {
       return this.syncLock.run(to.key, () => addLabel(this.sync, from.key, rows, target));
     }
     if (this.copyToFolder === 'refuse') {
-      throw new Refusal('cannot', 'The mail vendor keeps each message in one folder, so it cannot be copied; use MOVE (drag without Ctrl), or COPY to a Labels/ folder to label it');
+      throw new Refusal(
+        'cannot',
+        'The mail vendor keeps each message in one folder, so it cannot be copied; use MOVE (drag without Ctrl), or COPY to a Labels/ folder to label it',
+      );
     }
     const vendorFolder = to.scope.folder;
-    return this.syncLock.run(to.key, () => copyByMoving(this.sync, requireVendorMessages(rows, 'moved to vendor folders'), vendorFolder));
+    return this.syncLock.run(to.key, () =>
+      copyByMoving(this.sync, requireVendorMessages(rows, 'moved to vendor folders'), vendorFolder),
+    );
   }
 
   /**
@@ -285,12 +353,18 @@ export class AccountView {
     const away = movedAway(this.sync, folder.key, all);
     const removed = expungeMessages(this.sync, folder.key, [...drafts, ...away]);
     this.local.remove(this.account, drafts);
-    this.sync.publish(folder.key, removed.map((c) => ({ ...c, ignore: sessionId })));
+    this.sync.publish(
+      folder.key,
+      removed.map((c) => ({ ...c, ignore: sessionId })),
+    );
     const rows = all.filter((r) => !isLocalMessage(r.messageUid) && !away.has(r.messageUid));
     if (!rows.length) return removed.map((c) => c.uid);
     const trash = (await this.folders()).find((f) => f.role === 'trash');
     if (!trash || trash.key === folder.key) {
-      throw new Refusal('cannot', 'The mail vendor offers no permanent delete: messages in Trash stay until they are removed in webmail');
+      throw new Refusal(
+        'cannot',
+        'The mail vendor offers no permanent delete: messages in Trash stay until they are removed in webmail',
+      );
     }
     return [...removed.map((c) => c.uid), ...(await this.move(folder, rows, trash, sessionId)).expunged];
   }

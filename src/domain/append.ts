@@ -48,20 +48,35 @@ function findByMessageId(ctx: SyncContext, folder: string, messageId: string): n
   return hit?.uid ?? null;
 }
 
-export async function appendSentCopy(ctx: SyncContext, folder: AppendTarget, messageId: string, resync: () => Promise<void>): Promise<Appended> {
+export async function appendSentCopy(
+  ctx: SyncContext,
+  folder: AppendTarget,
+  messageId: string,
+  resync: () => Promise<void>,
+): Promise<Appended> {
   const deadline = Date.now() + sentCopyWaitMs;
   for (;;) {
     await resync();
     const uid = findByMessageId(ctx, folder.key, messageId);
     if (uid) return { uid, uidValidity: ctx.store.folderState(ctx.account, folder.key).uidValidity };
     if (Date.now() > deadline) {
-      throw new Refusal('unavailable', 'The message was sent through the bridge, but the vendor has not filed its Sent copy yet; it will appear in Sent by itself, no copy is needed');
+      throw new Refusal(
+        'unavailable',
+        'The message was sent through the bridge, but the vendor has not filed its Sent copy yet; it will appear in Sent by itself, no copy is needed',
+      );
     }
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
 
-export function appendDraft(ctx: SyncContext, local: LocalMessages, folder: AppendTarget, raw: Buffer, flags: string[], idate: Date): Appended {
+export function appendDraft(
+  ctx: SyncContext,
+  local: LocalMessages,
+  folder: AppendTarget,
+  raw: Buffer,
+  flags: string[],
+  idate: Date,
+): Appended {
   const messageUid = local.add(ctx.account, raw);
   ctx.store.putMetadataRecords(ctx.account, [draftRecord(messageUid, raw, idate)]);
   const [assigned] = ctx.store.assignUids(ctx.account, folder.key, [{ messageUid, flags, idate }]);

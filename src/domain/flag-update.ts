@@ -21,7 +21,9 @@ function applyAction(current: readonly string[], action: FlagAction, flags: stri
 }
 
 /** Vendor calls needed for a set of diffs, grouped so identical changes share one bulk call. */
-function planCalls(diffs: Array<{ row: MessageRow; diff: FlagDiff }>): Array<{ ids: string[]; kind: 'flag' | 'label'; payload: string }> {
+function planCalls(
+  diffs: Array<{ row: MessageRow; diff: FlagDiff }>,
+): Array<{ ids: string[]; kind: 'flag' | 'label'; payload: string }> {
   const groups = new Map<string, string[]>();
   const add = (key: string, id: string) => groups.set(key, [...(groups.get(key) ?? []), id]);
   for (const { row, diff } of diffs) {
@@ -55,7 +57,10 @@ export async function applyFlagUpdate(
     const ids = call.ids.filter((id) => !failed.has(id));
     if (!ids.length) continue;
     try {
-      const result = call.kind === 'flag' ? await ctx.api.setFlags(ids, JSON.parse(call.payload)) : await ctx.api.label(ids, JSON.parse(call.payload));
+      const result =
+        call.kind === 'flag'
+          ? await ctx.api.setFlags(ids, JSON.parse(call.payload))
+          : await ctx.api.label(ids, JSON.parse(call.payload));
       for (const id of result.notFound) gone.add(id);
     } catch (err) {
       error ??= err;

@@ -83,7 +83,10 @@ async function fetchBatch(ctx: SyncContext, target: SyncTarget, ids: string[]): 
     .describe(arrived)
     .then((records) => ctx.store.putMetadataRecords(ctx.account, records));
   cached.catch(() => undefined); // awaited by the sync; never an unhandled rejection meanwhile
-  return { arrivals: arrived.map((m) => ({ messageUid: m.message_uid, receivedAt: m.received_at, flags: vendorFlags(m) })), cached };
+  return {
+    arrivals: arrived.map((m) => ({ messageUid: m.message_uid, receivedAt: m.received_at, flags: vendorFlags(m) })),
+    cached,
+  };
 }
 
 /**
@@ -110,7 +113,11 @@ async function listAndFetch(
   let listError: unknown = null;
   try {
     const listPage = (cursor: string | null) => {
-      const pending = ctx.api.listThreads({ ...target.scope, limit: ctx.assumptions.commands.listThreads.maxLimit, cursor });
+      const pending = ctx.api.listThreads({
+        ...target.scope,
+        limit: ctx.assumptions.commands.listThreads.maxLimit,
+        cursor,
+      });
       pending.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
       return pending;
     };
@@ -185,7 +192,11 @@ async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[])
  * Gives the next UIDs of `folder` to messages placed there by this bridge (move, label), journals
  * the EXISTS, and returns the UID of every given message there (already present ones keep theirs).
  */
-export function placeMessages(ctx: Pick<SyncContext, 'store' | 'account' | 'publish'>, folder: string, messages: NewMessage[]): Map<string, number> {
+export function placeMessages(
+  ctx: Pick<SyncContext, 'store' | 'account' | 'publish'>,
+  folder: string,
+  messages: NewMessage[],
+): Map<string, number> {
   const assigned = ctx.store.assignUids(ctx.account, folder, messages);
   ctx.publish(
     folder,
@@ -195,9 +206,15 @@ export function placeMessages(ctx: Pick<SyncContext, 'store' | 'account' | 'publ
   return new Map(ctx.store.rowsByMessageUid(ctx.account, folder, uids).map((r) => [r.messageUid, r.uid]));
 }
 
-export function expungeMessages(ctx: Pick<SyncContext, 'store' | 'account'>, folder: string, messageUids: string[]): FolderChange[] {
+export function expungeMessages(
+  ctx: Pick<SyncContext, 'store' | 'account'>,
+  folder: string,
+  messageUids: string[],
+): FolderChange[] {
   if (!messageUids.length) return [];
-  return ctx.store.expunge(ctx.account, folder, messageUids).map((r) => ({ command: 'EXPUNGE' as const, uid: r.uid, modseq: r.modseq }));
+  return ctx.store
+    .expunge(ctx.account, folder, messageUids)
+    .map((r) => ({ command: 'EXPUNGE' as const, uid: r.uid, modseq: r.modseq }));
 }
 
 function sameFlags(a: readonly string[], b: readonly string[]): boolean {
@@ -231,13 +248,26 @@ async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode):
   await cached;
   const entries = mode === 'first' ? [] : numbered;
   if (complete && mode !== 'incremental') {
-    entries.push(...expungeMessages(ctx, folder, [...known].filter((u) => !listed.has(u))));
-    entries.push(...(await refreshFlags(ctx, target, [...known].filter((u) => listed.has(u)))));
+    entries.push(
+      ...expungeMessages(
+        ctx,
+        folder,
+        [...known].filter((u) => !listed.has(u)),
+      ),
+    );
+    entries.push(
+      ...(await refreshFlags(
+        ctx,
+        target,
+        [...known].filter((u) => listed.has(u)),
+      )),
+    );
   } else {
     const recent = rows.slice(-recentFlagWindow).map((r) => r.messageUid);
     entries.push(...(await refreshFlags(ctx, target, recent)));
   }
-  if (entries.length) ctx.logger.debug({ account: ctx.account, folder, mode, changes: entries.length }, 'folder synced');
+  if (entries.length)
+    ctx.logger.debug({ account: ctx.account, folder, mode, changes: entries.length }, 'folder synced');
   ctx.publish(folder, entries);
   return arrivals.length;
 }

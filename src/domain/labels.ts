@@ -43,7 +43,11 @@ function withKeyword(flags: readonly string[], label: string, on: boolean): stri
  * Shows the message-wide part of `next` (flags that are not local to a folder) on every other
  * row of the same messages; rows of views of a label the message no longer carries leave.
  */
-export function propagateMessageFlags(ctx: SyncContext, sourceKey: string, next: ReadonlyMap<string, readonly string[]>): void {
+export function propagateMessageFlags(
+  ctx: SyncContext,
+  sourceKey: string,
+  next: ReadonlyMap<string, readonly string[]>,
+): void {
   if (next.size) ctx.store.atomically(() => propagate(ctx, sourceKey, next));
 }
 
@@ -64,12 +68,18 @@ function propagate(ctx: SyncContext, sourceKey: string, next: ReadonlyMap<string
     const modseq = ctx.store.setFlags(ctx.account, folder, row.uid, flags);
     byFolder.set(folder, [...(byFolder.get(folder) ?? []), { command: 'FETCH', uid: row.uid, flags, modseq }]);
   }
-  for (const [folder, ids] of gone) byFolder.set(folder, [...(byFolder.get(folder) ?? []), ...expungeMessages(ctx, folder, ids)]);
+  for (const [folder, ids] of gone)
+    byFolder.set(folder, [...(byFolder.get(folder) ?? []), ...expungeMessages(ctx, folder, ids)]);
   for (const [folder, entries] of byFolder) ctx.publish(folder, entries);
 }
 
 /** COPY into a label view: the vendor adds the label, then the view numbers the messages. */
-export async function addLabel(ctx: SyncContext, sourceKey: string, rows: MessageRow[], view: LabelView): Promise<CopyOutcome> {
+export async function addLabel(
+  ctx: SyncContext,
+  sourceKey: string,
+  rows: MessageRow[],
+  view: LabelView,
+): Promise<CopyOutcome> {
   const targets = requireVendorMessages(rows, 'labelled');
   const result = await ctx.api.label(
     targets.map((r) => r.messageUid),
@@ -84,7 +94,12 @@ export async function addLabel(ctx: SyncContext, sourceKey: string, rows: Messag
       .filter((r) => next.get(r.messageUid)!.length !== r.flags.length)
       .map((r) => {
         const flags = next.get(r.messageUid)!;
-        return { command: 'FETCH' as const, uid: r.uid, flags, modseq: ctx.store.setFlags(ctx.account, sourceKey, r.uid, flags) };
+        return {
+          command: 'FETCH' as const,
+          uid: r.uid,
+          flags,
+          modseq: ctx.store.setFlags(ctx.account, sourceKey, r.uid, flags),
+        };
       }),
   );
   ctx.publish(sourceKey, [...sourceEntries, ...expungeMessages(ctx, sourceKey, result.notFound)]);
@@ -92,7 +107,11 @@ export async function addLabel(ctx: SyncContext, sourceKey: string, rows: Messag
   const placed = placeMessages(
     ctx,
     view.key,
-    labelled.map((r) => ({ messageUid: r.messageUid, flags: next.get(r.messageUid)!.filter((f) => !isLocalFlag(f)), idate: new Date(r.idate) })),
+    labelled.map((r) => ({
+      messageUid: r.messageUid,
+      flags: next.get(r.messageUid)!.filter((f) => !isLocalFlag(f)),
+      idate: new Date(r.idate),
+    })),
   );
   propagateMessageFlags(ctx, sourceKey, next);
   return {
@@ -109,15 +128,29 @@ export async function dropLabel(ctx: SyncContext, view: LabelView, rows: Message
     { remove: [view.label] },
   );
   const done = new Set(result.done);
-  propagateMessageFlags(ctx, view.key, new Map(rows.filter((r) => done.has(r.messageUid)).map((r) => [r.messageUid, withKeyword(r.flags, view.label, false)])));
+  propagateMessageFlags(
+    ctx,
+    view.key,
+    new Map(
+      rows.filter((r) => done.has(r.messageUid)).map((r) => [r.messageUid, withKeyword(r.flags, view.label, false)]),
+    ),
+  );
   return result;
 }
 
 /** EXPUNGE (or MOVE to another label) in a label view: the vendor removes the label, then the view drops the messages. */
-export async function removeLabel(ctx: SyncContext, view: LabelView, rows: MessageRow[], sessionId?: string): Promise<number[]> {
+export async function removeLabel(
+  ctx: SyncContext,
+  view: LabelView,
+  rows: MessageRow[],
+  sessionId?: string,
+): Promise<number[]> {
   if (!rows.length) return [];
   const result = await dropLabel(ctx, view, requireVendorMessages(rows, 'unlabelled'));
   const removed = expungeMessages(ctx, view.key, [...result.done, ...result.notFound]);
-  ctx.publish(view.key, removed.map((c) => ({ ...c, ignore: sessionId })));
+  ctx.publish(
+    view.key,
+    removed.map((c) => ({ ...c, ignore: sessionId })),
+  );
   return removed.map((c) => c.uid);
 }

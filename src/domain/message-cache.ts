@@ -1,5 +1,12 @@
 import { LRUCache } from 'lru-cache';
-import { describeMessage, describePool, describeRaw, metadataRecord, type MetadataRecord, type MimeTreeNode } from '../mime';
+import {
+  describeMessage,
+  describePool,
+  describeRaw,
+  metadataRecord,
+  type MetadataRecord,
+  type MimeTreeNode,
+} from '../mime';
 import { isLocalMessage, type LocalMessages, type MailStore, type MessageSummary } from '../store';
 import type { MailboxApi } from '../upstream/api';
 import type { VendorMessage } from '../upstream/types';
@@ -25,7 +32,11 @@ const builtTrees = 200;
 
 /** Minimal vendor-shaped record for a local draft, so search and FETCH treat it like the rest. */
 function draftMessage(messageUid: string, mimeTree: MimeTreeNode, idate: Date): VendorMessage {
-  const header = (name: string) => mimeTree.header.find((h) => h.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim() ?? '';
+  const header = (name: string) =>
+    mimeTree.header
+      .find((h) => h.toLowerCase().startsWith(`${name}:`))
+      ?.slice(name.length + 1)
+      .trim() ?? '';
   const messageId = header('message-id');
   return {
     message_uid: messageUid,

@@ -21,7 +21,11 @@ export interface MoveOutcome extends CopyOutcome {
 }
 
 /** The vendor move, then the destination numbers what the vendor confirmed. */
-async function moveAtVendor(ctx: SyncContext, rows: MessageRow[], to: string): Promise<{ outcome: CopyOutcome; moved: MessageRow[]; notFound: string[] }> {
+async function moveAtVendor(
+  ctx: SyncContext,
+  rows: MessageRow[],
+  to: string,
+): Promise<{ outcome: CopyOutcome; moved: MessageRow[]; notFound: string[] }> {
   const result = await ctx.api.move(
     rows.map((r) => r.messageUid),
     to,
@@ -31,7 +35,11 @@ async function moveAtVendor(ctx: SyncContext, rows: MessageRow[], to: string): P
   const placed = placeMessages(
     ctx,
     to,
-    moved.map((r) => ({ messageUid: r.messageUid, flags: r.flags.filter((f) => f !== '\\Deleted'), idate: new Date(r.idate) })),
+    moved.map((r) => ({
+      messageUid: r.messageUid,
+      flags: r.flags.filter((f) => f !== '\\Deleted'),
+      idate: new Date(r.idate),
+    })),
   );
   const outcome = {
     uidValidity: ctx.store.folderState(ctx.account, to).uidValidity,
@@ -41,11 +49,24 @@ async function moveAtVendor(ctx: SyncContext, rows: MessageRow[], to: string): P
   return { outcome, moved, notFound: result.notFound };
 }
 
-export async function moveMessages(ctx: SyncContext, from: string, rows: MessageRow[], to: string, sessionId?: string): Promise<MoveOutcome> {
+export async function moveMessages(
+  ctx: SyncContext,
+  from: string,
+  rows: MessageRow[],
+  to: string,
+  sessionId?: string,
+): Promise<MoveOutcome> {
   const { outcome, moved, notFound } = await moveAtVendor(ctx, rows, to);
   const removedEntries = expungeMessages(ctx, from, [...moved.map((r) => r.messageUid), ...notFound]);
-  ctx.publish(from, removedEntries.map((e) => ({ ...e, ignore: sessionId })));
-  leaveOtherFolders(ctx, [from, to], moved.map((r) => r.messageUid));
+  ctx.publish(
+    from,
+    removedEntries.map((e) => ({ ...e, ignore: sessionId })),
+  );
+  leaveOtherFolders(
+    ctx,
+    [from, to],
+    moved.map((r) => r.messageUid),
+  );
   return { ...outcome, expunged: removedEntries.map((e) => e.uid) };
 }
 
@@ -65,7 +86,9 @@ export function movedAway(ctx: SyncContext, folder: string, rows: MessageRow[]):
     ctx.account,
     rows.map((r) => r.messageUid),
   );
-  return new Set(elsewhere.filter((e) => e.folder !== folder && labelOfKey(e.folder) === null).map((e) => e.row.messageUid));
+  return new Set(
+    elsewhere.filter((e) => e.folder !== folder && labelOfKey(e.folder) === null).map((e) => e.row.messageUid),
+  );
 }
 
 /** A message lives in one folder (A7): after a move its rows in other vendor folders go. */

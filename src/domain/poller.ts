@@ -34,7 +34,10 @@ export class MailboxPoller {
         try {
           await this.view.syncFolder(folder, mode);
         } catch (err) {
-          this.logger.warn({ account: this.view.account, folder: folder.path, mode, err: (err as Error).message }, 'poll failed; will retry next interval');
+          this.logger.warn(
+            { account: this.view.account, folder: folder.path, mode, err: (err as Error).message },
+            'poll failed; will retry next interval',
+          );
         }
       }
     })().finally(() => {

@@ -13,6 +13,7 @@ export class Refusal extends Error {
 
 /** Drafts the bridge keeps itself cannot take part in vendor operations; say so instead of losing them. */
 export function requireVendorMessages<T extends { messageUid: string }>(rows: T[], what: string): T[] {
-  if (rows.some((r) => isLocalMessage(r.messageUid))) throw new Refusal('cannot', `Drafts kept by the bridge are not vendor messages and cannot be ${what}`);
+  if (rows.some((r) => isLocalMessage(r.messageUid)))
+    throw new Refusal('cannot', `Drafts kept by the bridge are not vendor messages and cannot be ${what}`);
   return rows;
 }

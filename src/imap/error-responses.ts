@@ -15,36 +15,52 @@ export interface ImapFailure {
   text: string;
 }
 
-const refusalCodes: Record<Refusal['reason'], ImapFailure['code']> = { cannot: 'CANNOT', nonexistent: 'NONEXISTENT', unavailable: 'UNAVAILABLE' };
+const refusalCodes: Record<Refusal['reason'], ImapFailure['code']> = {
+  cannot: 'CANNOT',
+  nonexistent: 'NONEXISTENT',
+  unavailable: 'UNAVAILABLE',
+};
 
 interface SessionWithFailure {
   bridgeFailure?: ImapFailure | null;
 }
 
 export function describeFailure(err: unknown): ImapFailure {
-  if (err instanceof NeedsNewTokensError) return { code: 'UNAVAILABLE', text: `Vendor tokens are no longer valid: ${err.message}` };
+  if (err instanceof NeedsNewTokensError)
+    return { code: 'UNAVAILABLE', text: `Vendor tokens are no longer valid: ${err.message}` };
   if (err instanceof TransportError) return { code: 'UNAVAILABLE', text: 'Mail vendor unreachable, try again shortly' };
   if (err instanceof VendorError) {
     switch (err.kind) {
       case 'unsupported':
-        return { code: 'CANNOT', text: `The mail vendor does not offer this operation (${err.code}); nothing was changed` };
+        return {
+          code: 'CANNOT',
+          text: `The mail vendor does not offer this operation (${err.code}); nothing was changed`,
+        };
       case 'not_found':
         return { code: 'NONEXISTENT', text: `Not found at the mail vendor (${err.code})` };
       case 'invalid':
         return { code: 'CANNOT', text: `The mail vendor refused the request (${err.code}); nothing was changed` };
       case 'auth':
       case 'account':
-        return { code: 'UNAVAILABLE', text: `The mail vendor refused the account's credentials (${err.code}); run "mailbridge doctor"` };
+        return {
+          code: 'UNAVAILABLE',
+          text: `The mail vendor refused the account's credentials (${err.code}); run "mailbridge doctor"`,
+        };
       case 'rate':
-        return { code: 'UNAVAILABLE', text: `The mail vendor is rate limiting this mailbox (${err.code}), try again shortly` };
+        return {
+          code: 'UNAVAILABLE',
+          text: `The mail vendor is rate limiting this mailbox (${err.code}), try again shortly`,
+        };
       default:
-        return { code: 'UNAVAILABLE', text: `The mail vendor is temporarily unavailable (${err.code}), try again shortly` };
+        return {
+          code: 'UNAVAILABLE',
+          text: `The mail vendor is temporarily unavailable (${err.code}), try again shortly`,
+        };
     }
   }
   if (err instanceof Refusal) return { code: refusalCodes[err.reason], text: err.message };
   return { code: 'SERVERBUG', text: 'Internal bridge error; see the bridge log' };
 }
-
 
 export function rememberFailure(session: SessionWithFailure, err: unknown): ImapFailure {
   const failure = describeFailure(err);
@@ -53,7 +69,12 @@ export function rememberFailure(session: SessionWithFailure, err: unknown): Imap
 }
 
 interface CommandModule {
-  handler: (this: { session: SessionWithFailure }, command: unknown, callback: (err: unknown, response?: ImapResponse) => void, next?: unknown) => void;
+  handler: (
+    this: { session: SessionWithFailure },
+    command: unknown,
+    callback: (err: unknown, response?: ImapResponse) => void,
+    next?: unknown,
+  ) => void;
   __bridgeWrapped?: boolean;
 }
 

@@ -34,18 +34,25 @@ type Part = (row: MessageRow, summary: MessageSummary | undefined) => string | u
  * ENVELOPE/BODYSTRUCTURE without a summary, or RFC822.SIZE 0 (not known yet), from which
  * imap-core computes a size of its own.
  */
-export function fetchLines(session: ImapSession, query: readonly FetchQueryItem[], utf8: boolean): (row: MessageRow, summary: MessageSummary | undefined) => string | false | undefined {
+export function fetchLines(
+  session: ImapSession,
+  query: readonly FetchQueryItem[],
+  utf8: boolean,
+): (row: MessageRow, summary: MessageSummary | undefined) => string | false | undefined {
   // quoting rules (and quirks) stay imap-core's: each distinct flag is compiled once
   const atoms = new Map<string, string>();
   const atom = (value: string) => {
     let text = atoms.get(value);
-    if (text === undefined) atoms.set(value, (text = compiler({ attributes: [{ type: 'ATOM', value }] })));
+    if (text === undefined) {
+      text = compiler({ attributes: [{ type: 'ATOM', value }] });
+      atoms.set(value, text);
+    }
     return text;
   };
 
   const parts = query.map((q): Part => {
     // the item as the client spelled it: imap-core echoes `original`
-    const name = compiler({ attributes: [q.original] }) + ' ';
+    const name = `${compiler({ attributes: [q.original] })} `;
     switch (q.item) {
       case 'uid':
         return (row) => name + row.uid;
@@ -73,7 +80,7 @@ export function fetchLines(session: ImapSession, query: readonly FetchQueryItem[
     for (const part of parts) {
       const text = part(row, summary);
       if (text === undefined) return undefined;
-      line += line ? ' ' + text : text;
+      line += line ? ` ${text}` : text;
     }
     const seq = sequence(row.uid);
     return seq ? `* ${seq} FETCH (${line})` : false;
@@ -90,7 +97,7 @@ function flagList(atoms: string[]): string {
     if (!'(<['.includes(list[list.length - 1])) list += ' ';
     list += text;
   }
-  return list + ')';
+  return `${list})`;
 }
 
 /**

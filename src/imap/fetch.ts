@@ -1,6 +1,13 @@
 import { imapHandler } from '@zone-eu/wildduck/imap-core';
 import type { AccountView, ImapFolder } from '../domain/account-view';
-import { attachmentsRead, compiledToken, externalAttachments, externalId, isCompiledItem, type MimeTreeNode } from '../mime';
+import {
+  attachmentsRead,
+  compiledToken,
+  externalAttachments,
+  externalId,
+  isCompiledItem,
+  type MimeTreeNode,
+} from '../mime';
 import type { MessageRow, MessageSummary } from '../store';
 import { fetchLines, isLineQuery } from './fetch-line';
 import type { ImapSession } from './session';
@@ -37,7 +44,12 @@ async function attachmentsToServe(tree: MimeTreeNode, query: FetchQueryItem[]): 
     if (!contentItems.has(q.item) || headerOnly.has(q.type ?? '')) continue;
     if (q.item === 'body' && q.partial) {
       const whole = !q.path && q.type === 'content';
-      ids.push(...(await attachmentsRead(tree, whole ? false : { path: q.path, type: q.type }, { startFrom: q.partial.startFrom, maxLength: q.partial.maxLength ?? 0 })));
+      ids.push(
+        ...(await attachmentsRead(tree, whole ? false : { path: q.path, type: q.type }, {
+          startFrom: q.partial.startFrom,
+          maxLength: q.partial.maxLength ?? 0,
+        })),
+      );
       continue;
     }
     const node = q.path ? resolvePart(tree, q.path) : tree;
@@ -86,14 +98,23 @@ function rowValues(row: MessageRow): Record<string, unknown> {
 type QueryOptions = { acceptUTF8Enabled: boolean } & Record<string, unknown>;
 
 /** FETCH values: ENVELOPE/BODYSTRUCTURE copied as compiled wire text (mime/compiled-summary.ts), the rest through imap-core. */
-function fetchValues(session: ImapSession, query: FetchQueryItem[], row: MessageRow, summary: MessageSummary | undefined, mimeTree: MimeTreeNode | undefined, options: QueryOptions): unknown[] {
+function fetchValues(
+  session: ImapSession,
+  query: FetchQueryItem[],
+  row: MessageRow,
+  summary: MessageSummary | undefined,
+  mimeTree: MimeTreeNode | undefined,
+  options: QueryOptions,
+): unknown[] {
   const rest = session.getQueryResponse(
     query.filter((q) => !isCompiledItem(q.item)),
     { ...rowValues(row), mimeTree },
     options,
   );
   let i = 0;
-  return query.map((q) => (isCompiledItem(q.item) ? compiledToken(summary!.compiled, q.item, options.acceptUTF8Enabled) : rest[i++]));
+  return query.map((q) =>
+    isCompiledItem(q.item) ? compiledToken(summary!.compiled, q.item, options.acceptUTF8Enabled) : rest[i++],
+  );
 }
 
 /**
@@ -103,7 +124,12 @@ function fetchValues(session: ImapSession, query: FetchQueryItem[], row: Message
  * attachment bytes are downloaded before the response starts, so a vendor failure becomes a
  * NO instead of a truncated literal.
  */
-export async function fetchMessages(view: AccountView, folder: ImapFolder, options: FetchOptions, session: ImapSession): Promise<void> {
+export async function fetchMessages(
+  view: AccountView,
+  folder: ImapFolder,
+  options: FetchOptions,
+  session: ImapSession,
+): Promise<void> {
   let rows = view.rows(folder, options.messages);
   if (options.changedSince) rows = rows.filter((r) => r.modseq > Number(options.changedSince));
 
@@ -113,7 +139,9 @@ export async function fetchMessages(view: AccountView, folder: ImapFolder, optio
       const result = await view.updateFlags(folder, unseen, 'add', ['\\Seen'], session.id);
       if (result.error) throw result.error;
       const flags = new Map(result.updated.map((u) => [u.uid, u]));
-      rows = rows.map((r) => (flags.has(r.uid) ? { ...r, flags: flags.get(r.uid)!.flags, modseq: flags.get(r.uid)!.modseq } : r));
+      rows = rows.map((r) =>
+        flags.has(r.uid) ? { ...r, flags: flags.get(r.uid)!.flags, modseq: flags.get(r.uid)!.modseq } : r,
+      );
     }
   }
 
@@ -122,7 +150,11 @@ export async function fetchMessages(view: AccountView, folder: ImapFolder, optio
   // header sections alone are served from the stored header lines; anything else needs the MIME tree
   const needsContentTree = treeItems.some((q) => !isTopHeaderItem(q));
   const needsContent = options.query.some((q) => contentItems.has(q.item) && !headerOnly.has(q.type ?? ''));
-  const queryOptions = { acceptUTF8Enabled: session.isUTF8Enabled(), attachmentStorage: view.attachmentStorage, fetchOptions: {} };
+  const queryOptions = {
+    acceptUTF8Enabled: session.isUTF8Enabled(),
+    attachmentStorage: view.attachmentStorage,
+    fetchOptions: {},
+  };
   // metadata answers written as text (fetch-line.ts): the same bytes without imap-core's costs per message
   const lines = isLineQuery(options.query) ? fetchLines(session, options.query, queryOptions.acceptUTF8Enabled) : null;
 

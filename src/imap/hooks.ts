@@ -27,7 +27,10 @@ function splitKey(key: string): { account: string; folder: string } {
 export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: AccountRegistry, logger: Logger): void {
   /** Runs `fn` and maps its result or failure onto imap-core's callback convention. */
   const hook =
-    <A extends unknown[]>(name: string, fn: (view: AccountView, session: ImapSession, ...args: A) => Promise<unknown[]>) =>
+    <A extends unknown[]>(
+      name: string,
+      fn: (view: AccountView, session: ImapSession, ...args: A) => Promise<unknown[]>,
+    ) =>
     (...raw: unknown[]) => {
       const callback = raw.pop() as Callback;
       const session = raw.pop() as ImapSession;
@@ -37,7 +40,10 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
         (results) => callback(null, ...results),
         (err: unknown) => {
           const failure = rememberFailure(session, err);
-          logger.warn({ hook: name, account: session.user.id, code: failure.code, err: (err as Error)?.message }, 'imap operation failed');
+          logger.warn(
+            { hook: name, account: session.user.id, code: failure.code, err: (err as Error)?.message },
+            'imap operation failed',
+          );
           const e = new Error(failure.text) as Error & { responseMessage: string };
           e.responseMessage = failure.text;
           callback(e);
@@ -46,12 +52,23 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
     };
 
   /** The selected folder of a session (hooks after SELECT receive the folder key). */
-  const selected = async (view: AccountView, key: string): Promise<ImapFolder | null> => view.folderByKey(splitKey(key).folder);
+  const selected = async (view: AccountView, key: string): Promise<ImapFolder | null> =>
+    view.folderByKey(splitKey(key).folder);
 
-  server.onAuth = (login: { username: string; password: string; connection?: { secure?: boolean; remoteAddress?: string } }, _session: ImapSession, callback: Callback) => {
+  server.onAuth = (
+    login: { username: string; password: string; connection?: { secure?: boolean; remoteAddress?: string } },
+    _session: ImapSession,
+    callback: Callback,
+  ) => {
     if (login.connection && !login.connection.secure && !isLoopback(login.connection.remoteAddress)) {
       // an error carrying `response` is passed through by imap-core as the tagged answer
-      return callback(Object.assign(new Error('plaintext login from a remote address'), { response: 'NO', code: 'PRIVACYREQUIRED', message: 'Run STARTTLS first: plaintext login is accepted only from this machine' }));
+      return callback(
+        Object.assign(new Error('plaintext login from a remote address'), {
+          response: 'NO',
+          code: 'PRIVACYREQUIRED',
+          message: 'Run STARTTLS first: plaintext login is accepted only from this machine',
+        }),
+      );
     }
     const account = accounts.authenticate(login.username, login.password);
     if (!account) return callback(null);
@@ -61,15 +78,27 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
   server.onList = hook('list', async (view) => [(await view.folders()).map(toListEntry)]);
   // every folder counts as subscribed: the vendor has no subscription concept
   server.onLsub = hook('lsub', async (view) => [(await view.folders()).map(toListEntry)]);
-  server.onSubscribe = hook('subscribe', async (view, _s, path: string) => [(await view.folder(path)) ? true : 'NONEXISTENT']);
-  server.onUnsubscribe = hook('unsubscribe', async (view, _s, path: string) => [(await view.folder(path)) ? true : 'NONEXISTENT']);
+  server.onSubscribe = hook('subscribe', async (view, _s, path: string) => [
+    (await view.folder(path)) ? true : 'NONEXISTENT',
+  ]);
+  server.onUnsubscribe = hook('unsubscribe', async (view, _s, path: string) => [
+    (await view.folder(path)) ? true : 'NONEXISTENT',
+  ]);
 
   server.onStatus = hook('status', async (view, _s, path: string) => {
     const folder = await view.folder(path);
     if (!folder) return ['NONEXISTENT'];
     await view.syncFolder(folder);
     const s = view.status(folder);
-    return [{ messages: s.messages, uidNext: s.uidNext, uidValidity: s.uidValidity, unseen: s.unseen, highestModseq: s.highestModseq }];
+    return [
+      {
+        messages: s.messages,
+        uidNext: s.uidNext,
+        uidValidity: s.uidValidity,
+        unseen: s.unseen,
+        highestModseq: s.highestModseq,
+      },
+    ];
   });
 
   server.onOpen = hook('open', async (view, _s, path: string) => {
@@ -103,49 +132,70 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
     return [true, modified];
   });
 
-  server.onMove = hook('move', async (view, session, key: string, update: { destination: string; messages: number[] }) => {
-    const folder = await selected(view, key);
-    const target = await view.folder(update.destination);
-    if (!folder) return ['NONEXISTENT'];
-    if (!target) return ['TRYCREATE'];
-    const outcome = await view.move(folder, view.rows(folder, update.messages), target, session.id);
-    for (const uid of outcome.expunged) {
-      const response = session.formatResponse('EXPUNGE', uid);
-      if (response) session.writeStream.write(response);
-    }
-    return [true, { uidValidity: outcome.uidValidity, sourceUid: outcome.sourceUids, destinationUid: outcome.destinationUids }];
-  });
+  server.onMove = hook(
+    'move',
+    async (view, session, key: string, update: { destination: string; messages: number[] }) => {
+      const folder = await selected(view, key);
+      const target = await view.folder(update.destination);
+      if (!folder) return ['NONEXISTENT'];
+      if (!target) return ['TRYCREATE'];
+      const outcome = await view.move(folder, view.rows(folder, update.messages), target, session.id);
+      for (const uid of outcome.expunged) {
+        const response = session.formatResponse('EXPUNGE', uid);
+        if (response) session.writeStream.write(response);
+      }
+      return [
+        true,
+        { uidValidity: outcome.uidValidity, sourceUid: outcome.sourceUids, destinationUid: outcome.destinationUids },
+      ];
+    },
+  );
 
   // COPY into a Labels/ view adds the label; into a folder it is refused (see AccountView.copy)
-  server.onCopy = hook('copy', async (view, _s, _connection: unknown, key: string, update: { destination: string; messages: number[] }) => {
-    const folder = await selected(view, key);
-    const target = await view.folder(update.destination);
-    if (!folder) return ['NONEXISTENT'];
-    if (!target) return ['TRYCREATE'];
-    const outcome = await view.copy(folder, view.rows(folder, update.messages), target);
-    return [true, { uidValidity: outcome.uidValidity, sourceUid: outcome.sourceUids, destinationUid: outcome.destinationUids }];
-  });
+  server.onCopy = hook(
+    'copy',
+    async (view, _s, _connection: unknown, key: string, update: { destination: string; messages: number[] }) => {
+      const folder = await selected(view, key);
+      const target = await view.folder(update.destination);
+      if (!folder) return ['NONEXISTENT'];
+      if (!target) return ['TRYCREATE'];
+      const outcome = await view.copy(folder, view.rows(folder, update.messages), target);
+      return [
+        true,
+        { uidValidity: outcome.uidValidity, sourceUid: outcome.sourceUids, destinationUid: outcome.destinationUids },
+      ];
+    },
+  );
 
-  server.onExpunge = hook('expunge', async (view, session, key: string, update: { isUid: boolean; messages?: number[]; silent?: boolean }) => {
-    const folder = await selected(view, key);
-    if (!folder) return ['NONEXISTENT'];
-    const expunged = await view.expungeDeleted(folder, update.isUid ? (update.messages ?? []) : null, session.id);
-    for (const uid of expunged) {
-      const response = session.formatResponse('EXPUNGE', uid);
-      if (response && !update.silent) session.writeStream.write(response);
-    }
-    return [true];
-  });
+  server.onExpunge = hook(
+    'expunge',
+    async (view, session, key: string, update: { isUid: boolean; messages?: number[]; silent?: boolean }) => {
+      const folder = await selected(view, key);
+      if (!folder) return ['NONEXISTENT'];
+      const expunged = await view.expungeDeleted(folder, update.isUid ? (update.messages ?? []) : null, session.id);
+      for (const uid of expunged) {
+        const response = session.formatResponse('EXPUNGE', uid);
+        if (response && !update.silent) session.writeStream.write(response);
+      }
+      return [true];
+    },
+  );
 
-  server.onAppend = hook('append', async (view, _s, path: string, flags: string[], date: string | Date | undefined, raw: Buffer) => {
-    const folder = await view.folder(path);
-    if (!folder) return ['TRYCREATE'];
-    const appended = await view.append(folder, raw, flags, date ? new Date(date) : new Date());
-    return [true, { uidValidity: appended.uidValidity, uid: appended.uid }];
-  });
+  server.onAppend = hook(
+    'append',
+    async (view, _s, path: string, flags: string[], date: string | Date | undefined, raw: Buffer) => {
+      const folder = await view.folder(path);
+      if (!folder) return ['TRYCREATE'];
+      const appended = await view.append(folder, raw, flags, date ? new Date(date) : new Date());
+      return [true, { uidValidity: appended.uidValidity, uid: appended.uid }];
+    },
+  );
 
   const noFolderChanges = async () => {
-    throw new Refusal('cannot', 'The mail vendor API cannot create, rename or delete folders; manage folders in webmail (a label is created by copying a message to Labels/<name>)');
+    throw new Refusal(
+      'cannot',
+      'The mail vendor API cannot create, rename or delete folders; manage folders in webmail (a label is created by copying a message to Labels/<name>)',
+    );
   };
   server.onCreate = hook('create', noFolderChanges);
   server.onRename = hook('rename', noFolderChanges);

@@ -9,12 +9,20 @@ const headerKeys = new Set(['header', 'date', 'text']);
 
 function usesHeaders(query: readonly SearchTerm[]): boolean {
   return query.some(
-    (t) => headerKeys.has(t.key) || (t.key === 'not' && usesHeaders([t.value as SearchTerm])) || (t.key === 'or' && orBranches(t).some(usesHeaders)),
+    (t) =>
+      headerKeys.has(t.key) ||
+      (t.key === 'not' && usesHeaders([t.value as SearchTerm])) ||
+      (t.key === 'or' && orBranches(t).some(usesHeaders)),
   );
 }
 
 /** Local fallback when the vendor has no search command: substring over the cached message. */
-function localText(message: VendorMessage | undefined, headerLines: string[], key: 'body' | 'text', value: string): boolean {
+function localText(
+  message: VendorMessage | undefined,
+  headerLines: string[],
+  key: 'body' | 'text',
+  value: string,
+): boolean {
   if (!message) return false;
   const body = `${message.body?.text ?? ''}\n${message.body?.html ?? ''}`;
   const haystack = key === 'body' ? body : `${headerLines.join('\n')}\n${body}`;

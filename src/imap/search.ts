@@ -80,7 +80,14 @@ function headerValues(lines: readonly string[], name: string): string[] {
   const prefix = `${name.toLowerCase()}:`;
   return lines
     .filter((l) => l.toLowerCase().startsWith(prefix))
-    .map((l) => libmime.decodeWords(l.slice(prefix.length).replace(/\r?\n[ \t]+/g, ' ').trim()));
+    .map((l) =>
+      libmime.decodeWords(
+        l
+          .slice(prefix.length)
+          .replace(/\r?\n[ \t]+/g, ' ')
+          .trim(),
+      ),
+    );
 }
 
 function sentDay(c: SearchCandidate): number {
@@ -95,14 +102,17 @@ function matchTerm(c: SearchCandidate, term: SearchTerm, text: TextMatcher): boo
       return true;
     case 'flag': {
       // \Recent is never set: the bridge does not track per-session recency.
-      const has = term.value !== '\\Recent' && c.flags.some((f) => f.toLowerCase() === String(term.value).toLowerCase());
+      const has =
+        term.value !== '\\Recent' && c.flags.some((f) => f.toLowerCase() === String(term.value).toLowerCase());
       return term.exists === false ? !has : has;
     }
     case 'header': {
       const values = headerValues(c.headerLines, term.header ?? '');
       const needle = String(term.value ?? '').toLowerCase();
       // HEADER name "" matches any message that has the field (RFC 3501 6.4.4).
-      return needle === '' ? values.length > 0 || c.headerLines.some((l) => l.toLowerCase().startsWith(`${term.header}:`)) : values.some((v) => v.toLowerCase().includes(needle));
+      return needle === ''
+        ? values.length > 0 || c.headerLines.some((l) => l.toLowerCase().startsWith(`${term.header}:`))
+        : values.some((v) => v.toLowerCase().includes(needle));
     }
     case 'internaldate':
       return compare(term.operator, dayOf(c.idate), imapDay(term.value));

@@ -65,9 +65,13 @@ function closeServer(server: ImapCoreServer): Promise<void> {
 
 /** imap-core reports protocol errors through WildDuck's GELF hook, which prints to stderr by default. */
 function routeProtocolErrors(logger: Logger): void {
-  const errors = require('@zone-eu/wildduck/lib/errors.js') as { gelf: { handler: { emit(channel: string, message: { short_message?: string }): void } } };
+  const errors = require('@zone-eu/wildduck/lib/errors.js') as {
+    gelf: { handler: { emit(channel: string, message: { short_message?: string }): void } };
+  };
   // only the summary: the full record can hold the raw command line, passwords included
-  errors.gelf.handler = { emit: (_channel, message) => logger.debug({ imapError: message.short_message }, 'imap protocol error') };
+  errors.gelf.handler = {
+    emit: (_channel, message) => logger.debug({ imapError: message.short_message }, 'imap protocol error'),
+  };
 }
 
 export async function startImapServer(opts: ImapServerOptions): Promise<RunningImap> {

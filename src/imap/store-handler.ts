@@ -16,12 +16,19 @@ export interface StoreUpdate {
  * call failed keep their flags and the command fails with the vendor's reason. Returns the
  * UIDs that failed an UNCHANGEDSINCE test (CONDSTORE MODIFIED list).
  */
-export async function storeFlags(view: AccountView, folder: ImapFolder, update: StoreUpdate, session: ImapSession): Promise<number[]> {
+export async function storeFlags(
+  view: AccountView,
+  folder: ImapFolder,
+  update: StoreUpdate,
+  session: ImapSession,
+): Promise<number[]> {
   const rows = view.rows(folder, update.messages);
-  const modified = update.unchangedSince ? rows.filter((r) => r.modseq > Number(update.unchangedSince)).map((r) => r.uid) : [];
+  const modified = update.unchangedSince
+    ? rows.filter((r) => r.modseq > Number(update.unchangedSince)).map((r) => r.uid)
+    : [];
   const targets = rows.filter((r) => !modified.includes(r.uid));
   const result = await view.updateFlags(folder, targets, update.action, update.value, session.id);
-  const condstore = !!(session.selected && session.selected.condstoreEnabled);
+  const condstore = session.selected !== false && !!session.selected.condstoreEnabled;
   if (!update.silent || condstore) {
     for (const u of result.updated) {
       const response = session.formatResponse('FETCH', u.uid, {

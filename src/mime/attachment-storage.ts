@@ -5,7 +5,14 @@ import { Readable, pipeline } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import { Base64WindowEncoder, rawWindow, type RawWindow } from './base64-window';
 import { parseExternalId, type AttachmentRef } from './describe';
-import { createIndexer, type ContentSelector, type ImapAttachmentStorage, type MimeTreeNode, type ReadBounds, type StoredAttachmentInfo } from './imap-indexer';
+import {
+  createIndexer,
+  type ContentSelector,
+  type ImapAttachmentStorage,
+  type MimeTreeNode,
+  type ReadBounds,
+  type StoredAttachmentInfo,
+} from './imap-indexer';
 
 /**
  * The `attachmentStorage` imap-core's indexer streams external MIME nodes from. Bytes come
@@ -198,11 +205,22 @@ export class AttachmentStorage implements ImapAttachmentStorage {
 
 /** Empty metadata: rebuild() then takes node.size, which describeMessage computed exactly. */
 function attachmentInfo(id: string): StoredAttachmentInfo {
-  return { contentType: 'application/octet-stream', transferEncoding: 'base64', length: parseExternalId(id).size, count: 1, hash: id, metadata: {} };
+  return {
+    contentType: 'application/octet-stream',
+    transferEncoding: 'base64',
+    length: parseExternalId(id).size,
+    count: 1,
+    hash: id,
+    metadata: {},
+  };
 }
 
 /** The base64 text under `bounds` of an external node, its raw bytes from `open`. */
-function windowStream(id: string, bounds: ReadBounds, open: (window: RawWindow) => Promise<Readable>): Readable & { outputBytes: number } {
+function windowStream(
+  id: string,
+  bounds: ReadBounds,
+  open: (window: RawWindow) => Promise<Readable>,
+): Readable & { outputBytes: number } {
   const size = parseExternalId(id).size;
   const window = rawWindow(size, bounds);
   if (!window) return Object.assign(Readable.from([]), { outputBytes: 0 });
@@ -226,7 +244,11 @@ function* zeros(length: number): Generator<Buffer> {
  * same encoded length, so its byte accounting is the real one, and records what it opens:
  * reading the first kilobytes of a message downloads no attachment that lies beyond them.
  */
-export async function attachmentsRead(tree: MimeTreeNode, selector: ContentSelector | false, bounds: { startFrom: number; maxLength: number }): Promise<string[]> {
+export async function attachmentsRead(
+  tree: MimeTreeNode,
+  selector: ContentSelector | false,
+  bounds: { startFrom: number; maxLength: number },
+): Promise<string[]> {
   const opened: string[] = [];
   const recorder: ImapAttachmentStorage = {
     get: async (id) => attachmentInfo(id),
@@ -241,7 +263,12 @@ export async function attachmentsRead(tree: MimeTreeNode, selector: ContentSelec
   return opened;
 }
 
-export function createAttachmentStorage(source: AttachmentSource, options: AttachmentStorageOptions = {}): AttachmentStorage {
-  const cache = options.cacheDir ? new DiskByteCache(options.cacheDir, options.maxCacheBytes) : new MemoryByteCache(options.maxCacheBytes);
+export function createAttachmentStorage(
+  source: AttachmentSource,
+  options: AttachmentStorageOptions = {},
+): AttachmentStorage {
+  const cache = options.cacheDir
+    ? new DiskByteCache(options.cacheDir, options.maxCacheBytes)
+    : new MemoryByteCache(options.maxCacheBytes);
   return new AttachmentStorage(source, cache, options.onSizeMismatch);
 }

@@ -24,7 +24,11 @@ export function isCompiledItem(item: string): item is (typeof compiledItems)[num
   return (compiledItems as readonly string[]).includes(item);
 }
 
-function compileFor(envelope: unknown[], bodystructure: unknown[], acceptUTF8Enabled: boolean): { envelope: string; bodystructure: string } {
+function compileFor(
+  envelope: unknown[],
+  bodystructure: unknown[],
+  acceptUTF8Enabled: boolean,
+): { envelope: string; bodystructure: string } {
   // getQueryResponse encodes in place: it gets copies
   const message = { envelope: cloneImapStructure(envelope), bodystructure: cloneImapStructure(bodystructure) };
   const values = getQueryResponse(
@@ -34,7 +38,8 @@ function compileFor(envelope: unknown[], bodystructure: unknown[], acceptUTF8Ena
   );
   // a response without tag and command compiles to just the value's own bytes: both are lists
   const [e, b] = values.map((v) => compiler({ attributes: [v] }));
-  if (!/^\(.*\)$/s.test(e) || !/^\(.*\)$/s.test(b)) throw new Error('ENVELOPE or BODYSTRUCTURE did not compile to a list');
+  if (!/^\(.*\)$/s.test(e) || !/^\(.*\)$/s.test(b))
+    throw new Error('ENVELOPE or BODYSTRUCTURE did not compile to a list');
   return { envelope: e, bodystructure: b };
 }
 
@@ -58,7 +63,11 @@ export function compileSummary(envelope: unknown[], bodystructure: unknown[]): C
  * A compiled item as a FETCH value: imap-core passes a list through to its compiler, which
  * copies a TEXT token verbatim, so the list's own parentheses wrap the compiled inside.
  */
-export function compiledToken(summary: CompiledSummary, item: (typeof compiledItems)[number], utf8: boolean): [{ type: 'TEXT'; value: string }] {
+export function compiledToken(
+  summary: CompiledSummary,
+  item: (typeof compiledItems)[number],
+  utf8: boolean,
+): [{ type: 'TEXT'; value: string }] {
   const text = ((utf8 && summary.utf8) || summary)[item];
   return [{ type: 'TEXT', value: text.slice(1, -1) }];
 }

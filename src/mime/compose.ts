@@ -26,7 +26,9 @@ import type { AttachmentMeta, Recipient, VendorMessage } from '../upstream/types
  */
 type NormalizeHeaderKey = (this: unknown, key: unknown) => string;
 function memoizeHeaderKeys(): void {
-  const proto = (MimeNodeClass as unknown as { prototype: { _normalizeHeaderKey?: NormalizeHeaderKey & { memoized?: true } } }).prototype;
+  const proto = (
+    MimeNodeClass as unknown as { prototype: { _normalizeHeaderKey?: NormalizeHeaderKey & { memoized?: true } } }
+  ).prototype;
   const original = proto._normalizeHeaderKey;
   if (typeof original !== 'function' || original.memoized) return;
   const known = new Map<string, string>();
@@ -94,7 +96,8 @@ export function composeMessage(msg: VendorMessage, content: (att: AttachmentMeta
   const text = crlf(msg.body?.text);
   const html = crlf(msg.body?.html);
   const references = referenceList(msg.references);
-  const listUnsubscribe = typeof msg.headers?.list_unsubscribe === 'string' ? oneLine(msg.headers.list_unsubscribe) : '';
+  const listUnsubscribe =
+    typeof msg.headers?.list_unsubscribe === 'string' ? oneLine(msg.headers.list_unsubscribe) : '';
   const options: Mail.Options & { baseBoundary: string } = {
     baseBoundary: stableId(msg.message_uid).slice(0, 24),
     from: msg.from_email ? { name: oneLine(msg.from_name ?? ''), address: oneLine(msg.from_email) } : undefined,
@@ -109,7 +112,8 @@ export function composeMessage(msg: VendorMessage, content: (att: AttachmentMeta
     text,
     html,
     // attachments never sit at the root: a body-less message gets an empty text part first
-    alternatives: !text && !html && attachments.length ? [{ contentType: 'text/plain; charset=utf-8', content: '' }] : undefined,
+    alternatives:
+      !text && !html && attachments.length ? [{ contentType: 'text/plain; charset=utf-8', content: '' }] : undefined,
     headers: listUnsubscribe ? { 'List-Unsubscribe': listUnsubscribe } : undefined,
     attachments: attachments.map((att) => {
       const bytes = content(att);
@@ -161,12 +165,17 @@ export function serializeMimeNode(root: MimeNode): Buffer {
     out.push(Buffer.from(`\r\n--${node.boundary}--\r\n`, 'latin1'));
   };
   write(root);
-  const last = out.filter((b) => b.length).at(-1)?.at(-1);
+  const last = out
+    .filter((b) => b.length)
+    .at(-1)
+    ?.at(-1);
   if (last !== 0x0a) out.push(Buffer.from(last === 0x0d ? '\n' : '\r\n', 'latin1'));
   return Buffer.concat(out);
 }
 
 /** The full message with real attachment bytes (missing ones empty). */
 export function buildMessage(msg: VendorMessage, attachmentBytes: ReadonlyMap<string, Buffer>): Buffer {
-  return serializeMimeNode(composeMessage(msg, (att) => Buffer.from(attachmentBytes.get(att.attachment_id) ?? Buffer.alloc(0))).root);
+  return serializeMimeNode(
+    composeMessage(msg, (att) => Buffer.from(attachmentBytes.get(att.attachment_id) ?? Buffer.alloc(0))).root,
+  );
 }

@@ -69,7 +69,16 @@ export class DescribePool {
   private holds = 0;
 
   constructor(opts: Partial<DescribePoolOptions> = {}) {
-    this.opts = { workers: defaultWorkers(), inlineBelow: 50, chunk: 100, tasksPerWorker: 3, idleMs: 1000, youngGenerationMb: 8, nice: 10, ...opts };
+    this.opts = {
+      workers: defaultWorkers(),
+      inlineBelow: 50,
+      chunk: 100,
+      tasksPerWorker: 3,
+      idleMs: 1000,
+      youngGenerationMb: 8,
+      nice: 10,
+      ...opts,
+    };
   }
 
   /** Records of `messages`, in order. */
@@ -78,7 +87,11 @@ export class DescribePool {
     const chunks: VendorMessage[][] = [];
     const size = Math.max(1, Math.min(this.opts.chunk, Math.ceil(messages.length / this.opts.workers)));
     for (let i = 0; i < messages.length; i += size) chunks.push(messages.slice(i, i + size));
-    const parts = await Promise.all(chunks.map((c) => new Promise<MetadataRecord[]>((resolve, reject) => this.enqueue({ messages: c, resolve, reject }))));
+    const parts = await Promise.all(
+      chunks.map(
+        (c) => new Promise<MetadataRecord[]>((resolve, reject) => this.enqueue({ messages: c, resolve, reject })),
+      ),
+    );
     return parts.flat();
   }
 
@@ -133,7 +146,11 @@ export class DescribePool {
   private spawn(): PoolWorker {
     const { file, options } = workerScript(__filename, 'describe-worker');
     const w: PoolWorker = {
-      worker: new Worker(file, { ...options, workerData: { nice: this.opts.nice }, resourceLimits: { maxYoungGenerationSizeMb: this.opts.youngGenerationMb } }),
+      worker: new Worker(file, {
+        ...options,
+        workerData: { nice: this.opts.nice },
+        resourceLimits: { maxYoungGenerationSizeMb: this.opts.youngGenerationMb },
+      }),
       tasks: new Map(),
       idleTimer: null,
     };
@@ -164,7 +181,8 @@ export class DescribePool {
       }
     }
     if (task) {
-      if (res.error !== undefined || !res.records) task.reject(new Error(res.error ?? 'describe worker sent no records'));
+      if (res.error !== undefined || !res.records)
+        task.reject(new Error(res.error ?? 'describe worker sent no records'));
       else task.resolve(res.records);
     }
     this.pump();

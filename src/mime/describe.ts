@@ -44,7 +44,12 @@ export function parseExternalId(id: string): AttachmentRef {
 const indexer = createIndexer();
 
 /** Walks the parsed tree and the nodemailer tree together: parsing keeps the node order. */
-function externalize(parsed: MimeTreeNode, node: MimeNode, attachments: Map<MimeNode, AttachmentMeta>, messageUid: string): void {
+function externalize(
+  parsed: MimeTreeNode,
+  node: MimeNode,
+  attachments: Map<MimeNode, AttachmentMeta>,
+  messageUid: string,
+): void {
   const att = attachments.get(node);
   if (att && att.size_bytes > 0) {
     parsed.body = false;
@@ -54,7 +59,7 @@ function externalize(parsed: MimeTreeNode, node: MimeNode, attachments: Map<Mime
   }
   const children = parsed.childNodes ?? [];
   if (children.length !== node.childNodes.length) throw new Error('parsed MIME tree does not match the composed one');
-  children.forEach((child, i) => externalize(child, node.childNodes[i], attachments, messageUid));
+  for (const [i, child] of children.entries()) externalize(child, node.childNodes[i], attachments, messageUid);
 }
 
 export function describeMessage(msg: VendorMessage): MessageDescription {
@@ -72,7 +77,12 @@ export function describeMessage(msg: VendorMessage): MessageDescription {
 /** The description of a message that exists only as bytes (a draft a client appended). */
 export function describeRaw(raw: Buffer): MessageDescription {
   const mimeTree = indexer.parseMimeTree(raw);
-  return { mimeTree, size: indexer.getSize(mimeTree), bodystructure: indexer.getBodyStructure(mimeTree), envelope: indexer.getEnvelope(mimeTree) };
+  return {
+    mimeTree,
+    size: indexer.getSize(mimeTree),
+    bodystructure: indexer.getBodyStructure(mimeTree),
+    envelope: indexer.getEnvelope(mimeTree),
+  };
 }
 
 /** External attachments in a tree, in message order. */

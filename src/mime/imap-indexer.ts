@@ -41,7 +41,11 @@ export interface ReadBounds {
 
 export interface ImapAttachmentStorage {
   get(attachmentId: string): Promise<StoredAttachmentInfo>;
-  createReadStream(attachmentId: string, info: StoredAttachmentInfo, bounds: ReadBounds): Readable & { outputBytes?: number };
+  createReadStream(
+    attachmentId: string,
+    info: StoredAttachmentInfo,
+    bounds: ReadBounds,
+  ): Readable & { outputBytes?: number };
 }
 
 export interface ContentSelector {
@@ -61,7 +65,11 @@ export interface Indexer {
   getSize(tree: MimeTreeNode, textOnly?: boolean): number;
   getBodyStructure(tree: MimeTreeNode): unknown[];
   getEnvelope(tree: MimeTreeNode): unknown[];
-  getContents(tree: MimeTreeNode, selector?: ContentSelector | false, options?: { startFrom?: number; maxLength?: number }): ContentResult | string;
+  getContents(
+    tree: MimeTreeNode,
+    selector?: ContentSelector | false,
+    options?: { startFrom?: number; maxLength?: number },
+  ): ContentResult | string;
 }
 
 type IndexerConstructor = new (options?: { attachmentStorage?: ImapAttachmentStorage }) => Indexer;

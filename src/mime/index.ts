@@ -1,4 +1,12 @@
-export { describeMessage, describeRaw, externalAttachments, externalId, parseExternalId, type AttachmentRef, type MessageDescription } from './describe';
+export {
+  describeMessage,
+  describeRaw,
+  externalAttachments,
+  externalId,
+  parseExternalId,
+  type AttachmentRef,
+  type MessageDescription,
+} from './describe';
 export { buildMessage } from './compose';
 export {
   attachmentsRead,
@@ -13,4 +21,10 @@ export {
 export { createIndexer, type MimeTreeNode, type Indexer, type ImapAttachmentStorage } from './imap-indexer';
 export { describeRecord, metadataRecord, type MetadataRecord } from './metadata-record';
 export { DescribePool, describePool, type DescribePoolOptions } from './describe-pool';
-export { cloneImapStructure, compileSummary, compiledToken, isCompiledItem, type CompiledSummary } from './compiled-summary';
+export {
+  cloneImapStructure,
+  compileSummary,
+  compiledToken,
+  isCompiledItem,
+  type CompiledSummary,
+} from './compiled-summary';

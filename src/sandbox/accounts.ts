@@ -38,7 +38,8 @@ export class Accounts {
   /** Authorization: Bearer KEY or the bare key (spec 5, rule 1). */
   authenticate(req: http.IncomingMessage): KeyCheck {
     const header = req.headers.authorization;
-    if (header === undefined) return { ok: false, status: 401, code: 'MISSING_AUTH_HEADER', error: 'No Authorization header' };
+    if (header === undefined)
+      return { ok: false, status: 401, code: 'MISSING_AUTH_HEADER', error: 'No Authorization header' };
     const account = this.byKey(header.replace(/^Bearer\s+/i, '').trim());
     if (!account) return { ok: false, code: 'INVALID_API_KEY', ...pick('INVALID_API_KEY') };
     const forced = account.forced;

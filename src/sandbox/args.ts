@@ -28,14 +28,16 @@ export function optBool(args: Args, key: string): boolean | undefined {
 export function optInt(args: Args, key: string, min: number, max: number): number | undefined {
   const v = args[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new ArgError(`${key} must be an integer from ${min} to ${max}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+    throw new ArgError(`${key} must be an integer from ${min} to ${max}`);
   return v;
 }
 
 export function optStrings(args: Args, key: string, max = Infinity): string[] | undefined {
   const v = args[key];
   if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || !v.every((s) => typeof s === 'string' && s !== '')) throw new ArgError(`${key} must be an array of non-empty strings`);
+  if (!Array.isArray(v) || !v.every((s) => typeof s === 'string' && s !== ''))
+    throw new ArgError(`${key} must be an array of non-empty strings`);
   if (v.length > max) throw new ArgError(`${key} takes at most ${max} entries`);
   return v as string[];
 }
@@ -52,7 +54,8 @@ export function optRecipients(args: Args, key: string): Recipient[] | undefined 
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v)) throw new ArgError(`${key} must be an array of {email, name?}`);
   return v.map((r) => {
-    if (typeof r !== 'object' || r === null || typeof r.email !== 'string' || !isEmail(r.email)) throw new ArgError(`${key} entries need a valid email`);
+    if (typeof r !== 'object' || r === null || typeof r.email !== 'string' || !isEmail(r.email))
+      throw new ArgError(`${key} entries need a valid email`);
     if (r.name !== undefined && typeof r.name !== 'string') throw new ArgError(`${key} names must be strings`);
     return r.name === undefined ? { email: r.email } : { email: r.email, name: r.name };
   });

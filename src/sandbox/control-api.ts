@@ -120,7 +120,9 @@ export function controlApi(deps: ControlDeps): Handler {
       box.remove(messageArg(box, args).uid);
       return { ok: true };
     },
-    '/clock/advance': (args) => ({ now: new Date(deps.advanceClock(optInt(args, 'ms', 0, Number.MAX_SAFE_INTEGER) ?? 0)).toISOString() }),
+    '/clock/advance': (args) => ({
+      now: new Date(deps.advanceClock(optInt(args, 'ms', 0, Number.MAX_SAFE_INTEGER) ?? 0)).toISOString(),
+    }),
     '/stats/reset': () => {
       deps.resetStats();
       return { ok: true };
@@ -172,7 +174,9 @@ export function controlApi(deps: ControlDeps): Handler {
       const folderName = q.get('folder');
       const include = (q.get('include') ?? 'attachments').split(',').filter(Boolean) as IncludePart[];
       if (include.some((p) => !includeParts.includes(p))) throw new ArgError('unknown include part');
-      return { messages: box.dump(folderName ? folderArg(box, folderName) : null).map((m) => toVendorMessage(m, include)) };
+      return {
+        messages: box.dump(folderName ? folderArg(box, folderName) : null).map((m) => toVendorMessage(m, include)),
+      };
     },
   };
 

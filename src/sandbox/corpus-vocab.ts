@@ -59,7 +59,11 @@ export const newsletterTopics: readonly string[] = [
   'Your monthly summary 📈',
 ];
 
-export const spamTopics: readonly string[] = ['You are a lottery winner!!!', 'Cheap meds, no prescription', 'Double your bitcoin today 🚀'];
+export const spamTopics: readonly string[] = [
+  'You are a lottery winner!!!',
+  'Cheap meds, no prescription',
+  'Double your bitcoin today 🚀',
+];
 
 export const sentences: readonly string[] = [
   'Thanks for the update, that sounds good to me.',

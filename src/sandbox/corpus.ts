@@ -1,6 +1,12 @@
 import type { AttachmentMeta, MessageBody, Recipient } from '../upstream/types';
 import { Rng, hash32, hex32 } from './rng';
-import { ExplicitContent, StoredMessage, type MessageContent, type StoredAttachment, type TransportInfo } from './message';
+import {
+  ExplicitContent,
+  StoredMessage,
+  type MessageContent,
+  type StoredAttachment,
+  type TransportInfo,
+} from './message';
 import * as vocab from './corpus-vocab';
 
 /**
@@ -15,7 +21,15 @@ const day = 86_400_000;
 const corpusSpanMs = 730 * day;
 const chunkSize = 64 * 1024;
 /** Salts that keep the derived random streams of one message independent. */
-const salt = { structure: 0x5eed, body: 0xb0d1, attachment: 0xa77a, transport: 0x7e1e, messageId: 0x1d1d, thread: 0x7d7d, uid: 0x0d0d };
+const salt = {
+  structure: 0x5eed,
+  body: 0xb0d1,
+  attachment: 0xa77a,
+  transport: 0x7e1e,
+  messageId: 0x1d1d,
+  thread: 0x7d7d,
+  uid: 0x0d0d,
+};
 
 export function messageUid(seed: number, seq: number): string {
   return `m_${hex32(hash32(seed, seq, salt.uid))}${seq.toString(36)}`;
@@ -69,35 +83,74 @@ class CorpusContent implements MessageContent {
     private readonly index: number,
     private readonly count: number,
     private readonly kind: Kind,
-    private readonly envelope: { fromName: string; fromEmail: string; subject: string; receivedAt: number; owner: string },
+    private readonly envelope: {
+      fromName: string;
+      fromEmail: string;
+      subject: string;
+      receivedAt: number;
+      owner: string;
+    },
   ) {}
 
   private plan(): PlannedFile[] {
     const { index, kind } = this;
     if (kind === 'bounce') {
       return [
-        { name: 'details.txt', mime: 'message/delivery-status', size: 0, inline: false, fixed: `Reporting-MTA: dns; mx.sandbox.test\nFinal-Recipient: rfc822; nobody@nowhere.example\nAction: failed\nStatus: 5.1.1\nDiagnostic-Code: smtp; 550 5.1.1 User unknown\n` },
-        { name: 'original.txt', mime: 'text/rfc822-headers', size: 0, inline: false, fixed: `From: ${this.envelope.owner}\nTo: nobody@nowhere.example\nSubject: Hello\n` },
+        {
+          name: 'details.txt',
+          mime: 'message/delivery-status',
+          size: 0,
+          inline: false,
+          fixed: `Reporting-MTA: dns; mx.sandbox.test\nFinal-Recipient: rfc822; nobody@nowhere.example\nAction: failed\nStatus: 5.1.1\nDiagnostic-Code: smtp; 550 5.1.1 User unknown\n`,
+        },
+        {
+          name: 'original.txt',
+          mime: 'text/rfc822-headers',
+          size: 0,
+          inline: false,
+          fixed: `From: ${this.envelope.owner}\nTo: nobody@nowhere.example\nSubject: Hello\n`,
+        },
       ];
     }
     if (kind === 'complaint') {
       return [
-        { name: 'feedback-report.txt', mime: 'message/feedback-report', size: 0, inline: false, fixed: `Feedback-Type: abuse\nUser-Agent: ExampleFBL/1.0\nVersion: 1\nOriginal-Mail-From: <${this.envelope.owner}>\nSource-IP: 198.51.100.7\n` },
+        {
+          name: 'feedback-report.txt',
+          mime: 'message/feedback-report',
+          size: 0,
+          inline: false,
+          fixed: `Feedback-Type: abuse\nUser-Agent: ExampleFBL/1.0\nVersion: 1\nOriginal-Mail-From: <${this.envelope.owner}>\nSource-IP: 198.51.100.7\n`,
+        },
       ];
     }
     if (index === 1) return [{ name: 'Rechnung-2024-0001.pdf', mime: 'application/pdf', size: 48_213, inline: false }];
     if (index === 2) return [{ name: 'logo.png', mime: 'image/png', size: 18_432, inline: true }];
     if (index === 3) return [{ name: 'leer.txt', mime: 'text/plain', size: 0, inline: false }];
-    if (index === 7) return [{ name: 'Präsentation Q3 📊.pptx', mime: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', size: 3_407_872, inline: false }];
-    if (this.count >= 500 && index === Math.floor(this.count / 2) + 3) return [{ name: 'backup.zip', mime: 'application/zip', size: 6_291_456, inline: false }];
+    if (index === 7)
+      return [
+        {
+          name: 'Präsentation Q3 📊.pptx',
+          mime: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+          size: 3_407_872,
+          inline: false,
+        },
+      ];
+    if (this.count >= 500 && index === Math.floor(this.count / 2) + 3)
+      return [{ name: 'backup.zip', mime: 'application/zip', size: 6_291_456, inline: false }];
     if (kind !== 'personal' && kind !== 'sent') return [];
     const rng = new Rng(hash32(this.seed, this.seq, salt.attachment));
     const files: PlannedFile[] = [];
-    if (rng.chance(0.04)) files.push({ name: `photo-${index}.jpg`, mime: 'image/jpeg', size: rng.int(5_000, 60_000), inline: true });
+    if (rng.chance(0.04))
+      files.push({ name: `photo-${index}.jpg`, mime: 'image/jpeg', size: rng.int(5_000, 60_000), inline: true });
     if (rng.chance(0.08)) {
       for (let n = rng.int(1, 2); n > 0; n--) {
         const k = rng.pick(vocab.attachmentKinds);
-        files.push({ name: `${k.base}-${index}-${n}.${k.ext}`, mime: k.mime, size: rng.int(1_000, 400_000), inline: false });
+        files.push({
+          name: `${k.base}-${index}-${n}.${k.ext}`,
+          mime: k.mime,
+          size: rng.int(1_000, 400_000),
+          inline: false,
+        });
       }
     }
     return files;
@@ -120,7 +173,10 @@ class CorpusContent implements MessageContent {
         scan_status: 'clean',
         scan_engine: 'sandbox-av',
       };
-      return { meta, chunks: () => (fixed ? [fixed] : generatedBytes(this.seed, this.seq, k, f.size, textual(f.mime))) };
+      return {
+        meta,
+        chunks: () => (fixed ? [fixed] : generatedBytes(this.seed, this.seq, k, f.size, textual(f.mime))),
+      };
     });
   }
 
@@ -128,13 +184,27 @@ class CorpusContent implements MessageContent {
     const e = this.envelope;
     switch (this.kind) {
       case 'bounce':
-        return ['This is the mail system at host mx.sandbox.test.', "I'm sorry to have to inform you that your message could not be delivered to one or more recipients.", '<nobody@nowhere.example>: host mx.nowhere.example said: 550 5.1.1 User unknown'];
+        return [
+          'This is the mail system at host mx.sandbox.test.',
+          "I'm sorry to have to inform you that your message could not be delivered to one or more recipients.",
+          '<nobody@nowhere.example>: host mx.nowhere.example said: 550 5.1.1 User unknown',
+        ];
       case 'complaint':
-        return ['This is an email abuse report for an email message received from IP 198.51.100.7.', `A recipient marked a message from ${e.owner} as spam.`];
+        return [
+          'This is an email abuse report for an email message received from IP 198.51.100.7.',
+          `A recipient marked a message from ${e.owner} as spam.`,
+        ];
       case 'spam':
-        return ['Congratulations! You have been selected.', 'Click the link below to claim your reward before it expires.'];
+        return [
+          'Congratulations! You have been selected.',
+          'Click the link below to claim your reward before it expires.',
+        ];
       case 'newsletter':
-        return [`${e.subject} — the highlights of this issue.`, rng.pick(vocab.sentences), 'You receive this because you subscribed.'];
+        return [
+          `${e.subject} — the highlights of this issue.`,
+          rng.pick(vocab.sentences),
+          'You receive this because you subscribed.',
+        ];
       default: {
         const greeting = rng.pick(['Hi,', 'Hallo,', 'こんにちは。', 'Hello there,']);
         const lines = [greeting];
@@ -148,13 +218,14 @@ class CorpusContent implements MessageContent {
   body(): MessageBody {
     const rng = new Rng(hash32(this.seed, this.seq, salt.body));
     const paras = this.paragraphs(rng);
-    const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-    let html = `<html><body>${paras.map((p) => `<p>${escape(p)}</p>`).join('')}`;
+    const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    let html = `<html><body>${paras.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}`;
     this.plan().forEach((f, k) => {
-      if (f.inline) html += `<p><img src="cid:${this.contentId(k)}" alt="${escape(f.name)}"></p>`;
+      if (f.inline) html += `<p><img src="cid:${this.contentId(k)}" alt="${escapeHtml(f.name)}"></p>`;
     });
     const external = this.kind === 'newsletter';
-    if (external) html += `<p><img src="https://cdn.news.example/banner-${this.seq}.png" alt="banner"><a href="https://news.example/unsubscribe">Unsubscribe</a></p>`;
+    if (external)
+      html += `<p><img src="https://cdn.news.example/banner-${this.seq}.png" alt="banner"><a href="https://news.example/unsubscribe">Unsubscribe</a></p>`;
     html += '</body></html>';
     return { html, text: paras.join('\n\n'), external_images: external };
   }
@@ -179,7 +250,10 @@ class CorpusContent implements MessageContent {
       dkim: !spam && rng.chance(0.95),
       dmarc: !spam && rng.chance(0.95),
       spamScore: spam ? 6 + rng.int(0, 30) / 10 : rng.int(0, 25) / 10,
-      listUnsubscribe: this.kind === 'newsletter' ? `<mailto:unsubscribe@${this.envelope.fromEmail.split('@')[1]}>, <https://news.example/unsubscribe?u=${this.seq}>` : null,
+      listUnsubscribe:
+        this.kind === 'newsletter'
+          ? `<mailto:unsubscribe@${this.envelope.fromEmail.split('@')[1]}>, <https://news.example/unsubscribe?u=${this.seq}>`
+          : null,
       contentType,
     };
   }
@@ -228,7 +302,8 @@ export function generateCorpus(p: CorpusParams): StoredMessage[] {
     let references: string[] = [];
     let rootSeq = seq;
 
-    const thread = i >= 8 && i !== bounceAt && i !== complaintAt && open.length > 0 && rng.chance(0.35) ? rng.pick(open) : null;
+    const thread =
+      i >= 8 && i !== bounceAt && i !== complaintAt && open.length > 0 && rng.chance(0.35) ? rng.pick(open) : null;
     if (i === bounceAt) {
       kind = 'bounce';
       from = { name: 'Mail Delivery System', email: 'MAILER-DAEMON@mx.sandbox.test' };
@@ -272,7 +347,13 @@ export function generateCorpus(p: CorpusParams): StoredMessage[] {
     const messageId = messageIdFor(p.seed, seq, from.email);
     const inReplyTo = references.length ? references[references.length - 1] : null;
     const cc = kind === 'personal' && rng.chance(0.1) ? [{ email: rng.pick(vocab.contacts).email }] : none;
-    const content = new CorpusContent(p.seed, seq, i, p.count, kind, { fromName: from.name, fromEmail: from.email, subject, receivedAt, owner: p.owner });
+    const content = new CorpusContent(p.seed, seq, i, p.count, kind, {
+      fromName: from.name,
+      fromEmail: from.email,
+      subject,
+      receivedAt,
+      owner: p.owner,
+    });
     const msg = new StoredMessage(
       messageUid(p.seed, seq),
       seq,
@@ -296,7 +377,14 @@ export function generateCorpus(p: CorpusParams): StoredMessage[] {
       thread.lastInbound = !own;
       if (thread.refs.length >= 8) open.splice(open.indexOf(thread), 1);
     } else if (kind === 'personal' || kind === 'sent') {
-      open.push({ rootSeq: seq, subject, contact: own ? { name: to[0].name ?? to[0].email, email: to[0].email } : from, folder: folder === 'Sent' ? 'INBOX' : folder, refs: [messageId], lastInbound: !own });
+      open.push({
+        rootSeq: seq,
+        subject,
+        contact: own ? { name: to[0].name ?? to[0].email, email: to[0].email } : from,
+        folder: folder === 'Sent' ? 'INBOX' : folder,
+        refs: [messageId],
+        lastInbound: !own,
+      });
       if (open.length > 12) open.shift();
     }
   }

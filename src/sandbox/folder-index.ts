@@ -79,7 +79,9 @@ export class FolderIndex {
   sorted(): ThreadInFolder[] {
     if (!this.order) {
       this.order = [...this.threads].map(([threadId, messages]) => ({ threadId, messages }));
-      this.order.sort((a, b) => compareNewestFirst(keyOf(a.messages[a.messages.length - 1]), keyOf(b.messages[b.messages.length - 1])));
+      this.order.sort((a, b) =>
+        compareNewestFirst(keyOf(a.messages[a.messages.length - 1]), keyOf(b.messages[b.messages.length - 1])),
+      );
     }
     return this.order;
   }

@@ -35,7 +35,8 @@ export function graphApi(deps: GraphDeps): Handler {
         try {
           if (!isObject(body)) throw new ArgError('body must be a JSON object');
           const domain = reqString(body, 'domain').toLowerCase();
-          if (!deps.domains.includes(domain)) throw new ArgError('domain is neither a shared domain nor a verified own domain');
+          if (!deps.domains.includes(domain))
+            throw new ArgError('domain is neither a shared domain nor a verified own domain');
           const local = (optString(body, 'local_part') ?? `sender${++created}`).toLowerCase();
           if (!/^[a-z0-9][a-z0-9._+-]{0,63}$/.test(local)) throw new ArgError('local_part is not a valid mailbox name');
           const email = `${local}@${domain}`;

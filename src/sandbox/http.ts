@@ -28,10 +28,19 @@ export async function readJson(req: http.IncomingMessage, limit: number): Promis
   }
 }
 
-export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   const data = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(data), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(data),
+    ...headers,
+  });
   res.end(data);
 }
 
@@ -45,7 +54,12 @@ export interface Listener {
 }
 
 /** An HTTP listener whose handler failures become a 500 instead of a crash. */
-export async function listen(host: string, port: number, handler: Handler, onError: (res: http.ServerResponse) => void): Promise<Listener> {
+export async function listen(
+  host: string,
+  port: number,
+  handler: Handler,
+  onError: (res: http.ServerResponse) => void,
+): Promise<Listener> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     handler(req, res, url).catch(() => onError(res));

@@ -69,7 +69,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const apiKey = opts.apiKey ?? 'sandbox-api-key';
   const otherApiKey = `${apiKey}-2`;
   const count = opts.messages ?? 200;
-  if (!Number.isInteger(count) || count < 0 || count > maxCorpusSize) throw new Error(`messages must be an integer from 0 to ${maxCorpusSize}`);
+  if (!Number.isInteger(count) || count < 0 || count > maxCorpusSize)
+    throw new Error(`messages must be an integer from 0 to ${maxCorpusSize}`);
 
   const store = new SandboxStore(seed, now);
   const [first, ...others] = opts.mailboxes ?? ['alice@sandbox.test', 'bob@sandbox.test'];
@@ -98,11 +99,26 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   const listeners: Listener[] = [];
   try {
-    const read = await listen(host, ports.read ?? 0, readApi({ store, tokens, traffic, conditions, assumptions }), internal({ type: assumptions.errorType, code: 'INTERNAL', message: 'internal error' }));
+    const read = await listen(
+      host,
+      ports.read ?? 0,
+      readApi({ store, tokens, traffic, conditions, assumptions }),
+      internal({ type: assumptions.errorType, code: 'INTERNAL', message: 'internal error' }),
+    );
     listeners.push(read);
-    const mail = await listen(host, ports.mail ?? 0, mailApi({ store, accounts, quarantine, conditions, assumptions, outbox, now }), internal({ error: 'Unexpected server error', code: 'INTERNAL_SERVER_ERROR' }));
+    const mail = await listen(
+      host,
+      ports.mail ?? 0,
+      mailApi({ store, accounts, quarantine, conditions, assumptions, outbox, now }),
+      internal({ error: 'Unexpected server error', code: 'INTERNAL_SERVER_ERROR' }),
+    );
     listeners.push(mail);
-    const graph = await listen(host, ports.graph ?? 0, graphApi({ store, accounts, conditions, assumptions, domains }), internal({ error: 'Unexpected server error', code: 'INTERNAL_SERVER_ERROR' }));
+    const graph = await listen(
+      host,
+      ports.graph ?? 0,
+      graphApi({ store, accounts, conditions, assumptions, domains }),
+      internal({ error: 'Unexpected server error', code: 'INTERNAL_SERVER_ERROR' }),
+    );
     listeners.push(graph);
     const urls = { read: read.url, mail: mail.url, graph: graph.url, control: '' };
     const control = await listen(
@@ -114,10 +130,19 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
         quarantine,
         outbox,
         domains,
-        info: () => ({ urls, apiKey, otherApiKey, mailboxes: [...store.mailboxes.keys()], now: new Date(now()).toISOString() }),
+        info: () => ({
+          urls,
+          apiKey,
+          otherApiKey,
+          mailboxes: [...store.mailboxes.keys()],
+          now: new Date(now()).toISOString(),
+        }),
         issueTokens,
         revokeTokens,
-        advanceClock: (ms) => (offset += ms, now()),
+        advanceClock: (ms) => {
+          offset += ms;
+          return now();
+        },
         stats: (m) => traffic.stats(m),
         resetStats: () => traffic.reset(),
         setFaults,
@@ -134,7 +159,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       otherApiKey,
       issueTokens,
       revokeTokens,
-      advanceClock: (ms) => void (offset += ms),
+      advanceClock: (ms) => {
+        offset += ms;
+      },
       now,
       stats: (m) => traffic.stats(m),
       resetStats: () => traffic.reset(),

@@ -4,7 +4,7 @@ import type { Account, Accounts } from './accounts';
 import { ArgError } from './args';
 import { sanitizeHtml, sanitizeSubject, htmlToText } from './body-format';
 import { isObject, readJson, sendJson, type Conditions, type Handler } from './http';
-import { Quarantine, quarantineLifetimeMs, spamTriggers } from './quarantine';
+import { type Quarantine, quarantineLifetimeMs, spamTriggers } from './quarantine';
 import { hash32, hex32 } from './rng';
 import { parseSendRequest } from './send-request';
 import type { Outgoing, SandboxStore } from './store';
@@ -41,19 +41,27 @@ export interface MailDeps {
 
 type Keyed = (account: Account, body: unknown, res: http.ServerResponse) => void;
 
-export const fail = (res: http.ServerResponse, status: number, code: string, error: string) => sendJson(res, status, { error, code });
+export const fail = (res: http.ServerResponse, status: number, code: string, error: string) =>
+  sendJson(res, status, { error, code });
 
 /**
  * What every keyed vendor route (mail and graph hosts) does first: latency and faults, the
  * key check, then the JSON body. Answers the request itself when any of them fails.
  */
-export async function keyedRoute(req: http.IncomingMessage, res: http.ServerResponse, conditions: Conditions, accounts: Accounts, handle: Keyed): Promise<void> {
+export async function keyedRoute(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  conditions: Conditions,
+  accounts: Accounts,
+  handle: Keyed,
+): Promise<void> {
   const fault = await conditions.before();
   if (fault === 'reset') return void req.socket.destroy();
   if (fault === 'unavailable') return fail(res, 503, 'AUTH_UNAVAILABLE', 'Service temporarily unavailable');
   const auth = accounts.authenticate(req);
   if (!auth.ok) return fail(res, auth.status, auth.code, auth.error);
-  if (conditions.roll(conditions.faults.errorRate)) return fail(res, 500, 'INTERNAL_SERVER_ERROR', 'Unexpected server error; retry');
+  if (conditions.roll(conditions.faults.errorRate))
+    return fail(res, 500, 'INTERNAL_SERVER_ERROR', 'Unexpected server error; retry');
   const body = await readJson(req, bodyLimit);
   if (!body.ok) return fail(res, body.status, 'VALIDATION_ERROR', body.message);
   handle(auth.account, body.value, res);
@@ -100,7 +108,9 @@ export function mailApi(deps: MailDeps): Handler {
         code: 'SPAM_DETECTED',
         detectionId: held.detectionId,
         quarantine_id: held.quarantineId,
-        release_instructions: held.quarantineId ? `POST /v3.0/quarantine/release with {"quarantine_id":"${held.quarantineId}"} within 3 hours` : null,
+        release_instructions: held.quarantineId
+          ? `POST /v3.0/quarantine/release with {"quarantine_id":"${held.quarantineId}"} within 3 hours`
+          : null,
         expires_in: held.quarantineId ? `${quarantineLifetimeMs / 3_600_000} hours` : null,
       });
     }
@@ -109,11 +119,17 @@ export function mailApi(deps: MailDeps): Handler {
 
   const release: Keyed = (account, body, res) => {
     const id = isObject(body) ? body.quarantine_id : undefined;
-    if (typeof id !== 'string' || id === '') return fail(res, 400, 'MISSING_QUARANTINE_ID', 'quarantine_id is required');
+    if (typeof id !== 'string' || id === '')
+      return fail(res, 400, 'MISSING_QUARANTINE_ID', 'quarantine_id is required');
     const outcome = quarantine.release(account, id);
     if (!outcome.ok) return fail(res, outcome.status, outcome.code, outcome.error);
     const html = sanitizeHtml(outcome.payload.html);
-    const clean: Outgoing = { ...outcome.payload, subject: sanitizeSubject(outcome.payload.subject), html, text: htmlToText(html) };
+    const clean: Outgoing = {
+      ...outcome.payload,
+      subject: sanitizeSubject(outcome.payload.subject),
+      html,
+      text: htmlToText(html),
+    };
     sendJson(res, 200, { success: true, [a.releaseIdField]: queue(account, clean, id) });
   };
 

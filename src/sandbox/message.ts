@@ -118,7 +118,9 @@ function fullHeadersOf(msg: StoredMessage): Record<string, unknown> {
   return {
     ...headersOf(msg),
     headers_json: headersJson,
-    received_chain: [`from mx.sender.example ([${t.ipAddress}]) by mx.sandbox.test with ${t.isTls ? 'ESMTPS' : 'ESMTP'}; ${date}`],
+    received_chain: [
+      `from mx.sender.example ([${t.ipAddress}]) by mx.sandbox.test with ${t.isTls ? 'ESMTPS' : 'ESMTP'}; ${date}`,
+    ],
     spf_result: verdict(t.spf),
     dkim_result: verdict(t.dkim),
     dmarc_result: verdict(t.dmarc),

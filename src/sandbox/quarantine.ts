@@ -21,7 +21,9 @@ export interface QuarantineRecord {
   corrupt: boolean;
 }
 
-export type ReleaseOutcome = { ok: true; payload: Outgoing } | { ok: false; status: number; code: string; error: string };
+export type ReleaseOutcome =
+  | { ok: true; payload: Outgoing }
+  | { ok: false; status: number; code: string; error: string };
 
 export class Quarantine {
   readonly records = new Map<string, QuarantineRecord>();
@@ -39,20 +41,52 @@ export class Quarantine {
     const text = `${payload.subject}\n${payload.html}\n${payload.text}`;
     if (unstorableTrigger.test(text)) return { detectionId, quarantineId: null };
     const id = `q_${hex32(hash32(this.seed, n, 0x9a))}${n.toString(36)}`;
-    this.records.set(id, { id, accountId: account.id, payload, createdAt: this.now(), processed: false, corrupt: corruptTrigger.test(text) });
+    this.records.set(id, {
+      id,
+      accountId: account.id,
+      payload,
+      createdAt: this.now(),
+      processed: false,
+      corrupt: corruptTrigger.test(text),
+    });
     return { detectionId, quarantineId: id };
   }
 
   /** Spec 3 and 7.1: ownership, processed, expiry, corruption, then the 10 per 3 h limit. */
   release(account: Account, id: string): ReleaseOutcome {
     const record = this.records.get(id);
-    if (!record || (record.processed && record.accountId === account.id)) return { ok: false, status: 404, code: 'QUARANTINE_NOT_FOUND', error: 'Quarantine record not found or already processed' };
-    if (record.accountId !== account.id) return { ok: false, status: 403, code: 'QUARANTINE_FORBIDDEN', error: 'Quarantine record belongs to another account' };
+    if (!record || (record.processed && record.accountId === account.id))
+      return {
+        ok: false,
+        status: 404,
+        code: 'QUARANTINE_NOT_FOUND',
+        error: 'Quarantine record not found or already processed',
+      };
+    if (record.accountId !== account.id)
+      return {
+        ok: false,
+        status: 403,
+        code: 'QUARANTINE_FORBIDDEN',
+        error: 'Quarantine record belongs to another account',
+      };
     const now = this.now();
-    if (now - record.createdAt >= quarantineLifetimeMs) return { ok: false, status: 410, code: 'QUARANTINE_EXPIRED', error: 'Quarantine record expired; resend the email' };
-    if (record.corrupt) return { ok: false, status: 500, code: 'QUARANTINE_CORRUPT', error: 'Corrupt quarantine payload' };
+    if (now - record.createdAt >= quarantineLifetimeMs)
+      return {
+        ok: false,
+        status: 410,
+        code: 'QUARANTINE_EXPIRED',
+        error: 'Quarantine record expired; resend the email',
+      };
+    if (record.corrupt)
+      return { ok: false, status: 500, code: 'QUARANTINE_CORRUPT', error: 'Corrupt quarantine payload' };
     account.releases = account.releases.filter((t) => now - t < quarantineLifetimeMs);
-    if (account.releases.length >= releaseLimit) return { ok: false, status: 403, code: 'RELEASE_LIMIT_REACHED', error: 'More than 10 releases in 3 hours; account under review' };
+    if (account.releases.length >= releaseLimit)
+      return {
+        ok: false,
+        status: 403,
+        code: 'RELEASE_LIMIT_REACHED',
+        error: 'More than 10 releases in 3 hours; account under review',
+      };
     account.releases.push(now);
     record.processed = true;
     return { ok: true, payload: record.payload };

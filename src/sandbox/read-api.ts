@@ -26,8 +26,13 @@ export interface ReadDeps {
 export function readApi(deps: ReadDeps): Handler {
   const { store, tokens, traffic, conditions, assumptions: a } = deps;
   const commands = commandTable(a);
-  const fail = (res: http.ServerResponse, status: number, code: string, message: string, headers?: Record<string, string>) =>
-    sendJson(res, status, { type: a.errorType, code, message }, headers);
+  const fail = (
+    res: http.ServerResponse,
+    status: number,
+    code: string,
+    message: string,
+    headers?: Record<string, string>,
+  ) => sendJson(res, status, { type: a.errorType, code, message }, headers);
 
   /** Token check and rate-limit admission; the admission ends when the response closes. */
   function authorize(req: http.IncomingMessage, res: http.ServerResponse): string | null {
@@ -38,12 +43,21 @@ export function readApi(deps: ReadDeps): Handler {
     }
     const check = tokens.verifyAccess(header.replace(/^Bearer\s+/i, '').trim());
     if (!check.ok) {
-      fail(res, 401, check.code, check.code === 'TOKEN_EXPIRED' ? 'access token expired; use the refresh token' : 'access token is malformed, unknown or revoked');
+      fail(
+        res,
+        401,
+        check.code,
+        check.code === 'TOKEN_EXPIRED'
+          ? 'access token expired; use the refresh token'
+          : 'access token is malformed, unknown or revoked',
+      );
       return null;
     }
     const admission = traffic.admit(req.socket.remoteAddress ?? 'unknown', check.mailbox);
     if (!admission.ok) {
-      fail(res, 429, 'RATE_LIMITED', 'over 15 requests per second or 15 in flight', { 'retry-after': String(admission.retryAfter) });
+      fail(res, 429, 'RATE_LIMITED', 'over 15 requests per second or 15 in flight', {
+        'retry-after': String(admission.retryAfter),
+      });
       return null;
     }
     res.once('close', admission.done);
@@ -82,8 +96,10 @@ export function readApi(deps: ReadDeps): Handler {
     const body = await readJson(req, bodyLimit);
     if (!body.ok) return fail(res, body.status, 'INVALID_ARGS', body.message);
     const list = isObject(body.value) ? body.value.commands : undefined;
-    if (!Array.isArray(list) || list.length === 0) return fail(res, 400, 'INVALID_ARGS', 'commands must be a non-empty array');
-    if (list.length > maxCommandsPerRequest) return fail(res, 400, 'INVALID_ARGS', `at most ${maxCommandsPerRequest} commands per request`);
+    if (!Array.isArray(list) || list.length === 0)
+      return fail(res, 400, 'INVALID_ARGS', 'commands must be a non-empty array');
+    if (list.length > maxCommandsPerRequest)
+      return fail(res, 400, 'INVALID_ARGS', `at most ${maxCommandsPerRequest} commands per request`);
     const box = store.mailbox(mailbox);
     if (!box) return fail(res, 401, 'INVALID_TOKEN', 'the mailbox of this token no longer exists');
     const ctx: CommandContext = { store, box, assumptions: a };
@@ -119,10 +135,20 @@ export function readApi(deps: ReadDeps): Handler {
     const token = isObject(body.value) ? body.value.refresh_token : undefined;
     if (typeof token !== 'string' || token === '') return fail(res, 400, 'INVALID_ARGS', 'refresh_token is required');
     const result = tokens.rotate(token);
-    if (!result.ok || !result.pair) return fail(res, 401, result.ok ? 'INVALID_TOKEN' : result.code, 'refresh token is invalid, used, revoked or expired');
+    if (!result.ok || !result.pair)
+      return fail(
+        res,
+        401,
+        result.ok ? 'INVALID_TOKEN' : result.code,
+        'refresh token is invalid, used, revoked or expired',
+      );
     traffic.countRefresh(result.mailbox);
     const t = a.tokenRefresh;
-    sendJson(res, 200, { [t.accessField]: result.pair.accessToken, [t.refreshField]: result.pair.refreshToken, [t.expiresInField]: accessLifetimeMs / 1000 });
+    sendJson(res, 200, {
+      [t.accessField]: result.pair.accessToken,
+      [t.refreshField]: result.pair.refreshToken,
+      [t.expiresInField]: accessLifetimeMs / 1000,
+    });
   }
 
   return async (req, res, url) => {

@@ -49,7 +49,11 @@ function pageArgs(args: Args, ctx: CommandContext): { limit: number; cursor: Sor
 }
 
 /** Applies `fn` to each known id; unknown ids are reported, not errors. */
-function eachMessage(ctx: CommandContext, ids: string[], fn: (m: StoredMessage) => void): { done: string[]; notFound: string[] } {
+function eachMessage(
+  ctx: CommandContext,
+  ids: string[],
+  fn: (m: StoredMessage) => void,
+): { done: string[]; notFound: string[] } {
   const done: string[] = [];
   const notFound: string[] = [];
   for (const id of ids) {
@@ -72,7 +76,8 @@ const listFolders: CommandFn = (_args, ctx) => ({
 function listedIndex(args: Args, ctx: CommandContext): FolderIndex {
   const label = optString(args, ctx.assumptions.commands.listThreads.labelArg);
   if (label === undefined) return ctx.box.folder(folderArg(args, ctx, true) as string);
-  if (args.folder !== undefined) throw new ArgError(`use either folder or ${ctx.assumptions.commands.listThreads.labelArg}`);
+  if (args.folder !== undefined)
+    throw new ArgError(`use either folder or ${ctx.assumptions.commands.listThreads.labelArg}`);
   return ctx.box.labelIndex(label);
 }
 
@@ -123,14 +128,22 @@ const search: CommandFn = (args, ctx) => {
   const hits = ctx.box.search(query, folder, limit, cursor);
   const page = hits.slice(0, limit);
   const next = hits.length > limit ? encodeCursor(keyOf(page[page.length - 1])) : null;
-  return { [ctx.assumptions.resultFields.searchUids]: page.map((m) => m.uid), [ctx.assumptions.commands.listThreads.nextCursorField]: next };
+  return {
+    [ctx.assumptions.resultFields.searchUids]: page.map((m) => m.uid),
+    [ctx.assumptions.commands.listThreads.nextCursorField]: next,
+  };
 };
 
 /** A5. */
 const flag: CommandFn = (args, ctx) => {
   const ids = idsArg(args);
-  const change = { isRead: optBool(args, 'is_read'), isStarred: optBool(args, 'is_starred'), isImportant: optBool(args, 'is_important') };
-  if (Object.values(change).every((v) => v === undefined)) throw new ArgError('one of is_read, is_starred, is_important is required');
+  const change = {
+    isRead: optBool(args, 'is_read'),
+    isStarred: optBool(args, 'is_starred'),
+    isImportant: optBool(args, 'is_important'),
+  };
+  if (Object.values(change).every((v) => v === undefined))
+    throw new ArgError('one of is_read, is_starred, is_important is required');
   const { done, notFound } = eachMessage(ctx, ids, (m) => {
     if (change.isRead !== undefined) m.isRead = change.isRead;
     if (change.isStarred !== undefined) m.isStarred = change.isStarred;
@@ -159,7 +172,19 @@ const move: CommandFn = (args, ctx) => {
   return { [ctx.assumptions.resultFields.moved]: done, [ctx.assumptions.resultFields.notFound]: notFound };
 };
 
-function sendFromMailbox(ctx: CommandContext, to: Recipient[], rest: { cc?: Recipient[]; bcc?: Recipient[]; subject: string; html?: string; text?: string; inReplyTo?: string; references?: string[] }) {
+function sendFromMailbox(
+  ctx: CommandContext,
+  to: Recipient[],
+  rest: {
+    cc?: Recipient[];
+    bcc?: Recipient[];
+    subject: string;
+    html?: string;
+    text?: string;
+    inReplyTo?: string;
+    references?: string[];
+  },
+) {
   if (rest.html === undefined && rest.text === undefined) throw new ArgError('html or text is required');
   const { sent } = ctx.store.deliver({
     fromName: displayName(ctx.box.address),

@@ -43,7 +43,8 @@ export function parseSendRequest(body: unknown, a: Assumptions): Outgoing {
 
 function headersField(v: unknown, name: string): Record<string, string> {
   if (v === undefined || v === null) return {};
-  if (!isObject(v) || !Object.values(v).every((h) => typeof h === 'string')) throw new ArgError(`${name} must be an object of strings`);
+  if (!isObject(v) || !Object.values(v).every((h) => typeof h === 'string'))
+    throw new ArgError(`${name} must be an object of strings`);
   return v as Record<string, string>;
 }
 

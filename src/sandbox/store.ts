@@ -166,11 +166,18 @@ export class SandboxStore {
   /** Fills a mailbox with the seeded corpus (see ./corpus.ts). */
   seedCorpus(address: string, count: number, anchor: number): void {
     const box = this.addMailbox(address);
-    for (const msg of generateCorpus({ seed: this.seed, owner: box.address, count, anchor, firstSeq: this.nextSeq })) box.add(msg);
+    for (const msg of generateCorpus({ seed: this.seed, owner: box.address, count, anchor, firstSeq: this.nextSeq }))
+      box.add(msg);
     this.nextSeq += count;
   }
 
-  private build(box: MailboxState, out: Outgoing, folder: string, messageId: string, recipientCopy: boolean): StoredMessage {
+  private build(
+    box: MailboxState,
+    out: Outgoing,
+    folder: string,
+    messageId: string,
+    recipientCopy: boolean,
+  ): StoredMessage {
     const seq = this.nextSeq++;
     const references = out.references ?? (out.inReplyTo ? [out.inReplyTo] : []);
     const files = (out.files ?? []).map((f, k) => {

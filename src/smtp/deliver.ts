@@ -3,7 +3,15 @@ import { quarantineLifetimeMs, type QuarantineStore } from '../store/quarantine'
 import type { VendorApi } from '../upstream/api';
 import { VendorError } from '../upstream/errors';
 import type { SendRequest } from '../upstream/types';
-import { answerFor, describeHold, smtpError, spamAnswer, spamHoldOf, type SmtpAnswer, type SpamHold } from './error-map';
+import {
+  answerFor,
+  describeHold,
+  smtpError,
+  spamAnswer,
+  spamHoldOf,
+  type SmtpAnswer,
+  type SpamHold,
+} from './error-map';
 import type { Submission } from './payload';
 
 /**
@@ -29,10 +37,7 @@ export interface DeliverDeps {
   onSubmitted?(submitted: Submitted): void;
 }
 
-type Outcome =
-  | { to: string; sent: string }
-  | { to: string; held: SpamHold }
-  | { to: string; failed: SmtpAnswer };
+type Outcome = { to: string; sent: string } | { to: string; held: SpamHold } | { to: string; failed: SmtpAnswer };
 
 async function sendOne(deps: DeliverDeps, mailbox: string, sub: Submission, payload: SendRequest): Promise<Outcome> {
   try {
@@ -43,9 +48,20 @@ async function sendOne(deps: DeliverDeps, mailbox: string, sub: Submission, payl
       const heldAt = new Date();
       const held = spamHoldOf(err, heldAt, quarantineLifetimeMs);
       if (held.quarantineId) {
-        deps.quarantine.record({ quarantineId: held.quarantineId, account: mailbox, recipient: payload.to, subject: sub.subject, messageId: sub.messageId, heldAt, expiresAt: held.expiresAt });
+        deps.quarantine.record({
+          quarantineId: held.quarantineId,
+          account: mailbox,
+          recipient: payload.to,
+          subject: sub.subject,
+          messageId: sub.messageId,
+          heldAt,
+          expiresAt: held.expiresAt,
+        });
       }
-      deps.logger.warn({ mailbox, recipient: payload.to, code, quarantineId: held.quarantineId, detectionId: held.detectionId }, 'submission held by the vendor spam filter');
+      deps.logger.warn(
+        { mailbox, recipient: payload.to, code, quarantineId: held.quarantineId, detectionId: held.detectionId },
+        'submission held by the vendor spam filter',
+      );
       return { to: payload.to, held };
     }
     const failed = answerFor(err);
@@ -85,5 +101,9 @@ function partialAnswer(outcomes: Outcome[]): SmtpAnswer {
   const anySent = outcomes.some((o) => 'sent' in o);
   const advice = anySent ? 'Do not resend to the recipients it was sent to.' : 'Nothing was sent.';
   const onlySpam = outcomes.every((o) => !('failed' in o));
-  return { code: 550, enhanced: onlySpam ? '5.7.1' : '5.0.0', text: `Not delivered to every recipient: ${parts.join('; ')}. ${advice}` };
+  return {
+    code: 550,
+    enhanced: onlySpam ? '5.7.1' : '5.0.0',
+    text: `Not delivered to every recipient: ${parts.join('; ')}. ${advice}`,
+  };
 }

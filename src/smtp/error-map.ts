@@ -19,15 +19,35 @@ export interface SmtpAnswer {
 const answer = (code: number, enhanced: string, text: string): SmtpAnswer => ({ code, enhanced, text });
 
 export const sendErrorAnswers: Readonly<Record<string, SmtpAnswer>> = {
-  MISSING_AUTH_HEADER: answer(451, '4.3.5', 'The bridge has no vendor send key (vendor.apiKey); the operator must configure it'),
-  INVALID_API_KEY: answer(451, '4.3.5', 'The vendor refused the bridge send key (invalid or revoked); the operator must set a new vendor.apiKey'),
+  MISSING_AUTH_HEADER: answer(
+    451,
+    '4.3.5',
+    'The bridge has no vendor send key (vendor.apiKey); the operator must configure it',
+  ),
+  INVALID_API_KEY: answer(
+    451,
+    '4.3.5',
+    'The vendor refused the bridge send key (invalid or revoked); the operator must set a new vendor.apiKey',
+  ),
   ACCOUNT_BLOCKED: answer(554, '5.7.1', 'The vendor account is blocked'),
-  NO_CREDITS_LEFT: answer(452, '4.3.1', 'The vendor account has no email credits left; the message stays queued until credits are added'),
+  NO_CREDITS_LEFT: answer(
+    452,
+    '4.3.1',
+    'The vendor account has no email credits left; the message stays queued until credits are added',
+  ),
   USER_NOT_FOUND: answer(554, '5.7.1', 'The vendor does not know the user behind the send key'),
   MISSING_USER_PRIVILEGES: answer(554, '5.7.1', 'The vendor send key lacks the privilege to send'),
   EMAIL_CREDITS_NOT_FOUND: answer(451, '4.3.0', 'The vendor could not check the email credits; try again later'),
-  CREDENTIAL_TEMPORARILY_BLOCKED: answer(451, '4.7.1', 'The vendor temporarily blocked the send key for repeated policy violations; try again later'),
-  IP_TEMPORARILY_BLOCKED: answer(451, '4.7.1', "The vendor temporarily blocked the bridge's IP for repeated policy violations; try again later"),
+  CREDENTIAL_TEMPORARILY_BLOCKED: answer(
+    451,
+    '4.7.1',
+    'The vendor temporarily blocked the send key for repeated policy violations; try again later',
+  ),
+  IP_TEMPORARILY_BLOCKED: answer(
+    451,
+    '4.7.1',
+    "The vendor temporarily blocked the bridge's IP for repeated policy violations; try again later",
+  ),
   RATE_LIMITED: answer(451, '4.7.0', 'The vendor is rate limiting sends; try again shortly'),
   INTERNAL_SERVER_ERROR: answer(451, '4.3.0', 'The vendor had an internal error; try again'),
 };
@@ -48,7 +68,9 @@ export function answerFor(err: unknown): SmtpAnswer {
     // the vendor's own wording helps only for refusals nobody anticipated (e.g. validation)
     const detail = sendErrorAnswers[err.code] ? '' : `: ${err.message.slice(0, 160)}`;
     if (known) return { ...known, text: `${known.text} (${err.code}${detail})` };
-    return err.transient ? answer(451, '4.3.0', `The vendor failed temporarily (${err.code}); try again`) : answer(554, '5.0.0', `The vendor refused the message (${err.code}${detail})`);
+    return err.transient
+      ? answer(451, '4.3.0', `The vendor failed temporarily (${err.code}); try again`)
+      : answer(554, '5.0.0', `The vendor refused the message (${err.code}${detail})`);
   }
   // a send that timed out may still have been queued, but losing mail is worse than a duplicate
   if (err instanceof TransportError) return answer(451, '4.4.1', 'The vendor did not answer; try again later');
@@ -81,7 +103,8 @@ export const releaseCommand = (quarantineId: string) => `mailbridge quarantine r
 /** What a held (or unstorable) submission is told, per recipient copy. */
 export function describeHold(hold: SpamHold): string {
   const detection = hold.detectionId ? `, detection ${hold.detectionId}` : '';
-  if (!hold.quarantineId) return `flagged by the vendor's spam filter and NOT kept in quarantine (nothing to release${detection}); change the content and send again`;
+  if (!hold.quarantineId)
+    return `flagged by the vendor's spam filter and NOT kept in quarantine (nothing to release${detection}); change the content and send again`;
   return `held in the vendor's spam quarantine as quarantine_id ${hold.quarantineId}${detection}, releasable for ${hold.expiresIn ?? '3 hours'} (until ${utcMinute(hold.expiresAt)}); to deliver it anyway run: ${releaseCommand(hold.quarantineId)}`;
 }
 

@@ -20,7 +20,10 @@ export interface Submission {
 }
 
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 }
 
 export function textToHtml(text: string): string {
@@ -41,7 +44,12 @@ function threadingHeaders(mail: ParsedMail, messageId: string): Record<string, s
 }
 
 /** `from` is the authenticated account; the From header only lends its display name. */
-export async function buildSubmission(raw: Buffer, from: string, recipients: string[], assumptions: Assumptions): Promise<Submission> {
+export async function buildSubmission(
+  raw: Buffer,
+  from: string,
+  recipients: string[],
+  assumptions: Assumptions,
+): Promise<Submission> {
   // loaded on the first submission: a bridge used only for reading never holds the parser and its charset tables
   const { simpleParser } = await import('mailparser');
   const mail = await simpleParser(raw, { skipTextToHtml: true });

@@ -19,19 +19,26 @@ export function listQuarantine(store: QuarantineStore, now = new Date()): string
   const records = store.list();
   if (!records.length) return ['No submissions are held in quarantine.'];
   return records.map((r) => {
-    const releasable = r.status === 'held' && r.expiresAt > now ? `, release until ${stamp(r.expiresAt)}: ${releaseCommand(r.quarantineId)}` : '';
+    const releasable =
+      r.status === 'held' && r.expiresAt > now
+        ? `, release until ${stamp(r.expiresAt)}: ${releaseCommand(r.quarantineId)}`
+        : '';
     return `${r.quarantineId}  ${stateOf(r, now)}  held ${stamp(r.heldAt)}  from ${r.account} to ${r.recipient}  "${r.subject}"${releasable}`;
   });
 }
 
 /** Each refusal of the release route (spec 7.1), said as what it means and what to do. */
 const releaseRefusals: Readonly<Record<string, string>> = {
-  QUARANTINE_EXPIRED: 'expired: the vendor keeps held emails for 3 hours only and this one is gone; send the email again (after changing what tripped the spam filter)',
-  RELEASE_LIMIT_REACHED: 'limit reached: the vendor allows 10 releases per 3 hours and has put the account under review; wait, or contact the vendor',
-  QUARANTINE_FORBIDDEN: "not yours: the record belongs to another vendor account than the bridge's send key (vendor.apiKey)",
+  QUARANTINE_EXPIRED:
+    'expired: the vendor keeps held emails for 3 hours only and this one is gone; send the email again (after changing what tripped the spam filter)',
+  RELEASE_LIMIT_REACHED:
+    'limit reached: the vendor allows 10 releases per 3 hours and has put the account under review; wait, or contact the vendor',
+  QUARANTINE_FORBIDDEN:
+    "not yours: the record belongs to another vendor account than the bridge's send key (vendor.apiKey)",
   QUARANTINE_NOT_FOUND: 'not found: the id is unknown to the vendor or the email was already released',
   QUARANTINE_CORRUPT: 'the vendor cannot read the held copy (corrupt payload); send the email again',
-  MISSING_QUARANTINE_ID: 'no quarantine id was given; pass the id from the SMTP rejection or "mailbridge quarantine list"',
+  MISSING_QUARANTINE_ID:
+    'no quarantine id was given; pass the id from the SMTP rejection or "mailbridge quarantine list"',
 };
 
 function refusalText(err: VendorError, local: QuarantineRecord | null): string {
@@ -42,15 +49,23 @@ function refusalText(err: VendorError, local: QuarantineRecord | null): string {
 }
 
 /** `mailbridge quarantine release ID`: asks the vendor, records the outcome, explains it. */
-export async function releaseQuarantine(vendor: VendorApi, store: QuarantineStore, quarantineId: string): Promise<{ ok: boolean; text: string }> {
+export async function releaseQuarantine(
+  vendor: VendorApi,
+  store: QuarantineStore,
+  quarantineId: string,
+): Promise<{ ok: boolean; text: string }> {
   const local = store.get(quarantineId);
   try {
     const result = await vendor.releaseQuarantine(quarantineId);
     store.markReleased(quarantineId, result.id);
     const to = local ? ` to ${local.recipient}` : '';
-    return { ok: true, text: `Released ${quarantineId}: the vendor sanitizes its subject and body and delivers it${to}${result.id ? ` (email id ${result.id})` : ''}.` };
+    return {
+      ok: true,
+      text: `Released ${quarantineId}: the vendor sanitizes its subject and body and delivers it${to}${result.id ? ` (email id ${result.id})` : ''}.`,
+    };
   } catch (err) {
-    if (err instanceof TransportError) return { ok: false, text: `Could not release ${quarantineId}: the vendor did not answer; try again` };
+    if (err instanceof TransportError)
+      return { ok: false, text: `Could not release ${quarantineId}: the vendor did not answer; try again` };
     if (!(err instanceof VendorError)) throw err;
     store.markRefused(quarantineId, err.code);
     return { ok: false, text: `Could not release ${quarantineId}: ${refusalText(err, local)}` };

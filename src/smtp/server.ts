@@ -47,7 +47,8 @@ async function readMessage(stream: SMTPServerDataStream): Promise<Buffer | null>
 
 function serverOptions(opts: SmtpServerOptions, secure: boolean): SMTPServerOptions {
   const { config, logger } = opts;
-  const accountFor = (username: string) => config.accounts.find((a) => a.mailbox.toLowerCase() === username.toLowerCase())?.mailbox ?? username.toLowerCase();
+  const accountFor = (username: string) =>
+    config.accounts.find((a) => a.mailbox.toLowerCase() === username.toLowerCase())?.mailbox ?? username.toLowerCase();
   return {
     secure,
     key: opts.tls.key,
@@ -73,20 +74,45 @@ function serverOptions(opts: SmtpServerOptions, secure: boolean): SMTPServerOpti
     },
     onAuth(auth, session, callback) {
       if (!session.secure && !isLoopback(session.remoteAddress)) {
-        return callback(smtpError({ code: 538, enhanced: '5.7.11', text: 'Encryption required: use STARTTLS (or the implicit-TLS port) before AUTH' }));
+        return callback(
+          smtpError({
+            code: 538,
+            enhanced: '5.7.11',
+            text: 'Encryption required: use STARTTLS (or the implicit-TLS port) before AUTH',
+          }),
+        );
       }
       const account = accountFor(String(auth.username ?? '').trim());
       if (!opts.secrets.verifyBridgePassword(account, auth.password ?? '')) {
         logger.warn({ username: account, remote: session.remoteAddress }, 'smtp login refused');
-        return callback(smtpError({ code: 535, enhanced: '5.7.8', text: 'Authentication failed: log in with the mailbox address and its bridge password ("mailbridge account password")' }));
+        return callback(
+          smtpError({
+            code: 535,
+            enhanced: '5.7.8',
+            text: 'Authentication failed: log in with the mailbox address and its bridge password ("mailbridge account password")',
+          }),
+        );
       }
       callback(null, { user: account });
     },
     onMailFrom(address, session, callback) {
       const user = typeof session.user === 'string' ? session.user : '';
-      if (!user) return callback(smtpError({ code: 530, enhanced: '5.7.0', text: 'Authentication required: use STARTTLS, then AUTH with the bridge password' }));
+      if (!user)
+        return callback(
+          smtpError({
+            code: 530,
+            enhanced: '5.7.0',
+            text: 'Authentication required: use STARTTLS, then AUTH with the bridge password',
+          }),
+        );
       if (address.address.toLowerCase() !== user.toLowerCase()) {
-        return callback(smtpError({ code: 553, enhanced: '5.7.1', text: `Sender address must be ${user}, the mailbox you logged in as` }));
+        return callback(
+          smtpError({
+            code: 553,
+            enhanced: '5.7.1',
+            text: `Sender address must be ${user}, the mailbox you logged in as`,
+          }),
+        );
       }
       callback();
     },
@@ -94,8 +120,18 @@ function serverOptions(opts: SmtpServerOptions, secure: boolean): SMTPServerOpti
       const mailbox = String(session.user);
       readMessage(stream)
         .then(async (raw) => {
-          if (!raw) throw smtpError({ code: 552, enhanced: '5.3.4', text: `Message exceeds the ${config.maxMessageBytes}-byte size limit` });
-          const sub = await buildSubmission(raw, mailbox, session.envelope.rcptTo.map((r) => r.address), config.assumptions);
+          if (!raw)
+            throw smtpError({
+              code: 552,
+              enhanced: '5.3.4',
+              text: `Message exceeds the ${config.maxMessageBytes}-byte size limit`,
+            });
+          const sub = await buildSubmission(
+            raw,
+            mailbox,
+            session.envelope.rcptTo.map((r) => r.address),
+            config.assumptions,
+          );
           return deliver(opts, mailbox, sub);
         })
         .then(
@@ -118,7 +154,10 @@ function listenOn(server: SMTPServer, port: number, host: string): Promise<numbe
 
 export function createSmtpServer(opts: SmtpServerOptions): SmtpServer {
   const { listen } = opts.config;
-  const servers = [new SMTPServer(serverOptions(opts, false)), ...(listen.smtpsPort === null ? [] : [new SMTPServer(serverOptions(opts, true))])];
+  const servers = [
+    new SMTPServer(serverOptions(opts, false)),
+    ...(listen.smtpsPort === null ? [] : [new SMTPServer(serverOptions(opts, true))]),
+  ];
   // a client that drops mid-session is not the bridge's failure
   for (const s of servers) s.on('error', (err) => opts.logger.debug({ err: err.message }, 'smtp connection error'));
   return {

@@ -129,7 +129,8 @@ function migrate(db: Database): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
   const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
   const current = row?.version ?? 0;
-  if (current > migrations.length) throw new Error(`state database schema v${current} is newer than this mailbridge (v${migrations.length})`);
+  if (current > migrations.length)
+    throw new Error(`state database schema v${current} is newer than this mailbridge (v${migrations.length})`);
   db.transaction(() => {
     for (let v = current; v < migrations.length; v++) db.exec(migrations[v]);
     db.prepare('DELETE FROM schema_version').run();

@@ -1,3 +1,10 @@
-export { MailStore, type FolderState, type MessageRow, type NewMessage, type UidChange, type MessageSummary } from './mail-store';
+export {
+  MailStore,
+  type FolderState,
+  type MessageRow,
+  type NewMessage,
+  type UidChange,
+  type MessageSummary,
+} from './mail-store';
 export { LocalMessages, isLocalMessage } from './local-messages';
 export { openDatabase, schemaVersion, databaseFileName, migrations, type Database } from './db';

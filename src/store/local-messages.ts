@@ -25,22 +25,28 @@ export class LocalMessages {
   }
 
   get(account: string, messageUid: string): { raw: Buffer; createdAt: Date } | null {
-    const row = this.db.prepare('SELECT raw, created_at FROM local_messages WHERE account = ? AND message_uid = ?').get(account.toLowerCase(), messageUid) as
-      | { raw: Buffer; created_at: number }
-      | undefined;
+    const row = this.db
+      .prepare('SELECT raw, created_at FROM local_messages WHERE account = ? AND message_uid = ?')
+      .get(account.toLowerCase(), messageUid) as { raw: Buffer; created_at: number } | undefined;
     return row ? { raw: row.raw, createdAt: new Date(row.created_at) } : null;
   }
 
   remove(account: string, messageUids: string[]): void {
     const del = this.db.prepare('DELETE FROM local_messages WHERE account = ? AND message_uid = ?');
-    this.db.transaction(() => messageUids.forEach((id) => del.run(account.toLowerCase(), id)))();
+    this.db.transaction(() => {
+      for (const id of messageUids) del.run(account.toLowerCase(), id);
+    })();
   }
 
   recordSubmission(account: string, messageId: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO submissions (account, message_id, submitted_at) VALUES (?, ?, ?)').run(account.toLowerCase(), messageId, Date.now());
+    this.db
+      .prepare('INSERT OR REPLACE INTO submissions (account, message_id, submitted_at) VALUES (?, ?, ?)')
+      .run(account.toLowerCase(), messageId, Date.now());
   }
 
   wasSubmitted(account: string, messageId: string): boolean {
-    return !!this.db.prepare('SELECT 1 FROM submissions WHERE account = ? AND message_id = ?').get(account.toLowerCase(), messageId);
+    return !!this.db
+      .prepare('SELECT 1 FROM submissions WHERE account = ? AND message_id = ?')
+      .get(account.toLowerCase(), messageId);
   }
 }

@@ -108,9 +108,13 @@ export class MailStore {
     const p = <T extends unknown[] = unknown[]>(sql: string) => db.prepare<T>(sql);
     this.stmt = {
       folderId: p('SELECT id FROM folders WHERE account = ? AND name = ?'),
-      insertFolder: p('INSERT INTO folders (account, name, uidvalidity, uidnext, highestmodseq) VALUES (?, ?, ?, 1, 1)'),
+      insertFolder: p(
+        'INSERT INTO folders (account, name, uidvalidity, uidnext, highestmodseq) VALUES (?, ?, ?, 1, 1)',
+      ),
       folder: p('SELECT uidvalidity, uidnext, highestmodseq FROM folders WHERE id = ?'),
-      counts: p('SELECT count(*) AS count, count(*) - coalesce(sum(seen), 0) AS unseen FROM messages WHERE folder_id = ?'),
+      counts: p(
+        'SELECT count(*) AS count, count(*) - coalesce(sum(seen), 0) AS unseen FROM messages WHERE folder_id = ?',
+      ),
       setFolderCounters: p('UPDATE folders SET uidnext = ?, highestmodseq = ? WHERE id = ?'),
       getKv: p('SELECT value FROM kv WHERE key = ?'),
       setKv: p('INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)'),
@@ -120,20 +124,36 @@ export class MailStore {
       ),
       list: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? ORDER BY uid`).raw(true),
       fromUid: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? AND uid >= ? ORDER BY uid`).raw(true),
-      byUids: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? AND uid IN (SELECT value FROM json_each(?)) ORDER BY uid`).raw(true),
-      byMessageUids: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? AND message_uid IN (SELECT value FROM json_each(?)) ORDER BY uid`).raw(true),
+      byUids: p(
+        `SELECT ${rowColumns} FROM messages WHERE folder_id = ? AND uid IN (SELECT value FROM json_each(?)) ORDER BY uid`,
+      ).raw(true),
+      byMessageUids: p(
+        `SELECT ${rowColumns} FROM messages WHERE folder_id = ? AND message_uid IN (SELECT value FROM json_each(?)) ORDER BY uid`,
+      ).raw(true),
       everywhere: p(
         `SELECT f.name, m.uid, m.message_uid, m.flags, m.modseq, m.idate, m.size FROM messages m JOIN folders f ON f.id = m.folder_id
          WHERE f.account = ? AND m.message_uid IN (SELECT value FROM json_each(?)) ORDER BY f.name, m.uid`,
       ).raw(true),
-      setFlags: p('UPDATE messages SET flags = ?, seen = ?, modseq = ? WHERE folder_id = ? AND uid IN (SELECT value FROM json_each(?))'),
-      deleteByMessageUids: p('DELETE FROM messages WHERE folder_id = ? AND message_uid IN (SELECT value FROM json_each(?)) RETURNING uid, message_uid'),
+      setFlags: p(
+        'UPDATE messages SET flags = ?, seen = ?, modseq = ? WHERE folder_id = ? AND uid IN (SELECT value FROM json_each(?))',
+      ),
+      deleteByMessageUids: p(
+        'DELETE FROM messages WHERE folder_id = ? AND message_uid IN (SELECT value FROM json_each(?)) RETURNING uid, message_uid',
+      ),
       tombstone: p('INSERT OR REPLACE INTO expunged (folder_id, uid, modseq) VALUES (?, ?, ?)'),
       vanished: p('SELECT uid FROM expunged WHERE folder_id = ? AND modseq > ? ORDER BY uid').pluck(),
-      putMetadata: p('INSERT OR REPLACE INTO message_cache (account, message_uid, size, summary, header, message) VALUES (?, ?, ?, ?, ?, ?)'),
-      getSummaries: p('SELECT message_uid, size, summary FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))').raw(true),
-      getHeaders: p('SELECT message_uid, header FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))').raw(true),
-      getMessages: p('SELECT message_uid, message FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))').raw(true),
+      putMetadata: p(
+        'INSERT OR REPLACE INTO message_cache (account, message_uid, size, summary, header, message) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      getSummaries: p(
+        'SELECT message_uid, size, summary FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))',
+      ).raw(true),
+      getHeaders: p(
+        'SELECT message_uid, header FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))',
+      ).raw(true),
+      getMessages: p(
+        'SELECT message_uid, message FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))',
+      ).raw(true),
       metadataSizeToRows: p(
         'UPDATE messages SET size = ? WHERE size != ? AND message_uid = ? AND folder_id IN (SELECT id FROM folders WHERE account = ?) RETURNING folder_id',
       ).pluck(),
@@ -206,13 +226,24 @@ export class MailStore {
         const m = typeof item === 'string' ? { messageUid: item } : item;
         const flags = m.flags ?? [];
         const idate = m.idate && !Number.isNaN(m.idate.getTime()) ? m.idate.getTime() : now;
-        const info = this.stmt.insertMessage.run(id, uid, m.messageUid, modseq, flagColumn(flags), isSeen(flags), idate, account, m.messageUid);
+        const info = this.stmt.insertMessage.run(
+          id,
+          uid,
+          m.messageUid,
+          modseq,
+          flagColumn(flags),
+          isSeen(flags),
+          idate,
+          account,
+          m.messageUid,
+        );
         if (info.changes) assigned.push({ messageUid: m.messageUid, uid: uid++, modseq });
       }
       if (assigned.length) {
         this.stmt.setFolderCounters.run(uid, modseq, id);
         const cached = this.rowCache.get(id);
-        if (cached) this.rowCache.set(id, cached.concat((this.stmt.fromUid.all(id, assigned[0].uid) as RawRow[]).map(toRow)));
+        if (cached)
+          this.rowCache.set(id, cached.concat((this.stmt.fromUid.all(id, assigned[0].uid) as RawRow[]).map(toRow)));
       }
       return assigned;
     })();
@@ -243,7 +274,9 @@ export class MailStore {
 
   rowsByMessageUid(account: string, folder: string, messageUids: readonly string[]): MessageRow[] {
     if (!messageUids.length) return [];
-    return (this.stmt.byMessageUids.all(this.folderId(account, folder), JSON.stringify(messageUids)) as RawRow[]).map(toRow);
+    return (this.stmt.byMessageUids.all(this.folderId(account, folder), JSON.stringify(messageUids)) as RawRow[]).map(
+      toRow,
+    );
   }
 
   /** Runs `fn` as one transaction: one commit (one fsync) for many row changes. */
@@ -254,7 +287,9 @@ export class MailStore {
   /** Every row of these messages in any folder of the account (folders and label views alike). */
   rowsEverywhere(account: string, messageUids: readonly string[]): Array<{ folder: string; row: MessageRow }> {
     if (!messageUids.length) return [];
-    return (this.stmt.everywhere.all(account, JSON.stringify(messageUids)) as Array<[string, ...RawRow]>).map(([folder, ...raw]) => ({ folder, row: toRow(raw as RawRow) }));
+    return (this.stmt.everywhere.all(account, JSON.stringify(messageUids)) as Array<[string, ...RawRow]>).map(
+      ([folder, ...raw]) => ({ folder, row: toRow(raw as RawRow) }),
+    );
   }
 
   /** Records that the folder was listed completely once, so later syncs may be incremental. */
@@ -273,7 +308,13 @@ export class MailStore {
       const c = this.counters(id);
       const modseq = c.highestModseq + 1;
       const list = typeof uids === 'number' ? [uids] : uids;
-      const changed = this.stmt.setFlags.run(flagColumn(flags), isSeen(flags), modseq, id, JSON.stringify(list)).changes;
+      const changed = this.stmt.setFlags.run(
+        flagColumn(flags),
+        isSeen(flags),
+        modseq,
+        id,
+        JSON.stringify(list),
+      ).changes;
       if (!changed) return c.highestModseq;
       this.stmt.setFolderCounters.run(c.uidNext, modseq, id);
       const cached = this.rowCache.get(id);
@@ -297,7 +338,12 @@ export class MailStore {
     return this.db.transaction(() => {
       const c = this.counters(id);
       const modseq = c.highestModseq + 1;
-      const removed = (this.stmt.deleteByMessageUids.all(id, JSON.stringify(messageUids)) as Array<{ uid: number; message_uid: string }>)
+      const removed = (
+        this.stmt.deleteByMessageUids.all(id, JSON.stringify(messageUids)) as Array<{
+          uid: number;
+          message_uid: string;
+        }>
+      )
         .map((r) => ({ messageUid: r.message_uid, uid: r.uid, modseq }))
         .sort((a, b) => a.uid - b.uid);
       if (!removed.length) return [];
@@ -306,7 +352,10 @@ export class MailStore {
       const cached = this.rowCache.get(id);
       if (cached) {
         const gone = new Set(removed.map((r) => r.uid));
-        this.rowCache.set(id, cached.filter((r) => !gone.has(r.uid)));
+        this.rowCache.set(
+          id,
+          cached.filter((r) => !gone.has(r.uid)),
+        );
       }
       return removed;
     })();
@@ -323,7 +372,8 @@ export class MailStore {
       for (const r of records) {
         this.stmt.putMetadata.run(account, r.messageUid, r.size, r.summary, r.header, r.message);
         // rare (a re-described message of another size): drop those folders' cached rows
-        for (const folderId of this.stmt.metadataSizeToRows.all(r.size, r.size, r.messageUid, account) as number[]) this.rowCache.delete(folderId);
+        for (const folderId of this.stmt.metadataSizeToRows.all(r.size, r.size, r.messageUid, account) as number[])
+          this.rowCache.delete(folderId);
       }
     })();
   }
@@ -331,7 +381,9 @@ export class MailStore {
   /** Size and compiled ENVELOPE/BODYSTRUCTURE: what a metadata FETCH needs. */
   getSummaries(account: string, messageUids: readonly string[]): Map<string, MessageSummary> {
     const out = new Map<string, MessageSummary>();
-    for (const [uid, size, summary] of this.stmt.getSummaries.all(account, JSON.stringify(messageUids)) as Array<[string, number, string]>) {
+    for (const [uid, size, summary] of this.stmt.getSummaries.all(account, JSON.stringify(messageUids)) as Array<
+      [string, number, string]
+    >) {
       out.set(uid, { size, compiled: JSON.parse(summary) as CompiledSummary });
     }
     return out;
@@ -347,9 +399,14 @@ export class MailStore {
     return this.column<VendorMessage>(this.stmt.getMessages, account, messageUids);
   }
 
-  private column<T>(stmt: { all(...args: unknown[]): unknown[] }, account: string, messageUids: readonly string[]): Map<string, T> {
+  private column<T>(
+    stmt: { all(...args: unknown[]): unknown[] },
+    account: string,
+    messageUids: readonly string[],
+  ): Map<string, T> {
     const out = new Map<string, T>();
-    for (const [uid, json] of stmt.all(account, JSON.stringify(messageUids)) as Array<[string, string]>) out.set(uid, JSON.parse(json) as T);
+    for (const [uid, json] of stmt.all(account, JSON.stringify(messageUids)) as Array<[string, string]>)
+      out.set(uid, JSON.parse(json) as T);
     return out;
   }
 

@@ -51,17 +51,23 @@ export class QuarantineStore {
   }
 
   get(quarantineId: string): QuarantineRecord | null {
-    const row = this.db.prepare('SELECT * FROM quarantine WHERE quarantine_id = ?').get(quarantineId) as Row | undefined;
+    const row = this.db.prepare('SELECT * FROM quarantine WHERE quarantine_id = ?').get(quarantineId) as
+      | Row
+      | undefined;
     return row ? toRecord(row) : null;
   }
 
   /** Newest first. */
   list(): QuarantineRecord[] {
-    return (this.db.prepare('SELECT * FROM quarantine ORDER BY held_at DESC, quarantine_id').all() as Row[]).map(toRecord);
+    return (this.db.prepare('SELECT * FROM quarantine ORDER BY held_at DESC, quarantine_id').all() as Row[]).map(
+      toRecord,
+    );
   }
 
   markReleased(quarantineId: string, emailId: string | null): void {
-    this.db.prepare("UPDATE quarantine SET status = 'released', detail = ? WHERE quarantine_id = ?").run(emailId, quarantineId);
+    this.db
+      .prepare("UPDATE quarantine SET status = 'released', detail = ? WHERE quarantine_id = ?")
+      .run(emailId, quarantineId);
   }
 
   /**
@@ -70,7 +76,9 @@ export class QuarantineStore {
    */
   markRefused(quarantineId: string, code: string): void {
     const status: QuarantineStatus = code === 'QUARANTINE_EXPIRED' ? 'expired' : 'held';
-    this.db.prepare("UPDATE quarantine SET status = ?, detail = ? WHERE quarantine_id = ? AND status = 'held'").run(status, code, quarantineId);
+    this.db
+      .prepare("UPDATE quarantine SET status = ?, detail = ? WHERE quarantine_id = ? AND status = 'held'")
+      .run(status, code, quarantineId);
   }
 }
 

@@ -55,7 +55,9 @@ function readFile(file: string): SecretsFile {
   try {
     data = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<SecretsFile>;
   } catch (err) {
-    throw new Error(`${file} is not valid JSON (${(err as Error).message}); restore it from backup or delete it and run "mailbridge account add" again`);
+    throw new Error(
+      `${file} is not valid JSON (${(err as Error).message}); restore it from backup or delete it and run "mailbridge account add" again`,
+    );
   }
   const accounts = data.accounts ?? {};
   for (const a of Object.values(accounts)) {
@@ -128,7 +130,8 @@ export class SecretStore {
   /** A new random bridge password; only its hash is kept, the plaintext is returned once. */
   setBridgePassword(mailbox: string): string {
     const account = this.get(mailbox);
-    if (!account) throw new Error(`no tokens stored for ${mailbox}; run "mailbridge account add --mailbox ${mailbox}" first`);
+    if (!account)
+      throw new Error(`no tokens stored for ${mailbox}; run "mailbridge account add --mailbox ${mailbox}" first`);
     const password = randomBytes(18).toString('base64url');
     account.passwordHash = hashPassword(password);
     this.save();

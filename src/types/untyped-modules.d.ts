@@ -24,13 +24,22 @@ declare module '@zone-eu/wildduck/imap-core' {
 }
 
 declare module '@zone-eu/wildduck/imap-core/lib/commands/search.js' {
-  const search: { parseQueryTerms(terms: string[], uidList: number[]): { query: import('../imap/search').SearchTerm[]; terms: string[] } };
+  const search: {
+    parseQueryTerms(
+      terms: string[],
+      uidList: number[],
+    ): { query: import('../imap/search').SearchTerm[]; terms: string[] };
+  };
   export default search;
 }
 
 declare module '@zone-eu/wildduck/imap-core/lib/imap-tools' {
   /** Builds the FETCH values of `query` for one message, as a session does. */
-  export function getQueryResponse(query: Array<{ item: string }>, message: Record<string, unknown>, options: Record<string, unknown>): unknown[];
+  export function getQueryResponse(
+    query: Array<{ item: string }>,
+    message: Record<string, unknown>,
+    options: Record<string, unknown>,
+  ): unknown[];
 }
 
 declare module '@zone-eu/wildduck/imap-core/lib/handler/imap-compiler' {

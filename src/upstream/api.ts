@@ -49,7 +49,9 @@ export interface MailboxApi {
   listFolders(): Promise<VendorFolder[]>;
   folderList(): Promise<FolderList>;
   /** One page of list_threads. */
-  listThreads(args: ListScope & { isRead?: boolean; limit?: number; cursor?: string | null }): Promise<{ threads: VendorThread[]; nextCursor: string | null }>;
+  listThreads(
+    args: ListScope & { isRead?: boolean; limit?: number; cursor?: string | null },
+  ): Promise<{ threads: VendorThread[]; nextCursor: string | null }>;
   /** Every thread of a folder, following the cursor to the end. */
   listAllThreads(folder: string): Promise<VendorThread[]>;
   /** Ids split into groups of 50, packed 20 commands a request, results matched back by id. */

@@ -97,7 +97,13 @@ export interface Assumptions {
 export const defaultAssumptions: Assumptions = {
   commands: {
     listFolders: { name: 'list_folders' },
-    listThreads: { name: 'list_threads', maxLimit: 100, cursorArg: 'cursor', nextCursorField: 'next_cursor', labelArg: 'label' },
+    listThreads: {
+      name: 'list_threads',
+      maxLimit: 100,
+      cursorArg: 'cursor',
+      nextCursorField: 'next_cursor',
+      labelArg: 'label',
+    },
     getMessages: { name: 'get_messages' },
     search: { name: 'search' },
     flag: { name: 'flag' },
@@ -120,7 +126,9 @@ export const defaultAssumptions: Assumptions = {
   resultFields: { searchUids: 'message_uids', updated: 'updated', moved: 'moved', notFound: 'not_found' },
 };
 
-type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] };
+type DeepPartial<T> = {
+  [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K];
+};
 export type AssumptionOverrides = DeepPartial<Assumptions>;
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

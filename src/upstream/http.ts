@@ -15,7 +15,14 @@ type Headers = Record<string, string | string[] | undefined>;
 type Method = 'GET' | 'POST';
 
 /** Errors raised before a connection existed: the request cannot have reached the vendor. */
-const connectFailures = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const connectFailures = new Set([
+  'ECONNREFUSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 export interface HttpResponse<T> {
   status: number;
@@ -43,29 +50,58 @@ export class Http {
   }
 
   /** `onAnswer` is called as soon as the answer's status and headers arrive (see RateLimiter). */
-  async json<T>(method: Method, url: string, headers: Record<string, string>, body?: unknown, onAnswer?: () => void): Promise<HttpResponse<T>> {
+  async json<T>(
+    method: Method,
+    url: string,
+    headers: Record<string, string>,
+    body?: unknown,
+    onAnswer?: () => void,
+  ): Promise<HttpResponse<T>> {
     const withType = body === undefined ? headers : { ...headers, 'content-type': 'application/json' };
-    const res = await this.stream(method, url, withType, body === undefined ? undefined : JSON.stringify(body), onAnswer);
+    const res = await this.stream(
+      method,
+      url,
+      withType,
+      body === undefined ? undefined : JSON.stringify(body),
+      onAnswer,
+    );
     const text = await readText(res.body, method, url);
     try {
       return { status: res.status, body: (text ? JSON.parse(text) : {}) as T, headers: res.headers };
     } catch {
-      throw new VendorError('INVALID_RESPONSE', `${describe(method, url)}: HTTP ${res.status} answer is not JSON`, res.status, {}, 'internal');
+      throw new VendorError(
+        'INVALID_RESPONSE',
+        `${describe(method, url)}: HTTP ${res.status} answer is not JSON`,
+        res.status,
+        {},
+        'internal',
+      );
     }
   }
 
   /** Any route; a 2xx body is handed over unread, anything else throws VendorError. */
-  async stream(method: Method, url: string, headers: Record<string, string>, body?: string, onAnswer?: () => void): Promise<StreamResponse> {
-    let res;
+  async stream(
+    method: Method,
+    url: string,
+    headers: Record<string, string>,
+    body?: string,
+    onAnswer?: () => void,
+  ): Promise<StreamResponse> {
+    let res: Awaited<ReturnType<typeof request>>;
     try {
       res = await request(url, { method, headers, body, dispatcher: this.agent });
       onAnswer?.();
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       const unsent = typeof code === 'string' && connectFailures.has(code);
-      throw new TransportError(`${describe(method, url)} failed: ${redactSecrets((err as Error).message)}`, err, !unsent);
+      throw new TransportError(
+        `${describe(method, url)} failed: ${redactSecrets((err as Error).message)}`,
+        err,
+        !unsent,
+      );
     }
-    if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, body: res.body, headers: res.headers };
+    if (res.statusCode >= 200 && res.statusCode < 300)
+      return { status: res.statusCode, body: res.body, headers: res.headers };
     throw errorFromResponse(res.statusCode, await readText(res.body, method, url), res.headers);
   }
 
@@ -106,8 +142,18 @@ function errorFromResponse(status: number, text: string, headers: Headers): Vend
   } catch {
     // not JSON: the status code decides below
   }
-  const code = typeof parsed.code === 'string' ? parsed.code : status === 429 ? 'RATE_LIMITED' : status >= 500 ? 'INTERNAL_SERVER_ERROR' : `HTTP_${status}`;
+  const code =
+    typeof parsed.code === 'string'
+      ? parsed.code
+      : status === 429
+        ? 'RATE_LIMITED'
+        : status >= 500
+          ? 'INTERNAL_SERVER_ERROR'
+          : `HTTP_${status}`;
   const message = redactSecrets(String(parsed.message ?? parsed.error ?? `HTTP ${status}`));
   const retryAfter = retryAfterSeconds(headers['retry-after']);
-  return new VendorError(code, message, status, { ...parsed, ...(retryAfter === null ? {} : { retryAfterSeconds: retryAfter }) });
+  return new VendorError(code, message, status, {
+    ...parsed,
+    ...(retryAfter === null ? {} : { retryAfterSeconds: retryAfter }),
+  });
 }

@@ -42,7 +42,11 @@ function transientResult(r: CommandResult): boolean {
  */
 export class MailboxClient implements MailboxApi {
   private readonly readCommands: Set<string>;
-  private readonly sharedReads: Array<{ commands: Command[]; resolve(results: CommandResult[]): void; reject(err: unknown): void }> = [];
+  private readonly sharedReads: Array<{
+    commands: Command[];
+    resolve(results: CommandResult[]): void;
+    reject(err: unknown): void;
+  }> = [];
 
   constructor(
     readonly mailbox: string,
@@ -61,7 +65,11 @@ export class MailboxClient implements MailboxApi {
    * One authenticated call with the retry policy above. The limiter slot is held until the
    * call settles or, when `bodyOf` names a streamed body, until that stream is done.
    */
-  private async authed<T>(idempotent: boolean, call: (token: string, answered: () => void) => Promise<T>, bodyOf?: (result: T) => Readable): Promise<T> {
+  private async authed<T>(
+    idempotent: boolean,
+    call: (token: string, answered: () => void) => Promise<T>,
+    bodyOf?: (result: T) => Readable,
+  ): Promise<T> {
     let token = this.tokens.current();
     let refreshed = false;
     let rateRetries = 0;
@@ -78,21 +86,30 @@ export class MailboxClient implements MailboxApi {
           refreshed = true;
           continue;
         }
-        const newer = err instanceof VendorError && err.code === 'INVALID_TOKEN' ? this.tokens.replacement(token) : null;
+        const newer =
+          err instanceof VendorError && err.code === 'INVALID_TOKEN' ? this.tokens.replacement(token) : null;
         if (newer) {
           token = newer;
           continue;
         }
         if (err instanceof VendorError && err.kind === 'rate' && rateRetries++ < maxRateLimitRetries) {
           const seconds = Number(err.details.retryAfterSeconds) || 1;
-          this.logger.warn({ mailbox: this.mailbox, seconds }, 'vendor rate limit hit; pausing the mailbox for Retry-After');
+          this.logger.warn(
+            { mailbox: this.mailbox, seconds },
+            'vendor rate limit hit; pausing the mailbox for Retry-After',
+          );
           this.limiter.pause(seconds * 1000);
           continue;
         }
-        const neverApplied = (err instanceof VendorError && err.code === 'AUTH_UNAVAILABLE') || (err instanceof TransportError && !err.maybeSent);
+        const neverApplied =
+          (err instanceof VendorError && err.code === 'AUTH_UNAVAILABLE') ||
+          (err instanceof TransportError && !err.maybeSent);
         const transient = (err instanceof VendorError || err instanceof TransportError) && err.transient;
         if (transient && (idempotent || neverApplied) && transientRetries < maxTransientRetries) {
-          this.logger.debug({ mailbox: this.mailbox, attempt: transientRetries + 1, error: (err as Error).message }, 'transient vendor failure; retrying');
+          this.logger.debug(
+            { mailbox: this.mailbox, attempt: transientRetries + 1, error: (err as Error).message },
+            'transient vendor failure; retrying',
+          );
           await sleep(backoff(transientRetries++));
           continue;
         }
@@ -109,12 +126,24 @@ export class MailboxClient implements MailboxApi {
   private async request(commands: Command[]): Promise<CommandResult[]> {
     const idempotent = commands.every((c) => this.readCommands.has(c.command));
     const response = await this.authed(idempotent, async (token, answered) => {
-      const res = await this.http.json<CommandResponse>('POST', `${this.readUrl}/v1`, { authorization: `Bearer ${token}` }, { commands }, answered);
+      const res = await this.http.json<CommandResponse>(
+        'POST',
+        `${this.readUrl}/v1`,
+        { authorization: `Bearer ${token}` },
+        { commands },
+        answered,
+      );
       return res.body;
     });
     const results = Array.isArray(response.results) ? response.results : [];
     if (results.length !== commands.length) {
-      throw new VendorError('INTERNAL', `vendor answered ${results.length} results for ${commands.length} commands`, 200, {}, 'internal');
+      throw new VendorError(
+        'INTERNAL',
+        `vendor answered ${results.length} results for ${commands.length} commands`,
+        200,
+        {},
+        'internal',
+      );
     }
     const byId = new Map(results.map((r) => [String(r.id), r]));
     return commands.map((_, i) => byId.get(String(i)) ?? results[i]);
@@ -149,7 +178,11 @@ export class MailboxClient implements MailboxApi {
         if (failed) caller.reject(failed.reason);
         else {
           const offset = at - first * maxCommandsPerRequest;
-          caller.resolve(mine.flatMap((r) => (r as PromiseFulfilledResult<CommandResult[]>).value).slice(offset, offset + caller.commands.length));
+          caller.resolve(
+            mine
+              .flatMap((r) => (r as PromiseFulfilledResult<CommandResult[]>).value)
+              .slice(offset, offset + caller.commands.length),
+          );
         }
         at += caller.commands.length;
       }
@@ -165,12 +198,17 @@ export class MailboxClient implements MailboxApi {
   async run(commands: Command[]): Promise<CommandResult[]> {
     const results = await this.runOnce(commands);
     for (let attempt = 0; attempt < maxTransientRetries; attempt++) {
-      const again = commands.flatMap((c, i) => (this.readCommands.has(c.command) && transientResult(results[i]) ? [i] : []));
+      const again = commands.flatMap((c, i) =>
+        this.readCommands.has(c.command) && transientResult(results[i]) ? [i] : [],
+      );
       if (again.length === 0) break;
-      this.logger.debug({ mailbox: this.mailbox, commands: again.length, attempt: attempt + 1 }, 'transient command failures; repeating those reads');
+      this.logger.debug(
+        { mailbox: this.mailbox, commands: again.length, attempt: attempt + 1 },
+        'transient command failures; repeating those reads',
+      );
       await sleep(backoff(attempt));
       const repeated = await this.runOnce(again.map((i) => commands[i]));
-      again.forEach((index, k) => (results[index] = repeated[k]));
+      for (const [k, index] of again.entries()) results[index] = repeated[k];
     }
     return results;
   }
@@ -179,7 +217,13 @@ export class MailboxClient implements MailboxApi {
     if (result.type === 'SUCCESS') return (result.data ?? {}) as T;
     const code = result.code ?? 'INTERNAL';
     const unsupported = this.assumptions.unsupportedCommandCodes.includes(code);
-    throw new VendorError(code, `${result.command}: ${redactSecrets(result.message ?? 'command failed')}`, 200, { command: result.command }, unsupported ? 'unsupported' : undefined);
+    throw new VendorError(
+      code,
+      `${result.command}: ${redactSecrets(result.message ?? 'command failed')}`,
+      200,
+      { command: result.command },
+      unsupported ? 'unsupported' : undefined,
+    );
   }
 
   private async one<T>(command: string, args: Record<string, unknown>): Promise<T> {
@@ -201,7 +245,9 @@ export class MailboxClient implements MailboxApi {
     };
   }
 
-  async listThreads(args: ListScope & { isRead?: boolean; limit?: number; cursor?: string | null }): Promise<{ threads: VendorThread[]; nextCursor: string | null }> {
+  async listThreads(
+    args: ListScope & { isRead?: boolean; limit?: number; cursor?: string | null },
+  ): Promise<{ threads: VendorThread[]; nextCursor: string | null }> {
     const spec = this.assumptions.commands.listThreads;
     const data = await this.one<Record<string, unknown>>(spec.name, {
       ...('label' in args ? { [spec.labelArg]: args.label } : { folder: args.folder }),
@@ -210,7 +256,10 @@ export class MailboxClient implements MailboxApi {
       ...(args.cursor ? { [spec.cursorArg]: args.cursor } : {}),
     });
     const next = data[spec.nextCursorField];
-    return { threads: (data.threads as VendorThread[]) ?? [], nextCursor: typeof next === 'string' && next ? next : null };
+    return {
+      threads: (data.threads as VendorThread[]) ?? [],
+      nextCursor: typeof next === 'string' && next ? next : null,
+    };
   }
 
   async listAllThreads(folder: string): Promise<VendorThread[]> {
@@ -227,7 +276,10 @@ export class MailboxClient implements MailboxApi {
   async getMessages(ids: string[], include?: string[]): Promise<{ messages: VendorMessage[]; notFound: string[] }> {
     const unique = [...new Set(ids)];
     const name = this.assumptions.commands.getMessages.name;
-    const commands = chunk(unique, maxIdsPerGetMessages).map((group) => ({ command: name, args: { ids: group, ...(include ? { include } : {}) } }));
+    const commands = chunk(unique, maxIdsPerGetMessages).map((group) => ({
+      command: name,
+      args: { ids: group, ...(include ? { include } : {}) },
+    }));
     const results = await this.run(commands);
     const byId = new Map<string, VendorMessage>();
     const notFound: string[] = [];
@@ -246,7 +298,11 @@ export class MailboxClient implements MailboxApi {
     const uids: string[] = [];
     let cursor: string | null = null;
     do {
-      const data: Record<string, unknown> = await this.one(spec.name, { query: args.query, ...(args.folder ? { folder: args.folder } : {}), ...(cursor ? { [cursorArg]: cursor } : {}) });
+      const data: Record<string, unknown> = await this.one(spec.name, {
+        query: args.query,
+        ...(args.folder ? { folder: args.folder } : {}),
+        ...(cursor ? { [cursorArg]: cursor } : {}),
+      });
       uids.push(...((data[this.assumptions.resultFields.searchUids] as string[]) ?? []));
       const next = data[nextField];
       cursor = typeof next === 'string' && next ? next : null;
@@ -255,8 +311,15 @@ export class MailboxClient implements MailboxApi {
   }
 
   /** A write over many ids: groups of 50, every group's outcome collected. */
-  private async bulk(command: string, ids: string[], args: Record<string, unknown>, doneField: string): Promise<BulkResult> {
-    const results = await this.run(chunk([...new Set(ids)], maxIdsPerGetMessages).map((group) => ({ command, args: { ids: group, ...args } })));
+  private async bulk(
+    command: string,
+    ids: string[],
+    args: Record<string, unknown>,
+    doneField: string,
+  ): Promise<BulkResult> {
+    const results = await this.run(
+      chunk([...new Set(ids)], maxIdsPerGetMessages).map((group) => ({ command, args: { ids: group, ...args } })),
+    );
     const out: BulkResult = { done: [], notFound: [] };
     for (const r of results) {
       const data = this.check<Record<string, unknown>>(r);
@@ -282,12 +345,23 @@ export class MailboxClient implements MailboxApi {
     const query = new URLSearchParams({ message_id: messageUid, attachment_id: attachmentId });
     const res = await this.authed(
       true,
-      (token, answered) => this.http.stream('GET', `${this.readUrl}/v1/raw?${query}`, { authorization: `Bearer ${token}` }, undefined, answered),
+      (token, answered) =>
+        this.http.stream(
+          'GET',
+          `${this.readUrl}/v1/raw?${query}`,
+          { authorization: `Bearer ${token}` },
+          undefined,
+          answered,
+        ),
       (r) => r.body,
     );
     const type = res.headers['x-original-content-type'];
     const length = Number(res.headers['content-length']);
-    return { stream: res.body, contentType: typeof type === 'string' ? type : null, length: Number.isFinite(length) ? length : null };
+    return {
+      stream: res.body,
+      contentType: typeof type === 'string' ? type : null,
+      length: Number.isFinite(length) ? length : null,
+    };
   }
 
   async verify(): Promise<void> {

@@ -103,10 +103,16 @@ export class RateLimiter {
     const { perWindow, maxInFlight, windowMs } = this.opts;
     while (this.queue.length) {
       const now = performance.now();
-      if (now < this.pausedUntil) return this.wakeAt(this.pausedUntil);
+      if (now < this.pausedUntil) {
+        this.wakeAt(this.pausedUntil);
+        return;
+      }
       while (this.answeredAt.length && this.answeredAt[0] <= now - windowMs) this.answeredAt.shift();
       if (this.inFlight >= maxInFlight) return; // a finishing request pumps again
-      if (this.unanswered + this.answeredAt.length >= perWindow) return this.answeredAt.length ? this.wakeAt(this.answeredAt[0] + windowMs) : undefined;
+      if (this.unanswered + this.answeredAt.length >= perWindow) {
+        if (this.answeredAt.length) this.wakeAt(this.answeredAt[0] + windowMs);
+        return;
+      }
       this.inFlight++;
       this.unanswered++;
       this.queue.shift()!();

@@ -36,7 +36,7 @@ export class TokenManager {
   /** Called with the token a request was rejected with as expired; resolves to a fresh access token. */
   refresh(rejected: string): Promise<string> {
     if (this.refreshing) return this.refreshing;
-    let stored;
+    let stored: string | null;
     try {
       stored = this.replacement(rejected);
     } catch (err) {
@@ -59,7 +59,10 @@ export class TokenManager {
       if (err instanceof VendorError && (err.kind === 'auth' || err.kind === 'expired' || err.kind === 'invalid')) {
         const dead = new NeedsNewTokensError(this.mailbox);
         this.secrets.markNeedsNewTokens(this.mailbox, dead.message);
-        this.logger.error({ mailbox: this.mailbox, code: err.code }, 'refresh token refused; the account needs new tokens');
+        this.logger.error(
+          { mailbox: this.mailbox, code: err.code },
+          'refresh token refused; the account needs new tokens',
+        );
         throw dead;
       }
       throw err;

@@ -36,8 +36,21 @@ export class VendorClient implements VendorApi {
     const key = address.toLowerCase();
     let client = this.mailboxes.get(key);
     if (!client) {
-      const tokens = new TokenManager(address, this.secrets, (refreshToken) => this.refreshTokens(refreshToken), this.logger);
-      client = new MailboxClient(address, this.http, this.vendor.readUrl, this.assumptions, tokens, new RateLimiter(this.limits), this.logger);
+      const tokens = new TokenManager(
+        address,
+        this.secrets,
+        (refreshToken) => this.refreshTokens(refreshToken),
+        this.logger,
+      );
+      client = new MailboxClient(
+        address,
+        this.http,
+        this.vendor.readUrl,
+        this.assumptions,
+        tokens,
+        new RateLimiter(this.limits),
+        this.logger,
+      );
       this.mailboxes.set(key, client);
     }
     return client;
@@ -46,40 +59,91 @@ export class VendorClient implements VendorApi {
   /** POST /v1/token/refresh; the used refresh token dies at the vendor as soon as this is answered. */
   private async refreshTokens(refreshToken: string): Promise<TokenPair> {
     const f = this.assumptions.tokenRefresh;
-    const res = await this.http.json<Record<string, unknown>>('POST', `${this.vendor.readUrl}/v1/token/refresh`, {}, { refresh_token: refreshToken });
+    const res = await this.http.json<Record<string, unknown>>(
+      'POST',
+      `${this.vendor.readUrl}/v1/token/refresh`,
+      {},
+      { refresh_token: refreshToken },
+    );
     const accessToken = res.body[f.accessField];
     const newRefresh = res.body[f.refreshField];
     if (typeof accessToken !== 'string' || typeof newRefresh !== 'string') {
-      throw new VendorError('INVALID_RESPONSE', 'token refresh answer lacks the new token pair', res.status, {}, 'internal');
+      throw new VendorError(
+        'INVALID_RESPONSE',
+        'token refresh answer lacks the new token pair',
+        res.status,
+        {},
+        'internal',
+      );
     }
     return { accessToken, refreshToken: newRefresh };
   }
 
   private keyHeaders(): Record<string, string> {
-    if (!this.vendor.apiKey) throw new VendorError('MISSING_AUTH_HEADER', 'no send-and-manage key configured: set vendor.apiKey or MAILBRIDGE_API_KEY', 401);
+    if (!this.vendor.apiKey)
+      throw new VendorError(
+        'MISSING_AUTH_HEADER',
+        'no send-and-manage key configured: set vendor.apiKey or MAILBRIDGE_API_KEY',
+        401,
+      );
     return { authorization: `Bearer ${this.vendor.apiKey}` };
   }
 
   /** Sends are never retried here: a timeout may still have queued the email. */
   async send(req: SendRequest): Promise<SendResult> {
-    const res = await this.keyLimiter.run((answered) => this.http.json<Record<string, unknown>>('POST', `${this.vendor.mailUrl}/v3.0/send`, this.keyHeaders(), req, answered));
-    if (typeof res.body.id !== 'string' || !res.body.id) throw new VendorError('INVALID_RESPONSE', 'send answer carries no email id', res.status, {}, 'internal');
+    const res = await this.keyLimiter.run((answered) =>
+      this.http.json<Record<string, unknown>>(
+        'POST',
+        `${this.vendor.mailUrl}/v3.0/send`,
+        this.keyHeaders(),
+        req,
+        answered,
+      ),
+    );
+    if (typeof res.body.id !== 'string' || !res.body.id)
+      throw new VendorError('INVALID_RESPONSE', 'send answer carries no email id', res.status, {}, 'internal');
     return { id: res.body.id };
   }
 
   async releaseQuarantine(quarantineId: string): Promise<ReleaseResult> {
-    const res = await this.keyLimiter.run((answered) => this.http.json<Record<string, unknown>>('POST', `${this.vendor.mailUrl}/v3.0/quarantine/release`, this.keyHeaders(), { quarantine_id: quarantineId }, answered));
+    const res = await this.keyLimiter.run((answered) =>
+      this.http.json<Record<string, unknown>>(
+        'POST',
+        `${this.vendor.mailUrl}/v3.0/quarantine/release`,
+        this.keyHeaders(),
+        { quarantine_id: quarantineId },
+        answered,
+      ),
+    );
     const id = res.body[this.assumptions.releaseIdField];
     return { id: typeof id === 'string' ? id : null, body: res.body };
   }
 
   async sharedDomains(): Promise<SharedDomainList> {
-    return (await this.keyLimiter.run((answered) => this.http.json<SharedDomainList>('GET', `${this.vendor.graphUrl}/v3.0/free/domains`, {}, undefined, answered))).body;
+    return (
+      await this.keyLimiter.run((answered) =>
+        this.http.json<SharedDomainList>('GET', `${this.vendor.graphUrl}/v3.0/free/domains`, {}, undefined, answered),
+      )
+    ).body;
   }
 
   async createSender(args: { domain: string; localPart?: string; name?: string }): Promise<Record<string, unknown>> {
-    const body = { domain: args.domain, ...(args.localPart ? { local_part: args.localPart } : {}), ...(args.name ? { name: args.name } : {}) };
-    return (await this.keyLimiter.run((answered) => this.http.json<Record<string, unknown>>('POST', `${this.vendor.graphUrl}${this.assumptions.senderPath}`, this.keyHeaders(), body, answered))).body;
+    const body = {
+      domain: args.domain,
+      ...(args.localPart ? { local_part: args.localPart } : {}),
+      ...(args.name ? { name: args.name } : {}),
+    };
+    return (
+      await this.keyLimiter.run((answered) =>
+        this.http.json<Record<string, unknown>>(
+          'POST',
+          `${this.vendor.graphUrl}${this.assumptions.senderPath}`,
+          this.keyHeaders(),
+          body,
+          answered,
+        ),
+      )
+    ).body;
   }
 
   close(): Promise<void> {

@@ -3,7 +3,12 @@ import { diffVendorFlags, isLocalFlag, labelToKeyword, mergeFlags, vendorFlags }
 
 describe('flag mapping', () => {
   test('vendor state becomes IMAP flags, labels become keywords when they are atoms', () => {
-    const flags = vendorFlags({ is_read: true, is_starred: false, is_important: true, labels: ['Work', 'two words', 'Rechnung'] });
+    const flags = vendorFlags({
+      is_read: true,
+      is_starred: false,
+      is_important: true,
+      labels: ['Work', 'two words', 'Rechnung'],
+    });
     expect(flags).toEqual(['\\Seen', '$Important', 'Work', 'Rechnung']);
     expect(labelToKeyword('two words')).toBeNull();
   });

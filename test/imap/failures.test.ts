@@ -81,11 +81,21 @@ describe('bad input and vendor failures', () => {
     await c.command('c2', 'SELECT INBOX');
     const answer = await c.command('c3', 'STORE 1 +FLAGS (\\Flagged)');
     expect(answer).toMatch(/^c3 NO \[CANNOT\] .*does not offer/m);
-    const dump = await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`);
+    const dump = await control<{ messages: VendorMessage[] }>(
+      h.sandbox,
+      'GET',
+      `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`,
+    );
     const fetched = await c.command('c4', 'FETCH 1 (FLAGS)');
     expect(fetched).not.toMatch(/\\Flagged/);
     expect(dump.messages.filter((m) => m.is_starred).length).toBe(
-      (await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`)).messages.filter((m) => m.is_starred).length,
+      (
+        await control<{ messages: VendorMessage[] }>(
+          h.sandbox,
+          'GET',
+          `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`,
+        )
+      ).messages.filter((m) => m.is_starred).length,
     );
     c.close();
   });

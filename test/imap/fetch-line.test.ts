@@ -16,10 +16,19 @@ import { rawSession } from '../support/raw-session';
 
 // imap-core's own parts, as the server runs them (no typings of their own)
 const load = createRequire(__filename);
-const { IMAPConnection } = load('@zone-eu/wildduck/imap-core/lib/imap-connection') as { IMAPConnection: { prototype: { formatResponse(this: unknown, ...args: unknown[]): unknown } } };
-const { getQueryResponse } = load('@zone-eu/wildduck/imap-core/lib/imap-tools') as { getQueryResponse: ImapSession['getQueryResponse'] };
-const imapHandler = load('@zone-eu/wildduck/imap-core/lib/handler/imap-handler') as { parser(line: string): unknown; compiler(response: unknown): string };
-const fetchCommand = load('@zone-eu/wildduck/imap-core/lib/commands/fetch') as { handler(this: unknown, command: unknown, callback: (err: unknown, res?: unknown) => void): void };
+const { IMAPConnection } = load('@zone-eu/wildduck/imap-core/lib/imap-connection') as {
+  IMAPConnection: { prototype: { formatResponse(this: unknown, ...args: unknown[]): unknown } };
+};
+const { getQueryResponse } = load('@zone-eu/wildduck/imap-core/lib/imap-tools') as {
+  getQueryResponse: ImapSession['getQueryResponse'];
+};
+const imapHandler = load('@zone-eu/wildduck/imap-core/lib/handler/imap-handler') as {
+  parser(line: string): unknown;
+  compiler(response: unknown): string;
+};
+const fetchCommand = load('@zone-eu/wildduck/imap-core/lib/commands/fetch') as {
+  handler(this: unknown, command: unknown, callback: (err: unknown, res?: unknown) => void): void;
+};
 
 let h: Harness;
 let rows: MessageRow[];
@@ -36,7 +45,12 @@ beforeAll(async () => {
   const ids = rows.map((r) => r.messageUid);
   summaries = await view.summaries(ids);
   const indexer = createIndexer();
-  metas = new Map([...(await view.contents(ids))].map(([uid, c]) => [uid, { envelope: indexer.getEnvelope(c.mimeTree), bodystructure: indexer.getBodyStructure(c.mimeTree) }]));
+  metas = new Map(
+    [...(await view.contents(ids))].map(([uid, c]) => [
+      uid,
+      { envelope: indexer.getEnvelope(c.mimeTree), bodystructure: indexer.getBodyStructure(c.mimeTree) },
+    ]),
+  );
 });
 
 afterAll(async () => {
@@ -50,7 +64,11 @@ function queryOf(command: string, uidList: number[]): FetchQueryItem[] {
     id: 'test',
     selected: { uidList, mailbox: 'INBOX', readOnly: true, condstoreEnabled: false },
     session: { user: { id: 'test' } },
-    _server: { logger: { debug() {} }, loggelf() {}, onFetch: (_m: unknown, options: { query: FetchQueryItem[] }) => (query = options.query) },
+    _server: {
+      logger: { debug() {} },
+      loggelf() {},
+      onFetch: (_m: unknown, options: { query: FetchQueryItem[] }) => (query = options.query),
+    },
   };
   fetchCommand.handler.call(connection, imapHandler.parser(`t1 ${command}`), (err) => {
     throw err ?? new Error(`${command} was refused`);
@@ -76,8 +94,19 @@ function sessionOf(uidList: number[], utf8: boolean): ImapSession {
 /** imap-core's bytes for the message, its values built from the MIME metadata (no compiled summary involved). */
 function imapCoreLine(session: ImapSession, query: FetchQueryItem[], row: MessageRow, utf8: boolean): string | false {
   const meta = metas.get(row.messageUid)!;
-  const message = { uid: row.uid, modseq: row.modseq, flags: row.flags, idate: new Date(row.idate), size: row.size, envelope: cloneImapStructure(meta.envelope), bodystructure: cloneImapStructure(meta.bodystructure) };
-  const response = session.formatResponse('FETCH', row.uid, { query, values: session.getQueryResponse(query, message, { acceptUTF8Enabled: utf8 }) });
+  const message = {
+    uid: row.uid,
+    modseq: row.modseq,
+    flags: row.flags,
+    idate: new Date(row.idate),
+    size: row.size,
+    envelope: cloneImapStructure(meta.envelope),
+    bodystructure: cloneImapStructure(meta.bodystructure),
+  };
+  const response = session.formatResponse('FETCH', row.uid, {
+    query,
+    values: session.getQueryResponse(query, message, { acceptUTF8Enabled: utf8 }),
+  });
   return response ? imapHandler.compiler(response) : false;
 }
 
@@ -108,7 +137,10 @@ test.each([
   ['a UTF8=ACCEPT session', true],
 ])('each line is the bytes imap-core makes, in %s', (_name, utf8) => {
   // every corpus message as it is, and again with each flag set and a MODSEQ of 0
-  const variants = rows.flatMap((row, i) => [row, { ...row, flags: flagSets[i % flagSets.length], modseq: i % 7 ? row.modseq : 0 }]);
+  const variants = rows.flatMap((row, i) => [
+    row,
+    { ...row, flags: flagSets[i % flagSets.length], modseq: i % 7 ? row.modseq : 0 },
+  ]);
   expect(variants.length).toBeGreaterThan(400);
   expect(new Set(rows.flatMap((r) => r.flags)).size).toBeGreaterThan(1);
   const uidList = rows.map((r) => r.uid);
@@ -167,13 +199,23 @@ test('messages imap-core answers itself: a summary item without a summary, RFC82
   expect(sizes(rows[0], undefined)).toBe(`* 1 FETCH (RFC822.SIZE ${rows[0].size})`);
 });
 
-test.each(['FETCH 1 (BODY.PEEK[HEADER])', 'FETCH 1 (FLAGS BODY)', 'FETCH 1 FULL', 'FETCH 1 (RFC822.SIZE RFC822.HEADER)', 'FETCH 1 (BODY.PEEK[]<0.10>)', 'FETCH 1 (UID RFC822)'])(
-  '%s is not a line query',
-  (command) => {
-    expect(isLineQuery(queryOf(command, rows.map((r) => r.uid)))).toBe(false);
-  },
-);
-
+test.each([
+  'FETCH 1 (BODY.PEEK[HEADER])',
+  'FETCH 1 (FLAGS BODY)',
+  'FETCH 1 FULL',
+  'FETCH 1 (RFC822.SIZE RFC822.HEADER)',
+  'FETCH 1 (BODY.PEEK[]<0.10>)',
+  'FETCH 1 (UID RFC822)',
+])('%s is not a line query', (command) => {
+  expect(
+    isLineQuery(
+      queryOf(
+        command,
+        rows.map((r) => r.uid),
+      ),
+    ),
+  ).toBe(false);
+});
 
 /** The answer without each ` BODY[HEADER.FIELDS (X-NONE)] {n}` and its literal, and without the tag. */
 function withoutSection(text: string): string {
@@ -198,12 +240,19 @@ test.each([
     await session.run('SELECT INBOX');
     expect(await session.run('STORE 1:3 +FLAGS (\\Flagged $Forwarded Projekt)')).toMatch(/^t\d+ OK/m);
     expect(await session.run('STORE 4 -FLAGS (\\Seen \\Flagged)')).toMatch(/^t\d+ OK/m);
-    const commands = ['UID FETCH 1:* (FLAGS ENVELOPE BODYSTRUCTURE RFC822.SIZE)', 'FETCH 1:* (flags Uid Modseq INTERNALDATE)', 'FETCH 2,4,9:12 (RFC822.SIZE)', 'UID FETCH 1:* (FLAGS) (CHANGEDSINCE 1)'];
+    const commands = [
+      'UID FETCH 1:* (FLAGS ENVELOPE BODYSTRUCTURE RFC822.SIZE)',
+      'FETCH 1:* (flags Uid Modseq INTERNALDATE)',
+      'FETCH 2,4,9:12 (RFC822.SIZE)',
+      'UID FETCH 1:* (FLAGS) (CHANGEDSINCE 1)',
+    ];
     for (const command of commands) {
       const fast = await session.run(command);
       // a header section sends every message through imap-core's formatResponse and compiler
       const [, items, modifier = ''] = /^(?:UID )?FETCH \S+ \((.*?)\)(.*)$/.exec(command)!;
-      const slow = await session.run(command.replace(`(${items})${modifier}`, `(${items} BODY.PEEK[HEADER.FIELDS (X-NONE)])${modifier}`));
+      const slow = await session.run(
+        command.replace(`(${items})${modifier}`, `(${items} BODY.PEEK[HEADER.FIELDS (X-NONE)])${modifier}`),
+      );
       expect(fast.split('\r\n').filter((l) => l.startsWith('* ')).length, command).toBeGreaterThan(3);
       expect(fast.replace(/^t\d+ .*\r\n/m, ''), command).toBe(withoutSection(slow));
     }

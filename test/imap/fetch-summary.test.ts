@@ -26,15 +26,22 @@ afterAll(async () => {
   await h?.close();
 });
 
-
 /** Every INBOX message's served bytes, by UID, through imapflow (attachments included). */
 async function servedMessages(): Promise<Map<number, Buffer>> {
-  const client = new ImapFlow({ host: '127.0.0.1', port: h.bridge.ports.imap, secure: false, doSTARTTLS: false, auth: { user: mailbox, pass: h.password }, logger: false });
+  const client = new ImapFlow({
+    host: '127.0.0.1',
+    port: h.bridge.ports.imap,
+    secure: false,
+    doSTARTTLS: false,
+    auth: { user: mailbox, pass: h.password },
+    logger: false,
+  });
   await client.connect();
   try {
     await client.mailboxOpen('INBOX');
     const out = new Map<number, Buffer>();
-    for await (const m of client.fetch('1:*', { uid: true, source: true }, { uid: true })) out.set(m.uid, m.source as Buffer);
+    for await (const m of client.fetch('1:*', { uid: true, source: true }, { uid: true }))
+      out.set(m.uid, m.source as Buffer);
     return out;
   } finally {
     await client.logout();
@@ -79,7 +86,8 @@ test('messages missing from the cache (an older version, a lost file) are descri
   const session = await rawSession(h.bridge.ports.imap, mailbox, h.password);
   const db = new Database(path.join(h.stateDir, 'mailbridge.db'));
   try {
-    const draft = 'From: alice@sandbox.test\r\nSubject: unsent =?utf-8?q?d=C3=A9j=C3=A0?=\r\nMessage-ID: <draft-1@local>\r\n\r\nnot sent yet\r\n';
+    const draft =
+      'From: alice@sandbox.test\r\nSubject: unsent =?utf-8?q?d=C3=A9j=C3=A0?=\r\nMessage-ID: <draft-1@local>\r\n\r\nnot sent yet\r\n';
     expect(await session.append('Drafts', draft)).toMatch(/OK \[APPENDUID/);
     const query = 'UID FETCH 1:* (ENVELOPE BODYSTRUCTURE RFC822.SIZE BODY.PEEK[HEADER.FIELDS (SUBJECT)] BODY.PEEK[1])';
     const answers = async () => {
@@ -96,7 +104,11 @@ test('messages missing from the cache (an older version, a lost file) are descri
     expect(await answers()).toEqual(before);
     // every message of both folders is cached again, the draft included
     const count = (join: string, folder: string) =>
-      (db.prepare(`SELECT count(*) AS n FROM messages m ${join} JOIN folders f ON f.id = m.folder_id WHERE f.name = ?`).get(folder) as { n: number }).n;
+      (
+        db
+          .prepare(`SELECT count(*) AS n FROM messages m ${join} JOIN folders f ON f.id = m.folder_id WHERE f.name = ?`)
+          .get(folder) as { n: number }
+      ).n;
     const cachedJoin = 'JOIN message_cache c ON c.message_uid = m.message_uid';
     expect(count(cachedJoin, 'INBOX')).toBeGreaterThan(200);
     for (const folder of ['INBOX', 'Drafts']) expect(count(cachedJoin, folder)).toBe(count('', folder));

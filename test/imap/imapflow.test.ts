@@ -2,12 +2,23 @@ import { describe, expect, test } from 'vitest';
 import { simpleParser } from 'mailparser';
 import { control, mailbox, useImapSession, vendorFolder } from '../support/bridge-harness';
 import type { VendorMessage } from '../../src/upstream/types';
+import { must } from '../support/must';
 
 const s = useImapSession();
 
 describe('IMAP read path with imapflow', () => {
   test('capabilities include the promised extensions', () => {
-    for (const cap of ['IDLE', 'UIDPLUS', 'MOVE', 'SPECIAL-USE', 'UNSELECT', 'ID', 'NAMESPACE', 'ENABLE', 'CONDSTORE']) {
+    for (const cap of [
+      'IDLE',
+      'UIDPLUS',
+      'MOVE',
+      'SPECIAL-USE',
+      'UNSELECT',
+      'ID',
+      'NAMESPACE',
+      'ENABLE',
+      'CONDSTORE',
+    ]) {
       expect(s.client.capabilities.has(cap), cap).toBe(true);
     }
   });
@@ -34,17 +45,22 @@ describe('IMAP read path with imapflow', () => {
     const dates = fetched.map((f) => f.date.getTime());
     expect([...dates].sort((a, b) => a - b)).toEqual(dates);
     expect(new Set(fetched.map((f) => f.id))).toEqual(new Set(vendor.map((v) => v.message_id)));
-    const status = await s.client.status('INBOX', { unseen: true, messages: true });
-    expect(status && status.unseen).toBe(vendor.filter((v) => !v.is_read).length);
+    const status = must(await s.client.status('INBOX', { unseen: true, messages: true }), 'STATUS');
+    expect(status?.unseen).toBe(vendor.filter((v) => !v.is_read).length);
   });
 
   test('BODY[] equals RFC822.SIZE and parses back to the vendor message', async () => {
     await s.client.mailboxOpen('INBOX');
     const vendor = await vendorFolder(s.h.sandbox, 'INBOX');
-    const withAttachment = vendor.find((v) => (v.attachments ?? []).some((a) => !a.inline && a.size_bytes > 0)) ?? vendor[0];
+    const withAttachment =
+      vendor.find((v) => (v.attachments ?? []).some((a) => !a.inline && a.size_bytes > 0)) ?? vendor[0];
     const uids = (await s.client.search({ header: { 'message-id': withAttachment.message_id } }, { uid: true })) || [];
     expect(uids).toHaveLength(1);
-    const msg = await s.client.fetchOne(String(uids[0]), { source: true, size: true, bodyStructure: true }, { uid: true });
+    const msg = await s.client.fetchOne(
+      String(uids[0]),
+      { source: true, size: true, bodyStructure: true },
+      { uid: true },
+    );
     expect(msg).toBeTruthy();
     if (!msg) return;
     expect(msg.source?.length).toBe(msg.size);
@@ -68,7 +84,8 @@ describe('IMAP read path with imapflow', () => {
     // a message whose attachments nothing has downloaded yet
     const withAttachments = vendor.filter((v) => (v.attachments ?? []).some((a) => a.size_bytes > 0)).at(-1)!;
     const downloadable = (withAttachments.attachments ?? []).filter((a) => a.size_bytes > 0).length;
-    const [uid] = (await s.client.search({ header: { 'message-id': withAttachments.message_id } }, { uid: true })) || [];
+    const [uid] =
+      (await s.client.search({ header: { 'message-id': withAttachments.message_id } }, { uid: true })) || [];
     s.h.sandbox.resetStats();
     const head = await s.client.fetchOne(String(uid), { source: { start: 0, maxLength: 300 } }, { uid: true });
     expect(head && (head.source as Buffer).length).toBe(300);
@@ -125,14 +142,27 @@ describe('IMAP read path with imapflow', () => {
   test('new mail and flag changes made elsewhere reach an IDLE client', async () => {
     const box = await s.client.mailboxOpen('INBOX');
     const existsBefore = box.exists;
-    const seenExists = new Promise<number>((resolve) => s.client.on('exists', (e: { count: number }) => resolve(e.count)));
+    const seenExists = new Promise<number>((resolve) =>
+      s.client.on('exists', (e: { count: number }) => resolve(e.count)),
+    );
     void s.client.idle(); // runs until the next command
-    await control(s.h.sandbox, 'POST', '/inject', { mailbox, message: { from: 'news@example.org', to: mailbox, subject: 'Fresh news', text: 'hello' } });
+    await control(s.h.sandbox, 'POST', '/inject', {
+      mailbox,
+      message: { from: 'news@example.org', to: mailbox, subject: 'Fresh news', text: 'hello' },
+    });
     await s.h.bridge.pollers[0].tick();
     expect(await seenExists).toBe(existsBefore + 1);
     // a flag change made in webmail reaches the same session after the next poll
-    const [latest] = (await control<{ messages: VendorMessage[] }>(s.h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`)).messages.filter((m) => m.subject === 'Fresh news');
-    const flagged = new Promise<string[]>((resolve) => s.client.on('flags', (e: { flags: Set<string> }) => resolve([...e.flags])));
+    const [latest] = (
+      await control<{ messages: VendorMessage[] }>(
+        s.h.sandbox,
+        'GET',
+        `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`,
+      )
+    ).messages.filter((m) => m.subject === 'Fresh news');
+    const flagged = new Promise<string[]>((resolve) =>
+      s.client.on('flags', (e: { flags: Set<string> }) => resolve([...e.flags])),
+    );
     await control(s.h.sandbox, 'POST', '/flags', { mailbox, message_uid: latest.message_uid, is_starred: true });
     await s.h.bridge.pollers[0].tick();
     expect(await flagged).toContain('\\Flagged');

@@ -8,6 +8,7 @@ const run = promisify(execFile);
 let h: Harness;
 
 beforeAll(async () => {
+  requireTools('python3');
   h = await startHarness({ config: { listen: { host: '127.0.0.1', imapPort: 0, imapsPort: 0, smtpPort: 0 } } });
 });
 
@@ -38,9 +39,15 @@ print(json.dumps({'exists': exists, 'unseen': unseen, 'rows': len(rows), 'header
 `;
 
 test('python imaplib over STARTTLS reads, searches and flags', async () => {
-  const { stdout } = await run('python3', ['-c', script, String(h.bridge.ports.imap), mailbox, h.password], { timeout: 60_000 });
+  const { stdout } = await run('python3', ['-c', script, String(h.bridge.ports.imap), mailbox, h.password], {
+    timeout: 60_000,
+  });
   const out = JSON.parse(stdout) as { exists: number; unseen: number[]; rows: number; header: string; store: string };
-  const dump = await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`);
+  const dump = await control<{ messages: VendorMessage[] }>(
+    h.sandbox,
+    'GET',
+    `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`,
+  );
   expect(out.exists).toBe(dump.messages.length);
   expect(out.rows).toBe(dump.messages.length);
   expect(out.header).toMatch(/Message-ID: </i);
@@ -54,7 +61,12 @@ test('python imaplib over STARTTLS reads, searches and flags', async () => {
 test('wrong bridge password is refused and the vendor token is never accepted as a password', async () => {
   const tokens = h.sandbox.issueTokens(mailbox);
   const attempt = (password: string) =>
-    run('python3', ['-c', `import imaplib,sys\nm=imaplib.IMAP4('127.0.0.1',${h.bridge.ports.imap})\ntry:\n  m.login(sys.argv[1], sys.argv[2]); print('OK')\nexcept imaplib.IMAP4.error as e: print('NO', e)`, mailbox, password]);
+    run('python3', [
+      '-c',
+      `import imaplib,sys\nm=imaplib.IMAP4('127.0.0.1',${h.bridge.ports.imap})\ntry:\n  m.login(sys.argv[1], sys.argv[2]); print('OK')\nexcept imaplib.IMAP4.error as e: print('NO', e)`,
+      mailbox,
+      password,
+    ]);
   expect((await attempt('not-the-password')).stdout).toMatch(/^NO .*AUTHENTICATIONFAILED/);
   expect((await attempt(tokens.accessToken)).stdout).toMatch(/^NO/);
 });
@@ -69,8 +81,14 @@ test('implicit TLS port with AUTHENTICATE PLAIN', async () => {
     'print(typ, data[0].decode())',
     'm.logout()',
   ].join('\n');
-  const { stdout } = await run('python3', ['-c', py, String(h.bridge.ports.imaps), mailbox, h.password], { timeout: 60_000 });
-  const dump = await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`);
+  const { stdout } = await run('python3', ['-c', py, String(h.bridge.ports.imaps), mailbox, h.password], {
+    timeout: 60_000,
+  });
+  const dump = await control<{ messages: VendorMessage[] }>(
+    h.sandbox,
+    'GET',
+    `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`,
+  );
   expect(stdout).toMatch(new RegExp(`^OK "?INBOX"? \\(MESSAGES ${dump.messages.length} UIDNEXT \\d+\\)`));
 });
 
@@ -104,12 +122,30 @@ out['create'] = [typ, data[0].decode()]
 m.logout()
 print(json.dumps(out))
 `;
+import { requireTools } from '../support/tools';
 
 test('python imaplib organises: UID MOVE, COPY to a label folder, EXPUNGE there; APPEND and CREATE refused', async () => {
-  const inbox = (await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`)).messages;
+  const inbox = (
+    await control<{ messages: VendorMessage[] }>(
+      h.sandbox,
+      'GET',
+      `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`,
+    )
+  ).messages;
   const [moving, labelling] = inbox.slice(-2);
-  const { stdout } = await run('python3', ['-c', organise, String(h.bridge.ports.imap), mailbox, h.password, moving.message_id, labelling.message_id], { timeout: 60_000 });
-  const out = JSON.parse(stdout) as { move: string[]; copy: string[]; labelExists: number; expunge: string; append: string; create: string[] };
+  const { stdout } = await run(
+    'python3',
+    ['-c', organise, String(h.bridge.ports.imap), mailbox, h.password, moving.message_id, labelling.message_id],
+    { timeout: 60_000 },
+  );
+  const out = JSON.parse(stdout) as {
+    move: string[];
+    copy: string[];
+    labelExists: number;
+    expunge: string;
+    append: string;
+    create: string[];
+  };
   expect(out.move[0]).toBe('OK');
   expect(out.move[1]).toMatch(/COPYUID \d+ \d+ \d+/);
   expect(out.copy[0]).toBe('OK');
@@ -119,7 +155,9 @@ test('python imaplib organises: UID MOVE, COPY to a label folder, EXPUNGE there;
   expect(out.append).toBe('NO');
   expect(out.create).toEqual(['NO', expect.stringMatching(/cannot create, rename or delete folders/)]);
 
-  const all = (await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}`)).messages;
+  const all = (
+    await control<{ messages: VendorMessage[] }>(h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}`)
+  ).messages;
   const byUid = new Map(all.map((m) => [m.message_uid, m]));
   expect(byUid.get(moving.message_uid)?.folders).toEqual(['Archive']);
   // labelled by COPY, unlabelled by EXPUNGE in the label folder, never moved or deleted

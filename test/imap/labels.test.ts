@@ -1,13 +1,18 @@
 import { describe, expect, test } from 'vitest';
 import { control, mailbox, useImapSession, vendorFolder } from '../support/bridge-harness';
 import type { VendorMessage } from '../../src/upstream/types';
+import { must } from '../support/must';
 
 /** Labels as keywords and as Labels/<label> folders, checked against the sandbox after each step. */
 
 const s = useImapSession();
 
 async function vendorMessage(messageUid: string): Promise<VendorMessage> {
-  const all = await control<{ messages: VendorMessage[] }>(s.h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}`);
+  const all = await control<{ messages: VendorMessage[] }>(
+    s.h.sandbox,
+    'GET',
+    `/messages?mailbox=${encodeURIComponent(mailbox)}`,
+  );
   const found = all.messages.find((m) => m.message_uid === messageUid);
   if (!found) throw new Error(`no vendor message ${messageUid}`);
   return found;
@@ -33,8 +38,15 @@ describe('labels as folders', () => {
     expect(paths).toContain('Labels/Two words');
     expect(list.find((f) => f.path === 'Labels')?.flags.has('\\Noselect')).toBe(true);
 
-    const all = await control<{ messages: VendorMessage[] }>(s.h.sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}`);
-    const expected = all.messages.filter((m) => m.labels.includes('Projects')).map((m) => m.message_id).sort();
+    const all = await control<{ messages: VendorMessage[] }>(
+      s.h.sandbox,
+      'GET',
+      `/messages?mailbox=${encodeURIComponent(mailbox)}`,
+    );
+    const expected = all.messages
+      .filter((m) => m.labels.includes('Projects'))
+      .map((m) => m.message_id)
+      .sort();
     const opened = await s.client.mailboxOpen('Labels/Projects');
     expect(opened.exists).toBe(expected.length);
     const ids: string[] = [];
@@ -51,16 +63,16 @@ describe('labels as folders', () => {
     await s.client.mailboxOpen('INBOX');
     const [, , target] = await vendorFolder(s.h.sandbox, 'INBOX');
     const uid = await uidOf(target.message_id);
-    const copied = await s.client.messageCopy(String(uid), 'Labels/Urgent', { uid: true });
-    expect(copied && copied.uidMap?.get(uid)).toBeGreaterThan(0);
+    const copied = must(await s.client.messageCopy(String(uid), 'Labels/Urgent', { uid: true }), 'COPYUID');
+    expect(copied?.uidMap?.get(uid)).toBeGreaterThan(0);
     const after = await vendorMessage(target.message_uid);
     expect(after.labels).toContain('Urgent');
     expect(after.folders).toEqual(['INBOX']);
     // the source shows the keyword at once
-    const inInbox = await s.client.fetchOne(String(uid), { flags: true }, { uid: true });
-    expect(inInbox && inInbox.flags?.has('Urgent')).toBe(true);
+    const inInbox = must(await s.client.fetchOne(String(uid), { flags: true }, { uid: true }), 'INBOX message');
+    expect(inInbox?.flags?.has('Urgent')).toBe(true);
     await s.client.mailboxOpen('Labels/Urgent');
-    expect(await uidOf(target.message_id)).toBe(copied && copied.uidMap?.get(uid));
+    expect(await uidOf(target.message_id)).toBe(copied?.uidMap?.get(uid));
   });
 
   test('\\Deleted + EXPUNGE inside a label folder removes the label, never the message', async () => {
@@ -77,8 +89,11 @@ describe('labels as folders', () => {
     expect(await uidOf(target.message_id)).toBeUndefined();
     // INBOX still has it, without the keyword
     await s.client.mailboxOpen('INBOX');
-    const inbox = await s.client.fetchOne(String(await uidOf(target.message_id)), { flags: true }, { uid: true });
-    expect(inbox && inbox.flags?.has('Projects')).toBe(false);
+    const inbox = must(
+      await s.client.fetchOne(String(await uidOf(target.message_id)), { flags: true }, { uid: true }),
+      'INBOX message',
+    );
+    expect(inbox?.flags?.has('Projects')).toBe(false);
   });
 
   test('STORE in a label folder reaches the vendor and the message in its own folder', async () => {
@@ -89,16 +104,19 @@ describe('labels as folders', () => {
     await s.client.messageFlagsAdd(String(uid), ['\\Flagged'], { uid: true });
     expect((await vendorMessage(second.message_uid)).is_starred).toBe(true);
     await s.client.mailboxOpen('INBOX');
-    const inbox = await s.client.fetchOne(String(await uidOf(second.message_id)), { flags: true }, { uid: true });
-    expect(inbox && inbox.flags?.has('\\Flagged')).toBe(true);
+    const inbox = must(
+      await s.client.fetchOne(String(await uidOf(second.message_id)), { flags: true }, { uid: true }),
+      'INBOX message',
+    );
+    expect(inbox?.flags?.has('\\Flagged')).toBe(true);
   });
 
   test('MOVE between label folders swaps the label; MOVE from a folder into a label folder is refused', async () => {
     const [, second] = await vendorFolder(s.h.sandbox, 'INBOX');
     await s.client.mailboxOpen('Labels/Projects');
     const uid = await uidOf(second.message_id);
-    const moved = await s.client.messageMove(String(uid), 'Labels/Later', { uid: true });
-    expect(moved && moved.uidMap?.get(uid)).toBeGreaterThan(0);
+    const moved = must(await s.client.messageMove(String(uid), 'Labels/Later', { uid: true }), 'COPYUID');
+    expect(moved?.uidMap?.get(uid)).toBeGreaterThan(0);
     const after = await vendorMessage(second.message_uid);
     expect(after.labels).toContain('Later');
     expect(after.labels).not.toContain('Projects');
@@ -124,17 +142,25 @@ describe('labels as folders', () => {
     await s.client.mailboxOpen('Archive');
     expect(await uidOf(archived.message_id)).toBeUndefined();
     await s.client.mailboxOpen('Trash');
-    const inTrash = await s.client.fetchOne(String(await uidOf(archived.message_id)), { flags: true }, { uid: true });
-    expect(inTrash && inTrash.flags?.has('Projects')).toBe(false);
+    const inTrash = must(
+      await s.client.fetchOne(String(await uidOf(archived.message_id)), { flags: true }, { uid: true }),
+      'Trash message',
+    );
+    expect(inTrash?.flags?.has('Projects')).toBe(false);
   });
 });
 
 describe('a vendor that lists no labels or cannot list by label', () => {
-  const other = useImapSession({ config: { assumptions: { labelListField: 'tags', commands: { listThreads: { labelArg: 'tag' } } } } });
+  const other = useImapSession({
+    config: { assumptions: { labelListField: 'tags', commands: { listThreads: { labelArg: 'tag' } } } },
+  });
 
   test('no label folders are listed, and opening one is refused with the reason, not an empty folder', async () => {
     expect((await other.client.list()).some((f) => f.path.startsWith('Labels'))).toBe(false);
-    const err = (await other.client.mailboxOpen('Labels/Work').catch((e: unknown) => e)) as { responseText?: string; serverResponseCode?: string };
+    const err = (await other.client.mailboxOpen('Labels/Work').catch((e: unknown) => e)) as {
+      responseText?: string;
+      serverResponseCode?: string;
+    };
     expect(err.serverResponseCode).toBe('CANNOT');
     expect(err.responseText).toMatch(/cannot list messages by label/);
     // the session and the bridge carry on

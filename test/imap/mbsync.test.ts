@@ -4,12 +4,14 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { mailbox, startHarness, vendorFolder, type Harness } from '../support/bridge-harness';
+import { requireTools } from '../support/tools';
 
 const run = promisify(execFile);
 let h: Harness;
 let dir: string;
 
 beforeAll(async () => {
+  requireTools('mbsync');
   h = await startHarness();
   dir = path.join(h.stateDir, 'mbsync');
   fs.mkdirSync(path.join(dir, 'mail'), { recursive: true });
@@ -64,7 +66,10 @@ afterAll(async () => {
 
 function maildirCount(): number {
   const inbox = path.join(dir, 'mail', 'INBOX');
-  return ['cur', 'new'].reduce((n, d) => n + (fs.existsSync(path.join(inbox, d)) ? fs.readdirSync(path.join(inbox, d)).length : 0), 0);
+  return ['cur', 'new'].reduce(
+    (n, d) => n + (fs.existsSync(path.join(inbox, d)) ? fs.readdirSync(path.join(inbox, d)).length : 0),
+    0,
+  );
 }
 
 async function mbsync(channel = 'inbox'): Promise<string> {
@@ -96,13 +101,18 @@ test('mbsync pulls the whole INBOX over STARTTLS, then picks up only what is new
   await mbsync();
   const vendor = await vendorFolder(h.sandbox, 'INBOX');
   expect(maildirCount()).toBe(vendor.length);
-  const sample = fs.readdirSync(path.join(dir, 'mail', 'INBOX', 'cur'))[0] ?? fs.readdirSync(path.join(dir, 'mail', 'INBOX', 'new'))[0];
+  const sample =
+    fs.readdirSync(path.join(dir, 'mail', 'INBOX', 'cur'))[0] ??
+    fs.readdirSync(path.join(dir, 'mail', 'INBOX', 'new'))[0];
   expect(sample).toBeTruthy();
 
   await fetch(`${h.sandbox.urls.control}/inject`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ mailbox, message: { from: 'late@example.org', to: mailbox, subject: 'After the first sync', text: 'new' } }),
+    body: JSON.stringify({
+      mailbox,
+      message: { from: 'late@example.org', to: mailbox, subject: 'After the first sync', text: 'new' },
+    }),
   });
   await h.bridge.pollers[0].tick();
   await mbsync();
@@ -122,7 +132,8 @@ test('mbsync two-way: local flags and deletions reach the vendor, webmail change
   const vendor = await vendorFolder(h.sandbox, 'Archive');
   expect(vendor.length).toBeGreaterThanOrEqual(3);
   const [read, trashed, starredInWebmail] = vendor;
-  for (const m of [read, trashed, starredInWebmail]) await webmailFlags(m.message_uid, { is_read: false, is_starred: false });
+  for (const m of [read, trashed, starredInWebmail])
+    await webmailFlags(m.message_uid, { is_read: false, is_starred: false });
   await mbsync('twoway');
   expect(maildir('Archive').length).toBe(vendor.length);
   const fileOf = (messageId: string) => maildir('Archive').find((f) => f.messageId === messageId)!;

@@ -2,8 +2,11 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { mailbox, useImapSession, vendorFolder } from '../support/bridge-harness';
+import { requireTools } from '../support/tools';
+
+beforeAll(() => requireTools('neomutt', 'script'));
 
 /**
  * NeoMutt (Debian's 2022 build has no MOVE) saves a message to another folder the classic
@@ -36,8 +39,15 @@ async function neomutt(keys: string): Promise<string> {
       '',
     ].join('\n'),
   );
-  await run('script', ['-qec', `neomutt -n -F ${rc}`, '/dev/null'], { timeout: 60_000, env: { ...process.env, TERM: 'xterm', HOME: dir } });
-  return fs.readdirSync(dir).filter((f) => f.startsWith('log')).map((f) => fs.readFileSync(path.join(dir, f), 'latin1')).join('\n');
+  await run('script', ['-qec', `neomutt -n -F ${rc}`, '/dev/null'], {
+    timeout: 60_000,
+    env: { ...process.env, TERM: 'xterm', HOME: dir },
+  });
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.startsWith('log'))
+    .map((f) => fs.readFileSync(path.join(dir, f), 'latin1'))
+    .join('\n');
 }
 
 describe('NeoMutt', () => {
@@ -45,7 +55,9 @@ describe('NeoMutt', () => {
     const [target] = await vendorFolder(s.h.sandbox, 'INBOX');
     const inboxBefore = (await vendorFolder(s.h.sandbox, 'INBOX')).length;
     const archiveBefore = (await vendorFolder(s.h.sandbox, 'Archive')).length;
-    const log = await neomutt(`<tag-pattern>~i '${target.message_id}'<enter><tag-prefix><save-message>=Archive<enter><sync-mailbox><quit>`);
+    const log = await neomutt(
+      `<tag-pattern>~i '${target.message_id}'<enter><tag-prefix><save-message>=Archive<enter><sync-mailbox><quit>`,
+    );
     expect(log).toContain('UID COPY');
     expect(log).toMatch(/EXPUNGE/);
 

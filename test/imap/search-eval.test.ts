@@ -11,7 +11,11 @@ const msg = (over: Partial<SearchCandidate>): SearchCandidate => ({
   flags: ['\\Seen'],
   idate: new Date('2024-02-01T10:00:00Z'),
   size: 2048,
-  headerLines: ['From: =?UTF-8?Q?J=C3=BCrgen_M=C3=BCller?= <juergen@example.de>', 'Subject: Quarterly report', 'Date: Wed, 31 Jan 2024 23:00:00 +0000'],
+  headerLines: [
+    'From: =?UTF-8?Q?J=C3=BCrgen_M=C3=BCller?= <juergen@example.de>',
+    'Subject: Quarterly report',
+    'Date: Wed, 31 Jan 2024 23:00:00 +0000',
+  ],
   ...over,
 });
 
@@ -35,7 +39,12 @@ describe('SEARCH evaluation on cached metadata', () => {
     const query = parse(['OR', 'BODY', 'invoice', 'TEXT', 'urgent'], [1]);
     expect(textTerms(query).map((t) => t.value)).toEqual(['invoice', 'urgent']);
     const seen: string[] = [];
-    expect(matchAll(msg({}), query, (key, value) => (seen.push(`${key}:${value}`), value === 'urgent'))).toBe(true);
+    expect(
+      matchAll(msg({}), query, (key, value) => {
+        seen.push(`${key}:${value}`);
+        return value === 'urgent';
+      }),
+    ).toBe(true);
     expect(seen).toEqual(['body:invoice', 'text:urgent']);
   });
 });

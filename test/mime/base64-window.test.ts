@@ -17,15 +17,26 @@ async function encodeWindow(raw: Buffer, startFrom: number, maxLength: number): 
 
 describe('base64 window', () => {
   it('sizes match nodemailer output for every length around line and group edges', () => {
-    for (let n = 0; n < 400; n++) expect(base64EncodedSize(n)).toBe(base64.wrap(base64.encode(Buffer.alloc(n)), 76).length);
+    for (let n = 0; n < 400; n++)
+      expect(base64EncodedSize(n)).toBe(base64.wrap(base64.encode(Buffer.alloc(n)), 76).length);
   });
 
   it('any window equals the slice of the full encoding', async () => {
     for (const n of [1, 56, 57, 58, 114, 1000, 5701]) {
       const raw = bytesOf(`w${n}`, n);
       const full = Buffer.from(base64.wrap(base64.encode(raw), 76), 'latin1');
-      for (const [s, l] of [[0, 0], [0, 1], [1, 77], [77, 2], [78, 78], [full.length - 3, 10], [Math.floor(full.length / 2), 0]]) {
-        expect((await encodeWindow(raw, s, l)).equals(full.subarray(s, l ? s + l : undefined)), `${n} ${s}+${l}`).toBe(true);
+      for (const [s, l] of [
+        [0, 0],
+        [0, 1],
+        [1, 77],
+        [77, 2],
+        [78, 78],
+        [full.length - 3, 10],
+        [Math.floor(full.length / 2), 0],
+      ]) {
+        expect((await encodeWindow(raw, s, l)).equals(full.subarray(s, l ? s + l : undefined)), `${n} ${s}+${l}`).toBe(
+          true,
+        );
       }
     }
   });

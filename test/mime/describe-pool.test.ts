@@ -4,7 +4,11 @@ import type { VendorMessage } from '../../src/upstream/types';
 import { richMessage } from './fixtures';
 
 function messages(n: number): VendorMessage[] {
-  return Array.from({ length: n }, (_, i) => ({ ...richMessage(), message_uid: `msg-${i}`, subject: `subject ${i} ü` }));
+  return Array.from({ length: n }, (_, i) => ({
+    ...richMessage(),
+    message_uid: `msg-${i}`,
+    subject: `subject ${i} ü`,
+  }));
 }
 
 describe('DescribePool', () => {

@@ -15,7 +15,15 @@ export function bytesOf(seed: string, length: number): Buffer {
 }
 
 function attachment(id: string, bytes: number, extra: Partial<AttachmentMeta> = {}): AttachmentMeta {
-  return { attachment_id: id, file_name: `${id}.bin`, mime_type: 'application/octet-stream', size_bytes: bytes, inline: false, content_id: null, ...extra };
+  return {
+    attachment_id: id,
+    file_name: `${id}.bin`,
+    mime_type: 'application/octet-stream',
+    size_bytes: bytes,
+    inline: false,
+    content_id: null,
+    ...extra,
+  };
 }
 
 export const attachmentBytes = new Map<string, Buffer>([
@@ -60,7 +68,10 @@ export function richMessage(): VendorMessage {
       list_unsubscribe: '<mailto:unsub@example.org>',
     },
     attachments: [
-      attachment('big', 3 * 1024 * 1024 + 1, { file_name: 'Präsentation großer Teil.pdf', mime_type: 'application/pdf' }),
+      attachment('big', 3 * 1024 * 1024 + 1, {
+        file_name: 'Präsentation großer Teil.pdf',
+        mime_type: 'application/pdf',
+      }),
       attachment('empty', 0, { file_name: 'empty.txt', mime_type: 'text/plain' }),
       attachment('logo', 4321, { file_name: 'logo.png', mime_type: 'image/png', inline: true, content_id: '<logo@x>' }),
       attachment('notes', attachmentBytes.get('notes')!.length, { file_name: 'notes.txt', mime_type: 'text/plain' }),

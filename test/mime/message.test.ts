@@ -33,12 +33,20 @@ async function drain(stream: Readable): Promise<Buffer> {
 }
 
 /** What imap-core sends for BODY[...]: the rebuilt stream cut/padded to its expectedLength. */
-async function serve(tree: MimeTreeNode, storage: AttachmentStorage, selector?: { path?: string; type?: string }, partial?: { startFrom: number; maxLength: number }) {
+async function serve(
+  tree: MimeTreeNode,
+  storage: AttachmentStorage,
+  selector?: { path?: string; type?: string },
+  partial?: { startFrom: number; maxLength: number },
+) {
   const result = createIndexer(storage).getContents(tree, selector ?? false, partial);
   if (typeof result === 'string') return { bytes: Buffer.from(result, 'binary'), expectedLength: result.length };
   const bytes = await drain(result.value);
   const limit = result.expectedLength - (partial?.startFrom ?? 0);
-  return { bytes: bytes.subarray(0, partial?.maxLength ? Math.min(partial.maxLength, limit) : limit), expectedLength: result.expectedLength };
+  return {
+    bytes: bytes.subarray(0, partial?.maxLength ? Math.min(partial.maxLength, limit) : limit),
+    expectedLength: result.expectedLength,
+  };
 }
 
 describe('deterministic message', () => {
@@ -56,7 +64,10 @@ describe('deterministic message', () => {
       "const h = (b) => require('node:crypto').createHash('sha256').update(b).digest('hex');",
       'console.log(h(buildMessage(richMessage(), attachmentBytes)), h(JSON.stringify(describeRecord(richMessage()))));',
     ].join('\n');
-    const out = execFileSync(process.execPath, ['-r', 'tsx/cjs', '-e', script], { cwd: path.resolve(__dirname, '../..'), encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['-r', 'tsx/cjs', '-e', script], {
+      cwd: path.resolve(__dirname, '../..'),
+      encoding: 'utf8',
+    });
     expect(out.trim().split(' ')).toEqual([sha(a), rowHash]);
   });
 
@@ -159,7 +170,10 @@ describe('serving with the attachment storage', () => {
     ];
     for (const [startFrom, maxLength] of windows) {
       const { bytes } = await serve(mimeTree, storage, undefined, { startFrom, maxLength });
-      expect(bytes.equals(full.subarray(startFrom, maxLength ? startFrom + maxLength : undefined)), `${startFrom}+${maxLength}`).toBe(true);
+      expect(
+        bytes.equals(full.subarray(startFrom, maxLength ? startFrom + maxLength : undefined)),
+        `${startFrom}+${maxLength}`,
+      ).toBe(true);
       // what a prefetch for this window downloads is exactly what serving it reads
       const alone = new MemorySource(attachmentBytes);
       await serve(mimeTree, createAttachmentStorage(alone), undefined, { startFrom, maxLength });
@@ -172,7 +186,11 @@ describe('serving with the attachment storage', () => {
     expect(source.opened.length).toBe(3);
     // the first 100 bytes reach no attachment; the last 50 only the last one
     expect(await attachmentsRead(mimeTree, false, { startFrom: 0, maxLength: 100 })).toEqual([]);
-    expect((await attachmentsRead(mimeTree, false, { startFrom: size - 50, maxLength: 50 })).map((id) => parseExternalId(id).attachmentId)).toEqual(['notes']);
+    expect(
+      (await attachmentsRead(mimeTree, false, { startFrom: size - 50, maxLength: 50 })).map(
+        (id) => parseExternalId(id).attachmentId,
+      ),
+    ).toEqual(['notes']);
   });
 
   it('body part fetch of one attachment streams its base64 with 76-character lines', async () => {
@@ -187,14 +205,20 @@ describe('serving with the attachment storage', () => {
   it('a failing vendor download fails the stream instead of cutting the literal silently', async () => {
     const storage = createAttachmentStorage(new MemorySource(new Map()));
     const { mimeTree } = describeMessage(richMessage());
-    await expect(storage.prefetch(externalAttachments(mimeTree).map((r) => `${r.messageUid}\u0000${r.attachmentId}\u0000${r.size}`))).rejects.toThrow(/no attachment/);
+    await expect(
+      storage.prefetch(
+        externalAttachments(mimeTree).map((r) => `${r.messageUid}\u0000${r.attachmentId}\u0000${r.size}`),
+      ),
+    ).rejects.toThrow(/no attachment/);
     await expect(serve(mimeTree, storage)).rejects.toThrow(/no attachment/);
   });
 
   it('fits a vendor body of the wrong length to the promised size and reports it', async () => {
     const mismatches: number[] = [];
     const bytes = new Map(attachmentBytes).set('logo', Buffer.alloc(10, 1));
-    const storage = createAttachmentStorage(new MemorySource(bytes), { onSizeMismatch: (_ref, actual) => mismatches.push(actual) });
+    const storage = createAttachmentStorage(new MemorySource(bytes), {
+      onSizeMismatch: (_ref, actual) => mismatches.push(actual),
+    });
     const { mimeTree, size } = describeMessage(richMessage());
     expect((await serve(mimeTree, storage)).bytes.length).toBe(size);
     expect(mismatches).toEqual([10]);

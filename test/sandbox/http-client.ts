@@ -9,7 +9,10 @@ export interface Reply<T = Record<string, unknown>> {
   body: T;
 }
 
-export async function call<T = Record<string, unknown>>(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Reply<T>> {
+export async function call<T = Record<string, unknown>>(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Reply<T>> {
   const res = await fetch(url, {
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
     headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
@@ -32,20 +35,34 @@ export async function politeFetch(url: string, init: RequestInit): Promise<Respo
 /** POST {read}/v1 with the given commands (politely: 429s are waited out). */
 type CommandReply = { type: string; results: CommandResult[]; code?: string };
 export async function commands(sb: Sandbox, token: string, list: unknown[]): Promise<Reply<CommandReply>> {
-  const res = await politeFetch(`${sb.urls.read}/v1`, { method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body: JSON.stringify({ commands: list }) });
+  const res = await politeFetch(`${sb.urls.read}/v1`, {
+    method: 'POST',
+    headers: { authorization: token, 'content-type': 'application/json' },
+    body: JSON.stringify({ commands: list }),
+  });
   return { status: res.status, headers: res.headers, body: (await res.json()) as CommandReply };
 }
 
 /** Data of a single successful command, failing loudly otherwise. */
-export async function one<T = Record<string, unknown>>(sb: Sandbox, token: string, command: string, args?: Record<string, unknown>): Promise<T> {
+export async function one<T = Record<string, unknown>>(
+  sb: Sandbox,
+  token: string,
+  command: string,
+  args?: Record<string, unknown>,
+): Promise<T> {
   const r = await commands(sb, token, [{ command, args }]);
   const result = r.body.results?.[0];
-  if (r.status !== 200 || result?.type !== 'SUCCESS') throw new Error(`${command}: ${r.status} ${JSON.stringify(r.body)}`);
+  if (r.status !== 200 || result?.type !== 'SUCCESS')
+    throw new Error(`${command}: ${r.status} ${JSON.stringify(r.body)}`);
   return result.data as T;
 }
 
 export async function dump(sb: Sandbox, mailbox: string, folder?: string, include?: string): Promise<VendorMessage[]> {
-  const q = new URLSearchParams({ mailbox, ...(folder ? { folder } : {}), ...(include !== undefined ? { include } : {}) });
+  const q = new URLSearchParams({
+    mailbox,
+    ...(folder ? { folder } : {}),
+    ...(include !== undefined ? { include } : {}),
+  });
   const r = await call<{ messages: VendorMessage[] }>(`${sb.urls.control}/messages?${q}`);
   if (r.status !== 200) throw new Error(`dump: ${r.status}`);
   return r.body.messages;

@@ -16,8 +16,19 @@ afterAll(async () => {
 
 const send = (body: Record<string, unknown>, key: string | null = `Bearer ${sb.apiKey}`) =>
   call(`${sb.urls.mail}/v3.0/send`, { headers: key === null ? {} : { authorization: key }, body });
-const release = (id: unknown, key = sb.apiKey) => call(`${sb.urls.mail}/v3.0/quarantine/release`, { headers: { authorization: `Bearer ${key}` }, body: id === undefined ? {} : { quarantine_id: id } });
-const mail = (subject: string, extra: Record<string, unknown> = {}) => ({ to: bob, from: alice, senderName: 'Alice A.', subject, body: `<p>${subject}</p>`, ...extra });
+const release = (id: unknown, key = sb.apiKey) =>
+  call(`${sb.urls.mail}/v3.0/quarantine/release`, {
+    headers: { authorization: `Bearer ${key}` },
+    body: id === undefined ? {} : { quarantine_id: id },
+  });
+const mail = (subject: string, extra: Record<string, unknown> = {}) => ({
+  to: bob,
+  from: alice,
+  senderName: 'Alice A.',
+  subject,
+  body: `<p>${subject}</p>`,
+  ...extra,
+});
 
 describe('send (spec 4.4, A16, A17)', () => {
   test('a send is delivered to the sandbox recipient, copied to Sent and recorded in the outbox', async () => {
@@ -33,19 +44,41 @@ describe('send (spec 4.4, A16, A17)', () => {
     );
     expect(r.status).toBe(200);
     expect(typeof r.body.id).toBe('string');
-    const got = (await dump(sb, bob, 'INBOX', 'body,attachments,full_headers')).find((m) => m.message_id === '<q3-numbers@mailbridge.test>');
-    expect(got).toMatchObject({ subject: 'Quartalszahlen 📈', from_email: alice, from_name: 'Alice A.', is_read: false });
+    const got = (await dump(sb, bob, 'INBOX', 'body,attachments,full_headers')).find(
+      (m) => m.message_id === '<q3-numbers@mailbridge.test>',
+    );
+    expect(got).toMatchObject({
+      subject: 'Quartalszahlen 📈',
+      from_email: alice,
+      from_name: 'Alice A.',
+      is_read: false,
+    });
     expect(got?.body?.text).toBe('plain version');
-    expect((got?.full_headers?.headers_json as Record<string, string>)['Reply-To']).toBe('replies@sandbox.test');
+    expect((got?.full_headers?.headers_json as Record<string, string> | undefined)?.['Reply-To']).toBe(
+      'replies@sandbox.test',
+    );
     const file = got?.attachments?.[0];
-    expect(file).toMatchObject({ file_name: 'zahlen.csv', mime_type: 'text/csv', size_bytes: attachment.length, inline: false });
+    expect(file).toMatchObject({
+      file_name: 'zahlen.csv',
+      mime_type: 'text/csv',
+      size_bytes: attachment.length,
+      inline: false,
+    });
     const bobToken = sb.issueTokens(bob).accessToken;
-    const raw = await fetch(`${sb.urls.read}/v1/raw?message_id=${got?.message_uid}&attachment_id=${file?.attachment_id}`, { headers: { authorization: bobToken } });
+    const raw = await fetch(
+      `${sb.urls.read}/v1/raw?message_id=${got?.message_uid}&attachment_id=${file?.attachment_id}`,
+      { headers: { authorization: bobToken } },
+    );
     expect(Buffer.from(await raw.arrayBuffer()).equals(attachment)).toBe(true);
     const sent = (await dump(sb, alice, 'Sent')).find((m) => m.message_id === '<q3-numbers@mailbridge.test>');
     expect(sent?.is_read).toBe(true);
     const { outbox } = (await control<{ outbox: Array<Record<string, unknown>> }>(sb, '/outbox')).body;
-    expect(outbox.find((o) => o.id === r.body.id)).toMatchObject({ from: alice, to: [bob], delivered_to: [bob], subject: 'Quartalszahlen 📈' });
+    expect(outbox.find((o) => o.id === r.body.id)).toMatchObject({
+      from: alice,
+      to: [bob],
+      delivered_to: [bob],
+      subject: 'Quartalszahlen 📈',
+    });
   });
 
   test('auth and validation errors use {error, code}', async () => {
@@ -53,12 +86,18 @@ describe('send (spec 4.4, A16, A17)', () => {
     const wrong = await send(mail('x'), 'Bearer nope');
     expect(wrong.status).toBe(401);
     expect(wrong.body).toMatchObject({ code: 'INVALID_API_KEY', error: expect.any(String) });
-    for (const bad of [{ ...mail('x'), to: 'not-an-address' }, { ...mail('x'), body: undefined }, { ...mail('x'), attachments: 'nope' }]) {
+    for (const bad of [
+      { ...mail('x'), to: 'not-an-address' },
+      { ...mail('x'), body: undefined },
+      { ...mail('x'), attachments: 'nope' },
+    ]) {
       const r = await send(bad);
       expect(r.status).toBe(400);
       expect(r.body.code).toBe('VALIDATION_ERROR');
     }
-    expect((await call(`${sb.urls.mail}/v3.0/send`, { headers: { authorization: sb.apiKey }, body: '{oops' })).status).toBe(400);
+    expect(
+      (await call(`${sb.urls.mail}/v3.0/send`, { headers: { authorization: sb.apiKey }, body: '{oops' })).status,
+    ).toBe(400);
   });
 
   test('every account-level code can be forced through the control API', async () => {
@@ -88,9 +127,17 @@ describe('send (spec 4.4, A16, A17)', () => {
 
 describe('spam filter and quarantine (spec 3, 4.5, 7.1)', () => {
   test('flagged send is held; release sanitizes and delivers once; a second release is 404', async () => {
-    const r = await send(mail('Hello lottery winner', { body: '<p onclick="steal()">claim <script>alert(1)</script>now</p>' }));
+    const r = await send(
+      mail('Hello lottery winner', { body: '<p onclick="steal()">claim <script>alert(1)</script>now</p>' }),
+    );
     expect(r.status).toBe(403);
-    expect(r.body).toMatchObject({ code: 'SPAM_DETECTED', detectionId: expect.any(String), quarantine_id: expect.any(String), release_instructions: expect.any(String), expires_in: '3 hours' });
+    expect(r.body).toMatchObject({
+      code: 'SPAM_DETECTED',
+      detectionId: expect.any(String),
+      quarantine_id: expect.any(String),
+      release_instructions: expect.any(String),
+      expires_in: '3 hours',
+    });
     const id = r.body.quarantine_id as string;
     const before = await dump(sb, bob, 'INBOX');
     expect(before.some((m) => m.subject === 'Hello lottery winner')).toBe(false);
@@ -114,7 +161,12 @@ describe('spam filter and quarantine (spec 3, 4.5, 7.1)', () => {
   test('unstorable payload: quarantine_id, release_instructions and expires_in are null', async () => {
     const r = await send(mail('UNSTORABLE viagra offer'));
     expect(r.status).toBe(403);
-    expect(r.body).toMatchObject({ code: 'SPAM_DETECTED', quarantine_id: null, release_instructions: null, expires_in: null });
+    expect(r.body).toMatchObject({
+      code: 'SPAM_DETECTED',
+      quarantine_id: null,
+      release_instructions: null,
+      expires_in: null,
+    });
     expect(typeof r.body.detectionId).toBe('string');
   });
 
@@ -146,21 +198,32 @@ describe('management host (spec 4.6, 4.7, A18)', () => {
   test('shared domains need no key; the list can rotate', async () => {
     const r = await call(`${sb.urls.graph}/v3.0/free/domains`);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ success: true, domains: expect.arrayContaining(['sandbox.test']), responseTime: expect.any(String) });
+    expect(r.body).toMatchObject({
+      success: true,
+      domains: expect.arrayContaining(['sandbox.test']),
+      responseTime: expect.any(String),
+    });
     await control(sb, '/domains', { domains: ['sandbox.test', 'rotated.test'] });
     expect((await call(`${sb.urls.graph}/v3.0/free/domains`)).body.domains).toEqual(['sandbox.test', 'rotated.test']);
   });
 
   test('creating a sender on a shared domain creates a mailbox that can receive and read', async () => {
-    const create = (body: Record<string, unknown>, key = sb.apiKey) => call(`${sb.urls.graph}/v3.0/senders`, { headers: { authorization: `Bearer ${key}` }, body });
-    expect((await call(`${sb.urls.graph}/v3.0/senders`, { body: { domain: 'rotated.test' } })).body.code).toBe('MISSING_AUTH_HEADER');
+    const create = (body: Record<string, unknown>, key = sb.apiKey) =>
+      call(`${sb.urls.graph}/v3.0/senders`, { headers: { authorization: `Bearer ${key}` }, body });
+    expect((await call(`${sb.urls.graph}/v3.0/senders`, { body: { domain: 'rotated.test' } })).body.code).toBe(
+      'MISSING_AUTH_HEADER',
+    );
     expect((await create({ domain: 'unverified.example' })).body.code).toBe('VALIDATION_ERROR');
     const r = await create({ domain: 'rotated.test', local_part: 'carol', name: 'Carol' });
     expect(r.body).toMatchObject({ success: true, sender: { email: 'carol@rotated.test', domain: 'rotated.test' } });
     expect((await create({ domain: 'rotated.test', local_part: 'carol' })).status).toBe(400);
     expect((await send({ ...mail('Welcome Carol'), to: 'carol@rotated.test' })).status).toBe(200);
     const carol = sb.issueTokens('carol@rotated.test');
-    const list = await fetch(`${sb.urls.read}/v1`, { method: 'POST', headers: { authorization: carol.accessToken }, body: JSON.stringify({ commands: [{ command: 'list_threads', args: { folder: 'INBOX' } }] }) });
+    const list = await fetch(`${sb.urls.read}/v1`, {
+      method: 'POST',
+      headers: { authorization: carol.accessToken },
+      body: JSON.stringify({ commands: [{ command: 'list_threads', args: { folder: 'INBOX' } }] }),
+    });
     const data = (await list.json()) as { results: Array<{ data: { threads: Array<{ subject: string }> } }> };
     expect(data.results[0].data.threads.map((t) => t.subject)).toEqual(['Welcome Carol']);
   });

@@ -14,7 +14,11 @@ afterAll(async () => {
 });
 
 async function hit(token: string): Promise<{ status: number; retryAfter: string | null; code?: string }> {
-  const res = await fetch(`${sb.urls.read}/v1`, { method: 'POST', headers: { authorization: token }, body: JSON.stringify({ commands: [{ command: 'list_folders' }] }) });
+  const res = await fetch(`${sb.urls.read}/v1`, {
+    method: 'POST',
+    headers: { authorization: token },
+    body: JSON.stringify({ commands: [{ command: 'list_folders' }] }),
+  });
   const body = (await res.json()) as { code?: string };
   return { status: res.status, retryAfter: res.headers.get('retry-after'), code: body.code };
 }
@@ -35,7 +39,13 @@ test('more than 15 in flight: the rest get 429 RATE_LIMITED with Retry-After; st
       expect(r.code).toBe('RATE_LIMITED');
       expect(Number.isInteger(Number(r.retryAfter)) && Number(r.retryAfter) >= 1).toBe(true);
     }
-    expect(sb.stats(alice)).toMatchObject({ requests: 15, maxInFlight: 15, rateLimited: 5, maxPerSecond: 15, commands: { list_folders: 15 } });
+    expect(sb.stats(alice)).toMatchObject({
+      requests: 15,
+      maxInFlight: 15,
+      rateLimited: 5,
+      maxPerSecond: 15,
+      commands: { list_folders: 15 },
+    });
   } finally {
     sb.setLatency(0);
   }

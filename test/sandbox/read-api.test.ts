@@ -23,7 +23,9 @@ describe('authentication (spec 5, 7.2)', () => {
     expect(none.status).toBe(401);
     expect(none.body).toMatchObject({ type: 'ERROR', code: 'MISSING_AUTH_HEADER' });
     expect(typeof none.body.message).toBe('string');
-    expect((await commands(sb, 'nonsense', [{ command: 'list_folders' }])).body).toMatchObject({ code: 'INVALID_TOKEN' });
+    expect((await commands(sb, 'nonsense', [{ command: 'list_folders' }])).body).toMatchObject({
+      code: 'INVALID_TOKEN',
+    });
     const pair = sb.issueTokens(alice);
     expect(pair.accessToken).toMatch(/^sbx_at_/);
     expect(pair.refreshToken).toMatch(/^sbx_rt_/);
@@ -38,10 +40,18 @@ describe('authentication (spec 5, 7.2)', () => {
 
 describe('command endpoint envelope', () => {
   test('at most 20 commands; 21 is an HTTP 400 INVALID_ARGS', async () => {
-    const twenty = await commands(sb, token, Array.from({ length: 20 }, () => ({ command: 'list_folders' })));
+    const twenty = await commands(
+      sb,
+      token,
+      Array.from({ length: 20 }, () => ({ command: 'list_folders' })),
+    );
     expect(twenty.status).toBe(200);
     expect(twenty.body.results.map((r) => r.id)).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
-    const over = await commands(sb, token, Array.from({ length: 21 }, () => ({ command: 'list_folders' })));
+    const over = await commands(
+      sb,
+      token,
+      Array.from({ length: 21 }, () => ({ command: 'list_folders' })),
+    );
     expect(over.status).toBe(400);
     expect(over.body).toMatchObject({ type: 'ERROR', code: 'INVALID_ARGS' });
   });
@@ -54,7 +64,12 @@ describe('command endpoint envelope', () => {
   });
 
   test('command errors come back inside results with HTTP 200, next to successes', async () => {
-    const r = await commands(sb, token, [{ command: 'list_folders' }, { command: 'frobnicate' }, { command: 'list_threads', args: {} }, { command: 'get_messages', args: { ids: 'x' } }]);
+    const r = await commands(sb, token, [
+      { command: 'list_folders' },
+      { command: 'frobnicate' },
+      { command: 'list_threads', args: {} },
+      { command: 'get_messages', args: { ids: 'x' } },
+    ]);
     expect(r.status).toBe(200);
     expect(r.body.type).toBe('SUCCESS');
     const [ok, unknown, missing, invalid] = r.body.results;
@@ -86,7 +101,11 @@ describe('reading commands', () => {
     const seen: VendorThread[] = [];
     let cursor: string | null = null;
     do {
-      const page: { threads: VendorThread[]; next_cursor: string | null } = await one(sb, token, 'list_threads', { folder: 'INBOX', limit: 7, ...(cursor ? { cursor } : {}) });
+      const page: { threads: VendorThread[]; next_cursor: string | null } = await one(sb, token, 'list_threads', {
+        folder: 'INBOX',
+        limit: 7,
+        ...(cursor ? { cursor } : {}),
+      });
       expect(page.threads.length).toBeLessThanOrEqual(7);
       seen.push(...page.threads);
       cursor = page.next_cursor;
@@ -104,7 +123,11 @@ describe('reading commands', () => {
   });
 
   test('list_threads: is_read filter, limit bounds, bad cursor, unknown folder', async () => {
-    const unread = await one<{ threads: VendorThread[] }>(sb, token, 'list_threads', { folder: 'INBOX', is_read: false, limit: 100 });
+    const unread = await one<{ threads: VendorThread[] }>(sb, token, 'list_threads', {
+      folder: 'INBOX',
+      is_read: false,
+      limit: 100,
+    });
     const byUid = new Map((await dump(sb, alice, 'INBOX')).map((m) => [m.message_uid, m]));
     expect(unread.threads.length).toBeGreaterThan(0);
     for (const t of unread.threads) expect(t.message_uids.some((u) => byUid.get(u)?.is_read === false)).toBe(true);
@@ -114,17 +137,28 @@ describe('reading commands', () => {
       { command: 'list_threads', args: { folder: 'Nope' } },
       { command: 'list_threads', args: { folder: 'INBOX', limit: 100 } },
     ]);
-    expect(r.body.results.map((x) => x.code ?? x.type)).toEqual(['INVALID_ARGS', 'INVALID_ARGS', 'INVALID_ARGS', 'SUCCESS']);
+    expect(r.body.results.map((x) => x.code ?? x.type)).toEqual([
+      'INVALID_ARGS',
+      'INVALID_ARGS',
+      'INVALID_ARGS',
+      'SUCCESS',
+    ]);
   });
 
   test('get_messages: include variants, not_found and the 50-id limit', async () => {
     const all = await dump(sb, alice);
     const ids = all.slice(0, 50).map((m) => m.message_uid);
-    const full = await one<{ messages: VendorMessage[]; not_found: string[] }>(sb, token, 'get_messages', { ids: [...ids.slice(0, 49), 'm_missing'] });
+    const full = await one<{ messages: VendorMessage[]; not_found: string[] }>(sb, token, 'get_messages', {
+      ids: [...ids.slice(0, 49), 'm_missing'],
+    });
     expect(full.messages).toHaveLength(49);
     expect(full.not_found).toEqual(['m_missing']);
     const m = full.messages[0];
-    expect(m.body).toMatchObject({ html: expect.any(String), text: expect.any(String), external_images: expect.any(Boolean) });
+    expect(m.body).toMatchObject({
+      html: expect.any(String),
+      text: expect.any(String),
+      external_images: expect.any(Boolean),
+    });
     expect(Array.isArray(m.attachments)).toBe(true);
     expect(m.headers).toBeUndefined();
     expect(m.message_id).toMatch(/^<[^>]+>$/);
@@ -132,39 +166,77 @@ describe('reading commands', () => {
     expect(base.messages[0].body).toBeUndefined();
     expect(base.messages[0].attachments).toBeUndefined();
     expect(base.messages[0].subject).toBe(all[0].subject);
-    const hdr = await one<{ messages: VendorMessage[] }>(sb, token, 'get_messages', { id: ids[0], include: ['headers', 'full_headers'] });
-    expect(Object.keys(hdr.messages[0].headers ?? {}).sort()).toEqual(['content_type', 'dkim_success', 'dmarc_success', 'ip_address', 'is_tls', 'list_unsubscribe', 'spam_score', 'spf_success']);
-    expect(hdr.messages[0].full_headers).toMatchObject({ content_type: expect.any(String), headers_json: expect.any(Object), received_chain: expect.any(Array), spf_result: expect.any(String) });
-    const over = await commands(sb, token, [{ command: 'get_messages', args: { ids: all.slice(0, 51).map((x) => x.message_uid) } }, { command: 'get_messages', args: { ids } }]);
+    const hdr = await one<{ messages: VendorMessage[] }>(sb, token, 'get_messages', {
+      id: ids[0],
+      include: ['headers', 'full_headers'],
+    });
+    expect(Object.keys(hdr.messages[0].headers ?? {}).sort()).toEqual([
+      'content_type',
+      'dkim_success',
+      'dmarc_success',
+      'ip_address',
+      'is_tls',
+      'list_unsubscribe',
+      'spam_score',
+      'spf_success',
+    ]);
+    expect(hdr.messages[0].full_headers).toMatchObject({
+      content_type: expect.any(String),
+      headers_json: expect.any(Object),
+      received_chain: expect.any(Array),
+      spf_result: expect.any(String),
+    });
+    const over = await commands(sb, token, [
+      { command: 'get_messages', args: { ids: all.slice(0, 51).map((x) => x.message_uid) } },
+      { command: 'get_messages', args: { ids } },
+    ]);
     expect(over.body.results[0]).toMatchObject({ type: 'ERROR', code: 'INVALID_ARGS' });
     expect((over.body.results[1].data as { messages: unknown[] }).messages).toHaveLength(50);
   });
 
   test('search: case-insensitive over subject, addresses and body text; folder and pages (A4)', async () => {
     const all = await dump(sb, alice, undefined, 'body');
-    const expectUids = (pred: (m: VendorMessage) => boolean) => all.filter(pred).map((m) => m.message_uid).sort();
+    const expectUids = (pred: (m: VendorMessage) => boolean) =>
+      all
+        .filter(pred)
+        .map((m) => m.message_uid)
+        .sort();
     const collect = async (args: Record<string, unknown>) => {
       const out: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: { message_uids: string[]; next_cursor: string | null } = await one(sb, token, 'search', { ...args, limit: 20, ...(cursor ? { cursor } : {}) });
+        const page: { message_uids: string[]; next_cursor: string | null } = await one(sb, token, 'search', {
+          ...args,
+          limit: 20,
+          ...(cursor ? { cursor } : {}),
+        });
         out.push(...page.message_uids);
         cursor = page.next_cursor;
       } while (cursor);
       return out.sort();
     };
-    expect(await collect({ query: 'MÜNCHEN' })).toEqual(expectUids((m) => m.subject.toLowerCase().includes('münchen') || (m.body?.text ?? '').toLowerCase().includes('münchen')));
+    expect(await collect({ query: 'MÜNCHEN' })).toEqual(
+      expectUids(
+        (m) => m.subject.toLowerCase().includes('münchen') || (m.body?.text ?? '').toLowerCase().includes('münchen'),
+      ),
+    );
     const body = await collect({ query: 'coffee machine' });
     expect(body.length).toBeGreaterThan(0);
     expect(body).toEqual(expectUids((m) => (m.body?.text ?? '').toLowerCase().includes('coffee machine')));
-    expect(await collect({ query: 'yamada', folder: 'Sent' })).toEqual(expectUids((m) => m.folders[0] === 'Sent' && JSON.stringify([m.from_email, m.to, m.cc]).includes('yamada')));
+    expect(await collect({ query: 'yamada', folder: 'Sent' })).toEqual(
+      expectUids((m) => m.folders[0] === 'Sent' && JSON.stringify([m.from_email, m.to, m.cc]).includes('yamada')),
+    );
   });
 });
 
 describe('organising and sending', () => {
   test('flag, label and move change the state and report unknown ids', async () => {
     const [a, b] = (await dump(sb, alice, 'INBOX')).filter((m) => !m.is_read && !m.is_starred);
-    const flagged = await one<{ updated: string[]; not_found: string[] }>(sb, token, 'flag', { ids: [a.message_uid, 'm_nope'], is_read: true, is_starred: true });
+    const flagged = await one<{ updated: string[]; not_found: string[] }>(sb, token, 'flag', {
+      ids: [a.message_uid, 'm_nope'],
+      is_read: true,
+      is_starred: true,
+    });
     expect(flagged).toEqual({ updated: [a.message_uid], not_found: ['m_nope'] });
     await one(sb, token, 'label', { ids: [a.message_uid, b.message_uid], add: ['Projekt', 'Work'] });
     await one(sb, token, 'label', { ids: [b.message_uid], remove: ['Work'] });
@@ -176,12 +248,19 @@ describe('organising and sending', () => {
     expect(after.get(b.message_uid)).toMatchObject({ folders: ['Archive'], is_read: false });
     expect(after.get(b.message_uid)?.labels).toContain('Projekt');
     expect(after.get(b.message_uid)?.labels).not.toContain('Work');
-    const bad = await commands(sb, token, [{ command: 'flag', args: { ids: [a.message_uid] } }, { command: 'move', args: { ids: [a.message_uid], folder: 'Elsewhere' } }]);
+    const bad = await commands(sb, token, [
+      { command: 'flag', args: { ids: [a.message_uid] } },
+      { command: 'move', args: { ids: [a.message_uid], folder: 'Elsewhere' } },
+    ]);
     expect(bad.body.results.map((r) => r.code)).toEqual(['INVALID_ARGS', 'INVALID_ARGS']);
   });
 
   test('send delivers to a sandbox mailbox and files a Sent copy; reply joins the thread (A8, A9)', async () => {
-    const sent = await one<{ message_uid: string }>(sb, token, 'send', { to: [{ email: bob, name: 'Bob' }], subject: 'Plan für morgen 🗓️', text: 'Treffen um 10?' });
+    const sent = await one<{ message_uid: string }>(sb, token, 'send', {
+      to: [{ email: bob, name: 'Bob' }],
+      subject: 'Plan für morgen 🗓️',
+      text: 'Treffen um 10?',
+    });
     const aliceSent = (await dump(sb, alice, 'Sent', 'body')).find((m) => m.message_uid === sent.message_uid);
     expect(aliceSent).toMatchObject({ is_read: true, subject: 'Plan für morgen 🗓️', from_email: alice });
     const bobInbox = await dump(sb, bob, 'INBOX', 'body');
@@ -189,7 +268,10 @@ describe('organising and sending', () => {
     expect(received).toMatchObject({ is_read: false, from_email: alice });
     expect(received?.body?.text).toBe('Treffen um 10?');
     const bobToken = sb.issueTokens(bob).accessToken;
-    const reply = await one<{ message_uid: string }>(sb, bobToken, 'reply', { message_uid: received?.message_uid, text: 'Passt!' });
+    const reply = await one<{ message_uid: string }>(sb, bobToken, 'reply', {
+      message_uid: received?.message_uid,
+      text: 'Passt!',
+    });
     const bobSent = (await dump(sb, bob, 'Sent')).find((m) => m.message_uid === reply.message_uid);
     expect(bobSent?.subject).toBe('Re: Plan für morgen 🗓️');
     expect(bobSent?.references).toEqual([aliceSent?.message_id]);
@@ -200,7 +282,9 @@ describe('organising and sending', () => {
 
 describe('raw download (spec 4.2)', () => {
   test('streams the attachment bytes with X-Original-Content-Type; unknown ids are 404', async () => {
-    const withFile = (await dump(sb, alice)).find((m) => (m.attachments ?? []).some((a) => a.size_bytes > 1000)) as VendorMessage;
+    const withFile = (await dump(sb, alice)).find((m) =>
+      (m.attachments ?? []).some((a) => a.size_bytes > 1000),
+    ) as VendorMessage;
     const att = (withFile.attachments ?? []).find((a) => a.size_bytes > 1000)!;
     const url = `${sb.urls.read}/v1/raw?message_id=${withFile.message_uid}&attachment_id=${att.attachment_id}`;
     const res = await politeFetch(url, { headers: { authorization: token } });
@@ -210,7 +294,10 @@ describe('raw download (spec 4.2)', () => {
     expect(bytes.length).toBe(att.size_bytes);
     const again = Buffer.from(await (await politeFetch(url, { headers: { authorization: token } })).arrayBuffer());
     expect(again.equals(bytes)).toBe(true);
-    const missing = await politeFetch(`${sb.urls.read}/v1/raw?message_id=${withFile.message_uid}&attachment_id=att_nope`, { headers: { authorization: token } });
+    const missing = await politeFetch(
+      `${sb.urls.read}/v1/raw?message_id=${withFile.message_uid}&attachment_id=att_nope`,
+      { headers: { authorization: token } },
+    );
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ type: 'ERROR', code: 'NOT_FOUND' });
     expect((await politeFetch(`${sb.urls.read}/v1/raw`, { headers: { authorization: token } })).status).toBe(400);
@@ -223,8 +310,13 @@ describe('tokens on the sandbox clock (spec 3, 4.3)', () => {
   test('expiry after 1 h, rotation kills the used refresh token at once, revocation', async () => {
     const pair = sb.issueTokens(alice);
     sb.advanceClock(3_600_000);
-    expect((await commands(sb, pair.accessToken, [{ command: 'list_folders' }])).body).toMatchObject({ code: 'TOKEN_EXPIRED' });
-    const refreshed = await call<{ access_token: string; refresh_token: string; expires_in: number }>(`${sb.urls.read}/v1/token/refresh`, { body: { refresh_token: pair.refreshToken } });
+    expect((await commands(sb, pair.accessToken, [{ command: 'list_folders' }])).body).toMatchObject({
+      code: 'TOKEN_EXPIRED',
+    });
+    const refreshed = await call<{ access_token: string; refresh_token: string; expires_in: number }>(
+      `${sb.urls.read}/v1/token/refresh`,
+      { body: { refresh_token: pair.refreshToken } },
+    );
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.expires_in).toBe(3600);
     expect(refreshed.body.refresh_token).not.toBe(pair.refreshToken);
@@ -234,11 +326,16 @@ describe('tokens on the sandbox clock (spec 3, 4.3)', () => {
     expect(reused.body.code).toBe('INVALID_TOKEN');
     expect((await call(`${sb.urls.read}/v1/token/refresh`, { body: {} })).status).toBe(400);
     sb.advanceClock(15 * 86_400_000);
-    expect((await call(`${sb.urls.read}/v1/token/refresh`, { body: { refresh_token: refreshed.body.refresh_token } })).body.code).toBe('TOKEN_EXPIRED');
+    expect(
+      (await call(`${sb.urls.read}/v1/token/refresh`, { body: { refresh_token: refreshed.body.refresh_token } })).body
+        .code,
+    ).toBe('TOKEN_EXPIRED');
     const fresh = sb.issueTokens(bob);
     sb.revokeTokens(bob);
     expect((await commands(sb, fresh.accessToken, [{ command: 'list_folders' }])).body.code).toBe('INVALID_TOKEN');
-    expect((await call(`${sb.urls.read}/v1/token/refresh`, { body: { refresh_token: fresh.refreshToken } })).body.code).toBe('INVALID_TOKEN');
+    expect(
+      (await call(`${sb.urls.read}/v1/token/refresh`, { body: { refresh_token: fresh.refreshToken } })).body.code,
+    ).toBe('INVALID_TOKEN');
     token = sb.issueTokens(alice).accessToken;
     expect(sb.stats(alice).refreshes).toBe(1);
   });
@@ -248,7 +345,10 @@ describe('faults and latency', () => {
   test('unavailable, internal command errors, resets and latency', async () => {
     try {
       sb.setFaults({ unavailableRate: 1 });
-      expect((await commands(sb, token, [{ command: 'list_folders' }])).body).toMatchObject({ type: 'ERROR', code: 'AUTH_UNAVAILABLE' });
+      expect((await commands(sb, token, [{ command: 'list_folders' }])).body).toMatchObject({
+        type: 'ERROR',
+        code: 'AUTH_UNAVAILABLE',
+      });
       sb.setFaults({ errorRate: 1 });
       const r = await commands(sb, token, [{ command: 'list_folders' }]);
       expect(r.status).toBe(200);

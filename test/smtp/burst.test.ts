@@ -31,7 +31,15 @@ function busiestSecond(starts: number[]): number {
 test('a 100-message burst is delivered within the vendor limits', async () => {
   const t = h.transport({ pool: true, maxConnections: 20, maxMessages: Infinity });
   const infos = await Promise.all(
-    Array.from({ length: 100 }, (_, i) => t.sendMail({ from: alice, to: bob, subject: `burst ${i}`, text: `message ${i}`, messageId: `<burst-${i}@client.test>` })),
+    Array.from({ length: 100 }, (_, i) =>
+      t.sendMail({
+        from: alice,
+        to: bob,
+        subject: `burst ${i}`,
+        text: `message ${i}`,
+        messageId: `<burst-${i}@client.test>`,
+      }),
+    ),
   );
   expect(infos.every((info) => /^250 Sent to 1 recipient/.test(info.response))).toBe(true);
   expect(new Set(h.submitted.flatMap((s) => s.vendorIds)).size).toBe(100);

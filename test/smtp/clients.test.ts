@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { alice, bob, run, startSmtpHarness, type SmtpHarness } from './harness';
+import { requireTools } from '../support/tools';
 
 /** Real clients (nodemailer, swaks, curl) submit through the bridge; the sandbox shows what arrived. */
 
@@ -11,6 +12,7 @@ let h: SmtpHarness;
 let tmp: string;
 
 beforeAll(async () => {
+  requireTools('swaks', 'swaks-tls', 'curl');
   h = await startSmtpHarness();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-smtp-clients-'));
 });
@@ -20,7 +22,8 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const byMessageId = async (mailbox: string, messageId: string) => (await h.messages(mailbox)).find((m) => m.message_id === messageId);
+const byMessageId = async (mailbox: string, messageId: string) =>
+  (await h.messages(mailbox)).find((m) => m.message_id === messageId);
 
 describe('nodemailer', () => {
   test('STARTTLS submission with html and a binary attachment arrives intact, Message-ID and Reply-To kept', async () => {
@@ -41,7 +44,9 @@ describe('nodemailer', () => {
     expect(got).toMatchObject({ subject: 'Quartalszahlen 📈 Q3', from_email: alice, from_name: 'Alice Ärger' });
     expect(got?.body?.html).toBe('<h1>Zahlen</h1><p>siehe Anhang</p>');
     expect(got?.body?.text).toBe('Zahlen: siehe Anhang');
-    expect((got?.full_headers?.headers_json as Record<string, string>)['Reply-To']).toBe('replies@sandbox.test');
+    expect((got?.full_headers?.headers_json as Record<string, string> | undefined)?.['Reply-To']).toBe(
+      'replies@sandbox.test',
+    );
     const file = got?.attachments?.[0];
     expect(file).toMatchObject({ file_name: 'zahlen.bin', size_bytes: bytes.length });
     expect((await h.attachment(bob, got!.message_uid, file!.attachment_id)).equals(bytes)).toBe(true);
@@ -51,7 +56,15 @@ describe('nodemailer', () => {
 
   test('to, cc and bcc recipients each get the message through their own vendor call', async () => {
     const outboxBefore = await outbox();
-    await h.transport().sendMail({ from: alice, to: bob, cc: 'carol@elsewhere.test', bcc: 'dave@elsewhere.test', subject: 'three recipients', text: 'hello all', messageId: '<three@client.test>' });
+    await h.transport().sendMail({
+      from: alice,
+      to: bob,
+      cc: 'carol@elsewhere.test',
+      bcc: 'dave@elsewhere.test',
+      subject: 'three recipients',
+      text: 'hello all',
+      messageId: '<three@client.test>',
+    });
     const calls = (await outbox()).slice(outboxBefore.length);
     expect(calls.map((c) => c.to[0]).sort()).toEqual([bob, 'carol@elsewhere.test', 'dave@elsewhere.test']);
     // nobody's copy names the Bcc recipient
@@ -61,17 +74,40 @@ describe('nodemailer', () => {
   });
 });
 
-async function outbox(): Promise<Array<{ id: string; to: string[]; cc: string[]; bcc: string[]; subject: string; message_id: string }>> {
+async function outbox(): Promise<
+  Array<{ id: string; to: string[]; cc: string[]; bcc: string[]; subject: string; message_id: string }>
+> {
   const res = await fetch(`${h.sandbox.urls.control}/outbox`);
-  return ((await res.json()) as { outbox: Array<{ id: string; to: string[]; cc: string[]; bcc: string[]; subject: string; message_id: string }> }).outbox;
+  return (
+    (await res.json()) as {
+      outbox: Array<{ id: string; to: string[]; cc: string[]; bcc: string[]; subject: string; message_id: string }>;
+    }
+  ).outbox;
 }
 
 describe('swaks', () => {
   test('text-only mail over STARTTLS with AUTH LOGIN becomes escaped HTML', async () => {
     const body = 'if a < b && c > d then "quote" \'it\'\nline two';
     const r = await run('swaks', [
-      '--server', `127.0.0.1:${h.port}`, '--tls', '--auth', 'LOGIN', '--auth-user', alice, '--auth-password', h.password,
-      '--from', alice, '--to', bob, '--header', 'Subject: swaks text only', '--header', 'Message-Id: <swaks-text@client.test>', '--body', body,
+      '--server',
+      `127.0.0.1:${h.port}`,
+      '--tls',
+      '--auth',
+      'LOGIN',
+      '--auth-user',
+      alice,
+      '--auth-password',
+      h.password,
+      '--from',
+      alice,
+      '--to',
+      bob,
+      '--header',
+      'Subject: swaks text only',
+      '--header',
+      'Message-Id: <swaks-text@client.test>',
+      '--body',
+      body,
     ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/<~ {1,2}250 Sent to 1 recipient/);
@@ -83,8 +119,24 @@ describe('swaks', () => {
 
   test('AUTH PLAIN in plaintext is allowed on loopback', async () => {
     const r = await run('swaks', [
-      '--server', `127.0.0.1:${h.port}`, '--auth', 'PLAIN', '--auth-user', alice, '--auth-password', h.password,
-      '--from', alice, '--to', bob, '--header', 'Subject: swaks plain', '--header', 'Message-Id: <swaks-plain@client.test>', '--body', 'plain auth',
+      '--server',
+      `127.0.0.1:${h.port}`,
+      '--auth',
+      'PLAIN',
+      '--auth-user',
+      alice,
+      '--auth-password',
+      h.password,
+      '--from',
+      alice,
+      '--to',
+      bob,
+      '--header',
+      'Subject: swaks plain',
+      '--header',
+      'Message-Id: <swaks-plain@client.test>',
+      '--body',
+      'plain auth',
     ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(await byMessageId(bob, '<swaks-plain@client.test>')).toBeDefined();
@@ -93,8 +145,21 @@ describe('swaks', () => {
   test('a wrong password is refused with 535 and nothing is sent', async () => {
     const before = (await outbox()).length;
     const r = await run('swaks', [
-      '--server', `127.0.0.1:${h.port}`, '--tls', '--auth', 'PLAIN', '--auth-user', alice, '--auth-password', 'wrong-password',
-      '--from', alice, '--to', bob, '--body', 'x',
+      '--server',
+      `127.0.0.1:${h.port}`,
+      '--tls',
+      '--auth',
+      'PLAIN',
+      '--auth-user',
+      alice,
+      '--auth-password',
+      'wrong-password',
+      '--from',
+      alice,
+      '--to',
+      bob,
+      '--body',
+      'x',
     ]);
     expect(r.code).not.toBe(0);
     expect(r.stdout).toMatch(/535 5\.7\.8 Authentication failed/);
@@ -104,12 +169,34 @@ describe('swaks', () => {
 
 describe('curl', () => {
   // curl sends the file as is: no Message-ID, so the bridge generates one and reports it
-  const raw = (subject: string) => [`From: Alice <${alice}>`, `To: ${bob}`, `Subject: ${subject}`, 'Content-Type: text/plain; charset=utf-8', '', 'sent by curl <3', ''].join('\r\n');
+  const raw = (subject: string) =>
+    [
+      `From: Alice <${alice}>`,
+      `To: ${bob}`,
+      `Subject: ${subject}`,
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'sent by curl <3',
+      '',
+    ].join('\r\n');
 
   test('STARTTLS (--ssl-reqd) upload gets a generated Message-ID that onSubmitted reports', async () => {
     const file = path.join(tmp, 'curl-starttls.eml');
     fs.writeFileSync(file, raw('curl starttls'));
-    const r = await run('curl', ['-sS', '--ssl-reqd', '-k', `smtp://127.0.0.1:${h.port}`, '--mail-from', alice, '--mail-rcpt', bob, '--upload-file', file, '--user', `${alice}:${h.password}`]);
+    const r = await run('curl', [
+      '-sS',
+      '--ssl-reqd',
+      '-k',
+      `smtp://127.0.0.1:${h.port}`,
+      '--mail-from',
+      alice,
+      '--mail-rcpt',
+      bob,
+      '--upload-file',
+      file,
+      '--user',
+      `${alice}:${h.password}`,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const submitted = h.submitted.at(-1)!;
     expect(submitted.messageId).toMatch(/^<[0-9a-f-]{36}@mailbridge\.local>$/);
@@ -121,7 +208,19 @@ describe('curl', () => {
   test('implicit TLS port (smtps://)', async () => {
     const file = path.join(tmp, 'curl-smtps.eml');
     fs.writeFileSync(file, raw('curl smtps'));
-    const r = await run('curl', ['-sS', '-k', `smtps://127.0.0.1:${h.securePort}`, '--mail-from', alice, '--mail-rcpt', bob, '--upload-file', file, '--user', `${alice}:${h.password}`]);
+    const r = await run('curl', [
+      '-sS',
+      '-k',
+      `smtps://127.0.0.1:${h.securePort}`,
+      '--mail-from',
+      alice,
+      '--mail-rcpt',
+      bob,
+      '--upload-file',
+      file,
+      '--user',
+      `${alice}:${h.password}`,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect((await h.messages(bob)).some((m) => m.subject === 'curl smtps')).toBe(true);
   });
@@ -129,7 +228,19 @@ describe('curl', () => {
   test('MAIL FROM another address is refused with 553 (curl exits non-zero)', async () => {
     const file = path.join(tmp, 'curl-spoof.eml');
     fs.writeFileSync(file, raw('curl spoof'));
-    const r = await run('curl', ['-sS', '-v', `smtp://127.0.0.1:${h.port}`, '--mail-from', bob, '--mail-rcpt', bob, '--upload-file', file, '--user', `${alice}:${h.password}`]);
+    const r = await run('curl', [
+      '-sS',
+      '-v',
+      `smtp://127.0.0.1:${h.port}`,
+      '--mail-from',
+      bob,
+      '--mail-rcpt',
+      bob,
+      '--upload-file',
+      file,
+      '--user',
+      `${alice}:${h.password}`,
+    ]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/< 553 5\.7\.1 Sender address must be alice@sandbox\.test/);
     expect((await h.messages(bob)).some((m) => m.subject === 'curl spoof')).toBe(false);

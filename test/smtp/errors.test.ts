@@ -21,7 +21,12 @@ afterAll(async () => {
   await h?.close();
 });
 
-const mail = (subject: string, to: string | string[] = bob) => ({ from: alice, to, subject, text: `body of ${subject}` });
+const mail = (subject: string, to: string | string[] = bob) => ({
+  from: alice,
+  to,
+  subject,
+  text: `body of ${subject}`,
+});
 const send = (subject: string, to?: string | string[]) => h.transport().sendMail(mail(subject, to));
 const inbox = async (mailbox = bob) => (await h.messages(mailbox)).map((m) => m.subject);
 const quarantineIdIn = (text: string) => /quarantine_id (q_\w+)/.exec(text)?.[1];
@@ -35,13 +40,24 @@ describe('spam quarantine', () => {
     expect(r.responseCode).toBe(550);
     held = quarantineIdIn(r.response)!;
     expect(held).toBeDefined();
-    expect(r.response).toMatch(/^550 5\.7\.1 Not sent: held in the vendor's spam quarantine as quarantine_id q_\w+, detection det_\w+, releasable for 3 hours \(until \d{4}-\d\d-\d\d \d\d:\d\d UTC\)/);
+    expect(r.response).toMatch(
+      /^550 5\.7\.1 Not sent: held in the vendor's spam quarantine as quarantine_id q_\w+, detection det_\w+, releasable for 3 hours \(until \d{4}-\d\d-\d\d \d\d:\d\d UTC\)/,
+    );
     expect(r.response).toContain(`to deliver it anyway run: mailbridge quarantine release ${held}`);
     expect(h.submitted.length).toBe(submittedBefore);
     expect(await inbox()).not.toContain('You are a lottery winner');
-    expect(h.quarantine.get(held)).toMatchObject({ account: alice, recipient: bob, subject: 'You are a lottery winner', status: 'held' });
+    expect(h.quarantine.get(held)).toMatchObject({
+      account: alice,
+      recipient: bob,
+      subject: 'You are a lottery winner',
+      status: 'held',
+    });
     const [line] = listQuarantine(h.quarantine).filter((l) => l.startsWith(held));
-    expect(line).toMatch(new RegExp(`^${held}  held  held .* UTC  from ${alice} to ${bob}  "You are a lottery winner", release until .* UTC: mailbridge quarantine release ${held}$`));
+    expect(line).toMatch(
+      new RegExp(
+        `^${held}  held  held .* UTC  from ${alice} to ${bob}  "You are a lottery winner", release until .* UTC: mailbridge quarantine release ${held}$`,
+      ),
+    );
   });
 
   test('release delivers it; a second release is explained as already released', async () => {
@@ -51,23 +67,34 @@ describe('spam quarantine', () => {
     expect(await inbox()).toContain('You are a lottery winner');
     expect(h.quarantine.get(held)?.status).toBe('released');
     const again = await releaseQuarantine(h.vendor, h.quarantine, held);
-    expect(again).toEqual({ ok: false, text: expect.stringMatching(new RegExp(`^Could not release ${held}: already released: this bridge released it before \\(email id em_\\w+\\)`)) });
+    expect(again).toEqual({
+      ok: false,
+      text: expect.stringMatching(
+        new RegExp(
+          `^Could not release ${held}: already released: this bridge released it before \\(email id em_\\w+\\)`,
+        ),
+      ),
+    });
     expect(h.quarantine.get(held)?.status).toBe('released');
-    expect(listQuarantine(h.quarantine).find((l) => l.startsWith(held))).toMatch(/  released as em_\w+  /);
+    expect(listQuarantine(h.quarantine).find((l) => l.startsWith(held))).toMatch(/ {2}released as em_\w+ {2}/);
   });
 
   test('a flagged message the vendor could not store: 550 5.7.1 without an id, nothing recorded', async () => {
     const before = h.quarantine.list().length;
     const r = await refusal(send('UNSTORABLE lottery winner'));
     expect(r.responseCode).toBe(550);
-    expect(r.response).toMatch(/^550 5\.7\.1 Not sent: flagged by the vendor's spam filter and NOT kept in quarantine \(nothing to release, detection det_\w+\)/);
+    expect(r.response).toMatch(
+      /^550 5\.7\.1 Not sent: flagged by the vendor's spam filter and NOT kept in quarantine \(nothing to release, detection det_\w+\)/,
+    );
     expect(r.response).not.toContain('quarantine_id');
     expect(h.quarantine.list().length).toBe(before);
   });
 
   test('every recipient copy is held with its own id, all named in the answer', async () => {
     const r = await refusal(send('viagra for two', [bob, 'carol@elsewhere.test']));
-    expect(r.response).toMatch(/^550 5\.7\.1 Not sent: copy to bob@sandbox\.test held .* quarantine_id q_\w+.*; copy to carol@elsewhere\.test held .* quarantine_id q_\w+/);
+    expect(r.response).toMatch(
+      /^550 5\.7\.1 Not sent: copy to bob@sandbox\.test held .* quarantine_id q_\w+.*; copy to carol@elsewhere\.test held .* quarantine_id q_\w+/,
+    );
     const ids = [...r.response.matchAll(/release (q_\w+)/g)].map((m) => m[1]);
     expect(ids).toHaveLength(2);
     expect(ids.map((id) => h.quarantine.get(id)?.recipient).sort()).toEqual([bob, 'carol@elsewhere.test']);
@@ -81,21 +108,30 @@ describe('spam quarantine', () => {
     });
     const foreign = ((await res.json()) as { quarantine_id: string }).quarantine_id;
     const r = await releaseQuarantine(h.vendor, h.quarantine, foreign);
-    expect(r).toEqual({ ok: false, text: `Could not release ${foreign}: not yours: the record belongs to another vendor account than the bridge's send key (vendor.apiKey)` });
+    expect(r).toEqual({
+      ok: false,
+      text: `Could not release ${foreign}: not yours: the record belongs to another vendor account than the bridge's send key (vendor.apiKey)`,
+    });
   });
 
   test('corrupt payload and an unknown id are explained', async () => {
     const corrupt = quarantineIdIn((await refusal(send('viagra CORRUPT_PAYLOAD'))).response)!;
-    expect((await releaseQuarantine(h.vendor, h.quarantine, corrupt)).text).toContain('cannot read the held copy (corrupt payload); send the email again');
+    expect((await releaseQuarantine(h.vendor, h.quarantine, corrupt)).text).toContain(
+      'cannot read the held copy (corrupt payload); send the email again',
+    );
     expect(h.quarantine.get(corrupt)).toMatchObject({ status: 'held', detail: 'QUARANTINE_CORRUPT' });
-    expect((await releaseQuarantine(h.vendor, h.quarantine, 'q_nope')).text).toBe('Could not release q_nope: not found: the id is unknown to the vendor or the email was already released');
+    expect((await releaseQuarantine(h.vendor, h.quarantine, 'q_nope')).text).toBe(
+      'Could not release q_nope: not found: the id is unknown to the vendor or the email was already released',
+    );
   });
 
   test('expired: after 3 hours the release says to resend, and the record is marked expired', async () => {
     const id = quarantineIdIn((await refusal(send('lottery winner, late'))).response)!;
     h.sandbox.advanceClock(3 * 3600_000 + 60_000);
     const r = await releaseQuarantine(h.vendor, h.quarantine, id);
-    expect(r.text).toBe(`Could not release ${id}: expired: the vendor keeps held emails for 3 hours only and this one is gone; send the email again (after changing what tripped the spam filter)`);
+    expect(r.text).toBe(
+      `Could not release ${id}: expired: the vendor keeps held emails for 3 hours only and this one is gone; send the email again (after changing what tripped the spam filter)`,
+    );
     expect(h.quarantine.get(id)?.status).toBe('expired');
     // the local list also knows a record past its 3 hours is expired, without asking the vendor
     const later = new Date(Date.now() + 4 * 3600_000);
@@ -105,7 +141,9 @@ describe('spam quarantine', () => {
   test('limit reached: the 11th release within 3 hours', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 11; i++) {
-      const err = await h.vendor.send({ to: bob, from: alice, subject: `viagra ${i}`, body: '<p>x</p>' }).catch((e: VendorError) => e);
+      const err = await h.vendor
+        .send({ to: bob, from: alice, subject: `viagra ${i}`, body: '<p>x</p>' })
+        .catch((e: VendorError) => e);
       ids.push(String((err as VendorError).details.quarantine_id));
     }
     for (const id of ids.slice(0, 10)) expect((await releaseQuarantine(h.vendor, h.quarantine, id)).ok).toBe(true);
@@ -151,7 +189,9 @@ describe('vendor errors', () => {
   test('a partial multi-recipient failure is a permanent error naming both groups', async () => {
     const r = await refusal(send('partial', [bob, 'carol@nodot']));
     expect(r.responseCode).toBe(550);
-    expect(r.response).toMatch(/^550 5\.0\.0 Not delivered to every recipient: sent to bob@sandbox\.test \(id em_\w+\); NOT sent to carol@nodot: 554 5\.6\.0 The vendor rejected the message as invalid \(VALIDATION_ERROR: .*\)\. Do not resend to the recipients it was sent to\.$/);
+    expect(r.response).toMatch(
+      /^550 5\.0\.0 Not delivered to every recipient: sent to bob@sandbox\.test \(id em_\w+\); NOT sent to carol@nodot: 554 5\.6\.0 The vendor rejected the message as invalid \(VALIDATION_ERROR: .*\)\. Do not resend to the recipients it was sent to\.$/,
+    );
     expect(await inbox()).toContain('partial');
     expect(h.submitted.at(-1)?.vendorIds).toHaveLength(1);
   });
@@ -166,11 +206,28 @@ describe('vendor errors', () => {
       [{ apiKey: undefined }, /^451 4\.3\.5 The bridge has no vendor send key/],
       [{ mailUrl: 'http://127.0.0.1:9' }, /^451 4\.4\.1 The vendor did not answer/],
     ] as const) {
-      const config = parseConfig({ ...h.config, vendor: { ...h.config.vendor, ...vendor }, listen: { host: '127.0.0.1', imapPort: 0, smtpPort: 0 } });
+      const config = parseConfig({
+        ...h.config,
+        vendor: { ...h.config.vendor, ...vendor },
+        listen: { host: '127.0.0.1', imapPort: 0, smtpPort: 0 },
+      });
       const client = createVendorClient(config, h.secrets, createLogger('silent'));
-      const smtp = createSmtpServer({ config, vendor: client, secrets: h.secrets, quarantine: h.quarantine, logger: createLogger('silent'), tls: await selfSigned() });
+      const smtp = createSmtpServer({
+        config,
+        vendor: client,
+        secrets: h.secrets,
+        quarantine: h.quarantine,
+        logger: createLogger('silent'),
+        tls: await selfSigned(),
+      });
       const { port } = await smtp.listen();
-      const t = nodemailer.createTransport({ host: '127.0.0.1', port, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: alice, pass: h.password } });
+      const t = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port,
+        requireTLS: true,
+        tls: { rejectUnauthorized: false },
+        auth: { user: alice, pass: h.password },
+      });
       const r = await refusal(t.sendMail(mail('misconfigured')));
       expect(r.response).toMatch(pattern);
       t.close();
@@ -180,8 +237,14 @@ describe('vendor errors', () => {
   });
 
   test('codes the sandbox cannot produce on send still map by code, then by kind', () => {
-    expect(answerFor(new VendorError('RATE_LIMITED', 'slow down', 429))).toMatchObject({ code: 451, enhanced: '4.7.0' });
-    expect(answerFor(new VendorError('AUTH_UNAVAILABLE', 'later', 503))).toMatchObject({ code: 451, enhanced: '4.3.0' });
+    expect(answerFor(new VendorError('RATE_LIMITED', 'slow down', 429))).toMatchObject({
+      code: 451,
+      enhanced: '4.7.0',
+    });
+    expect(answerFor(new VendorError('AUTH_UNAVAILABLE', 'later', 503))).toMatchObject({
+      code: 451,
+      enhanced: '4.3.0',
+    });
     expect(answerFor(new VendorError('SOMETHING_NEW', 'no', 400))).toMatchObject({ code: 554, enhanced: '5.6.0' });
     expect(answerFor(new VendorError('SOMETHING_NEW', 'later', 502))).toMatchObject({ code: 451 });
     expect(answerFor(new TransportError('reset'))).toMatchObject({ code: 451, enhanced: '4.4.1' });

@@ -64,7 +64,9 @@ export interface SmtpHarnessOptions {
 
 let tlsPair: Promise<{ key: string; cert: string }> | null = null;
 export function selfSigned(): Promise<{ key: string; cert: string }> {
-  tlsPair ??= generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' }).then((p) => ({ key: p.private, cert: p.cert }));
+  tlsPair ??= generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' }).then(
+    (p) => ({ key: p.private, cert: p.cert }),
+  );
   return tlsPair;
 }
 
@@ -114,7 +116,15 @@ export async function startSmtpHarness(opts: SmtpHarnessOptions = {}): Promise<S
   const quarantine = new QuarantineStore(db);
   const vendor = createVendorClient(config, secrets, logger);
   const submitted: Submitted[] = [];
-  const smtp: SmtpServer = createSmtpServer({ config, vendor, secrets, quarantine, logger, tls: await selfSigned(), onSubmitted: (s) => submitted.push(s) });
+  const smtp: SmtpServer = createSmtpServer({
+    config,
+    vendor,
+    secrets,
+    quarantine,
+    logger,
+    tls: await selfSigned(),
+    onSubmitted: (s) => submitted.push(s),
+  });
   const { port, securePort } = await smtp.listen();
   const transports: Transporter[] = [];
   const bobToken = sandbox.issueTokens(bob).accessToken;
@@ -144,16 +154,25 @@ export async function startSmtpHarness(opts: SmtpHarnessOptions = {}): Promise<S
       return t;
     },
     async forceAccountError(code, times) {
-      const res = await fetch(`${sandbox.urls.control}/account-state`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, ...(times ? { times } : {}) }) });
+      const res = await fetch(`${sandbox.urls.control}/account-state`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code, ...(times ? { times } : {}) }),
+      });
       if (!res.ok) throw new Error(`account-state ${code}: ${res.status} ${await res.text()}`);
     },
     async messages(mailbox, folder = 'INBOX') {
-      const res = await fetch(`${sandbox.urls.control}/messages?mailbox=${encodeURIComponent(mailbox)}&folder=${folder}&include=body,attachments,full_headers`);
+      const res = await fetch(
+        `${sandbox.urls.control}/messages?mailbox=${encodeURIComponent(mailbox)}&folder=${folder}&include=body,attachments,full_headers`,
+      );
       return ((await res.json()) as { messages: VendorMessage[] }).messages;
     },
     async attachment(mailbox, messageUid, attachmentId) {
       if (mailbox !== bob) throw new Error('attachments are fetched for bob only');
-      const res = await fetch(`${sandbox.urls.read}/v1/raw?message_id=${encodeURIComponent(messageUid)}&attachment_id=${encodeURIComponent(attachmentId)}`, { headers: { authorization: bobToken } });
+      const res = await fetch(
+        `${sandbox.urls.read}/v1/raw?message_id=${encodeURIComponent(messageUid)}&attachment_id=${encodeURIComponent(attachmentId)}`,
+        { headers: { authorization: bobToken } },
+      );
       if (!res.ok) throw new Error(`raw: ${res.status}`);
       return Buffer.from(await res.arrayBuffer());
     },
@@ -170,7 +189,11 @@ export async function startSmtpHarness(opts: SmtpHarnessOptions = {}): Promise<S
 }
 
 /** Runs a command-line client; resolves with its exit code and output (never rejects on exit code). */
-export function run(cmd: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+export function run(
+  cmd: string,
+  args: string[],
+  input?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = execFile(cmd, args, { timeout: 20_000 }, (err, stdout, stderr) => {
       if (err && typeof err.code !== 'number') return reject(err);
@@ -216,10 +239,11 @@ export async function dialog(host: string, port: number): Promise<Dialog> {
       w(reply.trimEnd());
     }
   };
-  const next = () => new Promise<string>((resolve) => {
-    waiting = resolve;
-    onData(Buffer.alloc(0));
-  });
+  const next = () =>
+    new Promise<string>((resolve) => {
+      waiting = resolve;
+      onData(Buffer.alloc(0));
+    });
   socket.on('data', onData);
   const greeting = await next();
   const session: Dialog = {

@@ -25,7 +25,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-const outboxSize = async () => ((await (await fetch(`${h.sandbox.urls.control}/outbox`)).json()) as { outbox: unknown[] }).outbox.length;
+const outboxSize = async () =>
+  ((await (await fetch(`${h.sandbox.urls.control}/outbox`)).json()) as { outbox: unknown[] }).outbox.length;
 
 describe('AUTH', () => {
   test('loopback plaintext: AUTH PLAIN/LOGIN, STARTTLS and SIZE are advertised and AUTH works', async () => {
@@ -53,7 +54,9 @@ describe('AUTH', () => {
   });
 
   test('the implicit-TLS port takes AUTH from a remote peer', async () => {
-    const info = await h.transport({ host: remoteAddress(), port: h.securePort, secure: true, requireTLS: false }).sendMail({ from: alice, to: bob, subject: 'remote smtps', text: 'x' });
+    const info = await h
+      .transport({ host: remoteAddress(), port: h.securePort, secure: true, requireTLS: false })
+      .sendMail({ from: alice, to: bob, subject: 'remote smtps', text: 'x' });
     expect(info.response).toMatch(/^250/);
   });
 

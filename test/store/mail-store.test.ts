@@ -40,8 +40,16 @@ describe('MailStore', () => {
   });
 
   it('keeps UIDs and UIDVALIDITY across close/reopen; new messages go after existing ones', () => {
-    const first = store.assignUids(A, 'INBOX', ['a', 'b', { messageUid: 'c', flags: ['\\Seen'], idate: new Date('2024-01-02T03:04:05Z') }]);
-    expect(first.map((r) => [r.messageUid, r.uid])).toEqual([['a', 1], ['b', 2], ['c', 3]]);
+    const first = store.assignUids(A, 'INBOX', [
+      'a',
+      'b',
+      { messageUid: 'c', flags: ['\\Seen'], idate: new Date('2024-01-02T03:04:05Z') },
+    ]);
+    expect(first.map((r) => [r.messageUid, r.uid])).toEqual([
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ]);
     const before = store.folderState(A, 'INBOX');
     store.close();
 
@@ -53,7 +61,10 @@ describe('MailStore', () => {
     expect(store.folderState(A, 'INBOX').highestModseq).toBe(after.highestModseq);
 
     const more = store.assignUids(A, 'INBOX', ['b', 'd', 'a', 'e', 'd']);
-    expect(more.map((r) => [r.messageUid, r.uid])).toEqual([['d', 4], ['e', 5]]);
+    expect(more.map((r) => [r.messageUid, r.uid])).toEqual([
+      ['d', 4],
+      ['e', 5],
+    ]);
     const rows = store.listMessages(A, 'INBOX');
     expect(rows.map((r) => `${r.uid}:${r.messageUid}`)).toEqual(['1:a', '2:b', '3:c', '4:d', '5:e']);
     expect(rows[2]).toMatchObject({ flags: ['\\Seen'], idate: Date.parse('2024-01-02T03:04:05Z') });
@@ -86,7 +97,10 @@ describe('MailStore', () => {
     expect(store.folderState(A, 'INBOX')).toMatchObject({ highestModseq: m2, unseen: 2 });
 
     const removed = store.expunge(A, 'INBOX', ['c', 'a', 'zzz']);
-    expect(removed.map((r) => [r.uid, r.messageUid])).toEqual([[1, 'a'], [3, 'c']]);
+    expect(removed.map((r) => [r.uid, r.messageUid])).toEqual([
+      [1, 'a'],
+      [3, 'c'],
+    ]);
     expect(removed[0].modseq).toBe(m2 + 1);
     expect(store.listMessages(A, 'INBOX').map((r) => r.uid)).toEqual([2]);
     expect(store.vanishedSince(A, 'INBOX', m2)).toEqual([1, 3]);
@@ -99,7 +113,11 @@ describe('MailStore', () => {
     expect(store.listMessages(A, 'INBOX')).toEqual(fresh.listMessages(A, 'INBOX'));
     expect(store.getByUids(A, 'INBOX', [2, 4])).toEqual(fresh.getByUids(A, 'INBOX', [2, 4]));
     fresh.close();
-    expect(snapshot.map((r) => [r.uid, r.flags])).toEqual([[1, []], [2, []], [3, []]]);
+    expect(snapshot.map((r) => [r.uid, r.flags])).toEqual([
+      [1, []],
+      [2, []],
+      [3, []],
+    ]);
   });
 
   it('stores metadata per account/message, shares it between folders, and puts its size on the rows', () => {
@@ -116,7 +134,12 @@ describe('MailStore', () => {
     const ids = [msg.message_uid, 'unknown'];
     expect([...store.getMessages(A, ids)]).toEqual([[msg.message_uid, msg]]);
     expect([...store.getHeaders(A, ids)]).toEqual([[msg.message_uid, description.mimeTree.header]]);
-    expect([...store.getSummaries(A, ids)]).toEqual([[msg.message_uid, { size: description.size, compiled: compileSummary(description.envelope, description.bodystructure) }]]);
+    expect([...store.getSummaries(A, ids)]).toEqual([
+      [
+        msg.message_uid,
+        { size: description.size, compiled: compileSummary(description.envelope, description.bodystructure) },
+      ],
+    ]);
     expect(store.getSummaries('other@example.com', [msg.message_uid]).size).toBe(0);
 
     store.expunge(A, 'INBOX', [msg.message_uid]);
@@ -135,7 +158,11 @@ describe('MailStore', () => {
   });
 
   it('handles 100,000 messages quickly (timings printed)', () => {
-    const ids = Array.from({ length: 100_000 }, (_, i) => ({ messageUid: `m${i}`, flags: i % 3 ? ['\\Seen'] : [], idate: new Date(1_700_000_000_000 + i) }));
+    const ids = Array.from({ length: 100_000 }, (_, i) => ({
+      messageUid: `m${i}`,
+      flags: i % 3 ? ['\\Seen'] : [],
+      idate: new Date(1_700_000_000_000 + i),
+    }));
     let t = performance.now();
     expect(store.assignUids(A, 'Big', ids)).toHaveLength(100_000);
     const assignMs = performance.now() - t;
@@ -157,7 +184,13 @@ describe('MailStore', () => {
     expect(store.folderState(A, 'Big')).toMatchObject({ count: 100_000, unseen: 33_334 });
     const stateMs = performance.now() - t;
     t = performance.now();
-    expect(store.getByUids(A, 'Big', rows.map((r) => r.uid))).toHaveLength(100_000);
+    expect(
+      store.getByUids(
+        A,
+        'Big',
+        rows.map((r) => r.uid),
+      ),
+    ).toHaveLength(100_000);
     const byUidsMs = performance.now() - t;
     console.log(
       `100k: assignUids ${assignMs.toFixed(0)} ms, re-assign (no-op) ${reassignMs.toFixed(0)} ms, listMessages ${listMs.toFixed(0)} ms cold / ${warmListMs.toFixed(0)} ms cached, ` +

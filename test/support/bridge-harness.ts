@@ -34,7 +34,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-test-'));
   const tokens = sandbox.issueTokens(mailbox);
   const raw = {
-    vendor: { readUrl: sandbox.urls.read, mailUrl: sandbox.urls.mail, graphUrl: sandbox.urls.graph, apiKey: sandbox.apiKey },
+    vendor: {
+      readUrl: sandbox.urls.read,
+      mailUrl: sandbox.urls.mail,
+      graphUrl: sandbox.urls.graph,
+      apiKey: sandbox.apiKey,
+    },
     accounts: [{ mailbox, ...tokens }],
     listen: { host: '127.0.0.1', imapPort: 0, smtpPort: 0 },
     stateDir,
@@ -84,7 +89,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
 }
 
 /** JSON from the sandbox control API. */
-export async function control<T = unknown>(sandbox: Sandbox, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+export async function control<T = unknown>(
+  sandbox: Sandbox,
+  method: 'GET' | 'POST',
+  route: string,
+  body?: unknown,
+): Promise<T> {
   const res = await fetch(`${sandbox.urls.control}${route}`, {
     method,
     headers: body ? { 'content-type': 'application/json' } : undefined,
@@ -96,7 +106,13 @@ export async function control<T = unknown>(sandbox: Sandbox, method: 'GET' | 'PO
 
 /** Every message of one sandbox folder, straight from the vendor emulator's state. */
 export async function vendorFolder(sandbox: Sandbox, folder: string): Promise<VendorMessage[]> {
-  return (await control<{ messages: VendorMessage[] }>(sandbox, 'GET', `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=${encodeURIComponent(folder)}`)).messages;
+  return (
+    await control<{ messages: VendorMessage[] }>(
+      sandbox,
+      'GET',
+      `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=${encodeURIComponent(folder)}`,
+    )
+  ).messages;
 }
 
 export interface ImapSessionContext {

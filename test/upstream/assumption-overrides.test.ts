@@ -11,7 +11,12 @@ const h = useUpstreamHarness({ messages: 50, assumptions: resolveAssumptions(ove
 describe('assumptions are overridable from the config, and the sandbox follows them', () => {
   test('overridden names work end to end; the defaults then meet UNKNOWN_COMMAND', async () => {
     await h.fresh();
-    const config = parseConfig({ vendor: h.config.vendor, accounts: h.config.accounts, stateDir: h.stateDir, assumptions: overrides });
+    const config = parseConfig({
+      vendor: h.config.vendor,
+      accounts: h.config.accounts,
+      stateDir: h.stateDir,
+      assumptions: overrides,
+    });
     const { client } = h.client(undefined, config);
     const [thread] = (await client.mailbox(mailbox).listThreads({ folder: 'INBOX', limit: 1 })).threads;
     const id = thread.last_message_uid;
@@ -20,7 +25,10 @@ describe('assumptions are overridable from the config, and the sandbox follows t
     expect(h.sandbox.stats(mailbox).commands.set_flags).toBe(1);
 
     const { client: defaults } = h.client();
-    const err = await defaults.mailbox(mailbox).setFlags([id], { is_starred: false }).catch((e: unknown) => e);
+    const err = await defaults
+      .mailbox(mailbox)
+      .setFlags([id], { is_starred: false })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(VendorError);
     expect((err as VendorError).kind).toBe('unsupported');
   });

@@ -39,10 +39,15 @@ describe('command batching', () => {
   test('25 commands: 2 requests, results in input order', async () => {
     await h.fresh();
     const api = h.client().client.mailbox(mailbox);
-    const commands = Array.from({ length: 25 }, (_, i) => ({ command: 'list_threads', args: { folder: 'INBOX', limit: i + 1 } }));
+    const commands = Array.from({ length: 25 }, (_, i) => ({
+      command: 'list_threads',
+      args: { folder: 'INBOX', limit: i + 1 },
+    }));
     const results = await api.run(commands);
     expect(h.sandbox.stats(mailbox).requests).toBe(2);
-    expect(results.map((r) => (r.data as { threads: unknown[] }).threads.length)).toEqual(commands.map((c) => c.args.limit));
+    expect(results.map((r) => (r.data as { threads: unknown[] }).threads.length)).toEqual(
+      commands.map((c) => c.args.limit),
+    );
   });
 
   test('reads made at the same moment share requests, each caller gets its own results; writes go alone', async () => {
@@ -51,15 +56,24 @@ describe('command batching', () => {
     const api = h.client().client.mailbox(mailbox);
     h.sandbox.resetStats();
     // what a sync does: the next list page and the messages of the page it just got
-    const [page, fetched, folders] = await Promise.all([api.listThreads({ folder: 'INBOX', limit: 7 }), api.getMessages(ids, []), api.listFolders()]);
+    const [page, fetched, folders] = await Promise.all([
+      api.listThreads({ folder: 'INBOX', limit: 7 }),
+      api.getMessages(ids, []),
+      api.listFolders(),
+    ]);
     expect(page.threads).toHaveLength(7);
     expect(fetched.messages.map((m) => m.message_uid)).toEqual(ids);
     expect(folders.map((f) => f.name)).toContain('INBOX');
-    expect(h.sandbox.stats(mailbox)).toMatchObject({ requests: 1, commands: { list_threads: 1, get_messages: 3, list_folders: 1 } });
+    expect(h.sandbox.stats(mailbox)).toMatchObject({
+      requests: 1,
+      commands: { list_threads: 1, get_messages: 3, list_folders: 1 },
+    });
 
     // 25 reads from 25 callers: 2 requests of at most 20 commands, every caller its own page
     h.sandbox.resetStats();
-    const pages = await Promise.all(Array.from({ length: 25 }, (_, i) => api.listThreads({ folder: 'INBOX', limit: i + 1 })));
+    const pages = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => api.listThreads({ folder: 'INBOX', limit: i + 1 })),
+    );
     expect(pages.map((p) => p.threads.length)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
     expect(h.sandbox.stats(mailbox).requests).toBe(2);
 

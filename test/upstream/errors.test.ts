@@ -21,13 +21,22 @@ async function failure(call: Promise<unknown>): Promise<VendorError> {
   return e;
 }
 
-async function expectCode(call: Promise<unknown>, code: string, kind: ErrorKind = errorKinds[code]): Promise<VendorError> {
+async function expectCode(
+  call: Promise<unknown>,
+  code: string,
+  kind: ErrorKind = errorKinds[code],
+): Promise<VendorError> {
   const e = await failure(call);
   expect({ code: e.code, kind: e.kind }).toEqual({ code, kind });
   return e;
 }
 
-const spam = (n: number, extra = ''): SendRequest => ({ to: 'bob@sandbox.test', from: mailbox, subject: `lottery winner ${n}`, body: `<p>hello ${extra}</p>` });
+const spam = (n: number, extra = ''): SendRequest => ({
+  to: 'bob@sandbox.test',
+  from: mailbox,
+  subject: `lottery winner ${n}`,
+  body: `<p>hello ${extra}</p>`,
+});
 
 async function quarantined(client: VendorClient, req: SendRequest): Promise<string> {
   const e = await expectCode(client.send(req), 'SPAM_DETECTED', 'spam');
@@ -41,7 +50,9 @@ describe('reading interface', () => {
     await h.fresh();
     const http = new Http(5000);
     const post = (authorization?: string) =>
-      http.json('POST', `${h.sandbox.urls.read}/v1`, authorization ? { authorization } : {}, { commands: [{ command: 'list_folders' }] });
+      http.json('POST', `${h.sandbox.urls.read}/v1`, authorization ? { authorization } : {}, {
+        commands: [{ command: 'list_folders' }],
+      });
     try {
       await expectCode(post(), 'MISSING_AUTH_HEADER', 'auth');
       await expectCode(post('Bearer sbx_at_not_a_real_token'), 'INVALID_TOKEN', 'auth');
@@ -56,7 +67,11 @@ describe('reading interface', () => {
       const limited = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as VendorError] : []));
       expect(limited).toHaveLength(3);
       for (const e of limited) {
-        expect({ code: e.code, kind: e.kind, status: e.httpStatus }).toEqual({ code: 'RATE_LIMITED', kind: 'rate', status: 429 });
+        expect({ code: e.code, kind: e.kind, status: e.httpStatus }).toEqual({
+          code: 'RATE_LIMITED',
+          kind: 'rate',
+          status: 429,
+        });
         expect(e.details.retryAfterSeconds).toBeGreaterThanOrEqual(1);
       }
       h.sandbox.setLatency(0);
@@ -86,7 +101,12 @@ describe('reading interface', () => {
 
   test('a command the vendor does not know is kind unsupported (names come from assumptions)', async () => {
     await h.fresh();
-    const renamed = parseConfig({ vendor: h.config.vendor, accounts: h.config.accounts, stateDir: h.stateDir, assumptions: { commands: { search: { name: 'find_v2' } } } });
+    const renamed = parseConfig({
+      vendor: h.config.vendor,
+      accounts: h.config.accounts,
+      stateDir: h.stateDir,
+      assumptions: { commands: { search: { name: 'find_v2' } } },
+    });
     const api = h.client(undefined, renamed).client.mailbox(mailbox);
     await expectCode(api.search({ query: 'x' }), 'UNKNOWN_COMMAND', 'unsupported');
     expect(h.sandbox.stats(mailbox).commands.find_v2).toBe(1);
@@ -97,13 +117,33 @@ describe('send and quarantine routes (7.1)', () => {
   test('account codes, spam, release and its refusals', async () => {
     await h.fresh();
     const { client, secrets } = h.client();
-    const codes = ['INVALID_API_KEY', 'ACCOUNT_BLOCKED', 'NO_CREDITS_LEFT', 'USER_NOT_FOUND', 'MISSING_USER_PRIVILEGES', 'EMAIL_CREDITS_NOT_FOUND', 'CREDENTIAL_TEMPORARILY_BLOCKED', 'IP_TEMPORARILY_BLOCKED', 'INTERNAL_SERVER_ERROR'];
+    const codes = [
+      'INVALID_API_KEY',
+      'ACCOUNT_BLOCKED',
+      'NO_CREDITS_LEFT',
+      'USER_NOT_FOUND',
+      'MISSING_USER_PRIVILEGES',
+      'EMAIL_CREDITS_NOT_FOUND',
+      'CREDENTIAL_TEMPORARILY_BLOCKED',
+      'IP_TEMPORARILY_BLOCKED',
+      'INTERNAL_SERVER_ERROR',
+    ];
     for (const code of codes) {
-      await fetch(`${h.sandbox.urls.control}/account-state`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, times: 1 }) });
+      await fetch(`${h.sandbox.urls.control}/account-state`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code, times: 1 }),
+      });
       await expectCode(client.send({ to: 'bob@sandbox.test', from: mailbox, subject: 'hi', body: '<p>hi</p>' }), code);
     }
-    await expectCode(client.send({ from: mailbox, subject: 'no recipient', body: 'x' } as unknown as SendRequest), 'VALIDATION_ERROR', 'invalid');
-    expect((await client.send({ to: 'bob@sandbox.test', from: mailbox, subject: 'hi', body: '<p>hi</p>' })).id).toBeTruthy();
+    await expectCode(
+      client.send({ from: mailbox, subject: 'no recipient', body: 'x' } as unknown as SendRequest),
+      'VALIDATION_ERROR',
+      'invalid',
+    );
+    expect(
+      (await client.send({ to: 'bob@sandbox.test', from: mailbox, subject: 'hi', body: '<p>hi</p>' })).id,
+    ).toBeTruthy();
 
     const unstorable = await expectCode(client.send(spam(0, 'UNSTORABLE')), 'SPAM_DETECTED', 'spam');
     expect(unstorable.details).toMatchObject({ quarantine_id: null, release_instructions: null, expires_in: null });
@@ -111,13 +151,22 @@ describe('send and quarantine routes (7.1)', () => {
     const qid = await quarantined(client, spam(1));
     await expectCode(client.releaseQuarantine(''), 'MISSING_QUARANTINE_ID', 'invalid');
     await expectCode(client.releaseQuarantine('q_nope'), 'QUARANTINE_NOT_FOUND', 'not_found');
-    const otherClient = new VendorClient({ ...h.config.vendor, apiKey: h.sandbox.otherApiKey }, h.config.assumptions, secrets, h.logger);
+    const otherClient = new VendorClient(
+      { ...h.config.vendor, apiKey: h.sandbox.otherApiKey },
+      h.config.assumptions,
+      secrets,
+      h.logger,
+    );
     h.clients.push(otherClient);
     await expectCode(otherClient.releaseQuarantine(qid), 'QUARANTINE_FORBIDDEN', 'forbidden');
     const released = await client.releaseQuarantine(qid);
     expect(released.id).toBeTruthy();
     await expectCode(client.releaseQuarantine(qid), 'QUARANTINE_NOT_FOUND', 'not_found');
-    await expectCode(client.releaseQuarantine(await quarantined(client, spam(2, 'CORRUPT_PAYLOAD'))), 'QUARANTINE_CORRUPT', 'internal');
+    await expectCode(
+      client.releaseQuarantine(await quarantined(client, spam(2, 'CORRUPT_PAYLOAD'))),
+      'QUARANTINE_CORRUPT',
+      'internal',
+    );
 
     const late = await quarantined(client, spam(3));
     h.sandbox.advanceClock(3 * hour + 60_000);
@@ -141,7 +190,11 @@ describe('send and quarantine routes (7.1)', () => {
     await expectCode(client.createSender({ domain: domains[0], localPart: 'newbox' }), 'VALIDATION_ERROR', 'invalid');
 
     const keyless = h.client(undefined, { ...h.config, vendor: { ...h.config.vendor, apiKey: undefined } }).client;
-    await expectCode(keyless.send({ to: 'bob@sandbox.test', from: mailbox, subject: 'hi', body: 'x' }), 'MISSING_AUTH_HEADER', 'auth');
+    await expectCode(
+      keyless.send({ to: 'bob@sandbox.test', from: mailbox, subject: 'hi', body: 'x' }),
+      'MISSING_AUTH_HEADER',
+      'auth',
+    );
     expect((await keyless.sharedDomains()).domains).toEqual(domains);
   });
 });

@@ -53,7 +53,13 @@ export function useUpstreamHarness(opts: SandboxOptions = { messages: 300 }): Up
       const tokens = h.sandbox.issueTokens(mailbox);
       const s = h.sandbox;
       h.config = parseConfig({
-        vendor: { readUrl: s.urls.read, mailUrl: s.urls.mail, graphUrl: s.urls.graph, apiKey: s.apiKey, timeoutMs: 10_000 },
+        vendor: {
+          readUrl: s.urls.read,
+          mailUrl: s.urls.mail,
+          graphUrl: s.urls.graph,
+          apiKey: s.apiKey,
+          timeoutMs: 10_000,
+        },
         accounts: [{ mailbox, ...tokens }],
         stateDir: h.stateDir,
       });

@@ -126,7 +126,10 @@ describe('RateLimiter against a local HTTP server', () => {
     const limiter = new RateLimiter();
     const t0 = performance.now();
     limiter.pause(300);
-    const at = await Promise.all([limiter.run(async () => performance.now()), limiter.run(async () => performance.now())]);
+    const at = await Promise.all([
+      limiter.run(async () => performance.now()),
+      limiter.run(async () => performance.now()),
+    ]);
     for (const t of at) expect(t - t0).toBeGreaterThanOrEqual(295);
   });
 

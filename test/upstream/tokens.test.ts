@@ -11,7 +11,7 @@ const seen = new Set<string>();
 
 function remember(secrets: SecretStore): void {
   const a = secrets.get(mailbox);
-  if (a) [a.accessToken, a.refreshToken].forEach((t) => seen.add(t));
+  if (a) for (const t of [a.accessToken, a.refreshToken]) seen.add(t);
 }
 
 const secretsFile = () => path.join(h.stateDir, 'secrets.json');
@@ -90,7 +90,10 @@ describe('token lifecycle', () => {
     remember(secrets);
     h.sandbox.advanceClock(16 * 24 * hour);
     h.sandbox.resetStats();
-    const err = await client.mailbox(mailbox).listFolders().catch((e: unknown) => e);
+    const err = await client
+      .mailbox(mailbox)
+      .listFolders()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NeedsNewTokensError);
     expect((err as Error).message).toContain(`mailbridge account add --mailbox ${mailbox}`);
     expect(SecretStore.open(h.stateDir).get(mailbox)?.needsNewTokens).toMatch(/mailbridge account add/);
@@ -102,7 +105,7 @@ describe('token lifecycle', () => {
     h.sandbox.setLatency(0);
     // "mailbridge account add" in another process stores a new pair; the running client picks it up
     const fresh = h.sandbox.issueTokens(mailbox);
-    [fresh.accessToken, fresh.refreshToken].forEach((t) => seen.add(t));
+    for (const t of [fresh.accessToken, fresh.refreshToken]) seen.add(t);
     SecretStore.open(h.stateDir).putTokens(mailbox, fresh);
     expect((await client.mailbox(mailbox).listFolders()).length).toBeGreaterThan(0);
     expect(secrets.get(mailbox)?.needsNewTokens).toBeUndefined();

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suite drives (run by `npm test` before vitest).
+# Each package is named with what it needs at run time but only recommends: swaks does STARTTLS
+# and SMTPS only with libnet-ssleay-perl.
+set -euo pipefail
+
+packages=(
+  swaks libnet-ssleay-perl # SMTP client, with its TLS support
+  curl                     # SMTP client (STARTTLS, SMTPS)
+  python3                  # imaplib
+  neomutt                  # IMAP client without MOVE
+  isync                    # mbsync
+  bsdutils                 # script(1): a pseudo-terminal for NeoMutt
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "The tests need these Debian packages: ${missing[*]}" >&2
+  echo "Install them with: sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -9,10 +9,12 @@ import { createAttachmentStorage, type AttachmentStorage } from '../mime';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { appendDraft, appendSentCopy, messageIdOf, refuseAppend, type Appended } from './append';
-import { expungeMessages, syncFolder, type SyncContext, type SyncMode } from './folder-sync';
+import { syncFolder, type SyncContext, type SyncMode } from './folder-sync';
 import { copyByMoving, movedAway, moveMessages, type CopyOutcome, type MoveOutcome } from './organize';
 import { Refusal, requireVendorMessages } from './refusal';
-import { addLabel, dropLabel, labelKey, labelOfKey, removeLabel, type LabelView } from './labels';
+import { addLabel, dropLabel, removeLabel, type LabelView } from './labels';
+import { labelKey, labelOfKey } from './label-key';
+import { StateApplier } from './state-applier';
 import { MessageCache, type MessageContent } from './message-cache';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-update';
 
@@ -116,7 +118,7 @@ export class AccountView {
       store,
       assumptions,
       logger,
-      publish: (folder, entries) => publish(account, folder, entries),
+      state: new StateApplier(store, account, (folder, entries) => publish(account, folder, entries)),
     };
     this.local = new LocalMessages(store.db);
     this.messages = new MessageCache(account, api, store, this.local);
@@ -351,12 +353,10 @@ export class AccountView {
     // already moved at the vendor only leave this view (the client is finishing its move)
     const drafts = all.filter((r) => isLocalMessage(r.messageUid)).map((r) => r.messageUid);
     const away = movedAway(this.sync, folder.key, all);
-    const removed = expungeMessages(this.sync, folder.key, [...drafts, ...away]);
+    const removed = this.sync.state
+      .apply({ type: 'removed', folder: folder.key, messageUids: [...drafts, ...away], cause: sessionId })
+      .of(folder.key);
     this.local.remove(this.account, drafts);
-    this.sync.publish(
-      folder.key,
-      removed.map((c) => ({ ...c, ignore: sessionId })),
-    );
     const rows = all.filter((r) => !isLocalMessage(r.messageUid) && !away.has(r.messageUid));
     if (!rows.length) return removed.map((c) => c.uid);
     const trash = (await this.folders()).find((f) => f.role === 'trash');

@@ -1,6 +1,5 @@
 import { createIndexer } from '../mime';
 import type { LocalMessages } from '../store';
-import type { FolderChange } from './changes';
 import type { SyncContext } from './folder-sync';
 import { draftRecord } from './message-cache';
 import { Refusal } from './refusal';
@@ -79,16 +78,10 @@ export function appendDraft(
 ): Appended {
   const messageUid = local.add(ctx.account, raw);
   ctx.store.putMetadataRecords(ctx.account, [draftRecord(messageUid, raw, idate)]);
-  const [assigned] = ctx.store.assignUids(ctx.account, folder.key, [{ messageUid, flags, idate }]);
-  const state = ctx.store.folderState(ctx.account, folder.key);
-  if (!assigned) {
-    // the same bytes were appended before: answer with the existing UID
-    const existing = ctx.store.rowsByMessageUid(ctx.account, folder.key, [messageUid])[0];
-    return { uid: existing.uid, uidValidity: state.uidValidity };
-  }
-  const change: FolderChange = { command: 'EXISTS', uid: assigned.uid, modseq: assigned.modseq };
-  ctx.publish(folder.key, [change]);
-  return { uid: assigned.uid, uidValidity: state.uidValidity };
+  // the same bytes appended again keep their UID
+  ctx.state.apply({ type: 'added', folder: folder.key, messages: [{ messageUid, flags, idate }], announce: true });
+  const [row] = ctx.store.rowsByMessageUid(ctx.account, folder.key, [messageUid]);
+  return { uid: row.uid, uidValidity: ctx.store.folderState(ctx.account, folder.key).uidValidity };
 }
 
 export function refuseAppend(folderName: string): never {

@@ -1,8 +1,7 @@
-import type { FolderChange } from './changes';
 import { isLocalMessage, type MessageRow } from '../store';
 import { diffVendorFlags, isEmptyDiff, type FlagDiff } from './flags';
-import { expungeMessages, type SyncContext } from './folder-sync';
-import { propagateMessageFlags } from './labels';
+import type { SyncContext } from './folder-sync';
+import { sameFlags } from './state-applier';
 
 export type FlagAction = 'set' | 'add' | 'remove';
 
@@ -67,24 +66,22 @@ export async function applyFlagUpdate(
       for (const id of ids) failed.add(id);
     }
   }
-  const updated: FlagUpdateResult['updated'] = [];
-  // one commit for the whole STORE, however many messages it touched
-  ctx.store.atomically(() => {
-    const entries: FolderChange[] = [];
-    const changed = new Map<string, string[]>();
-    for (const { row, next } of targets) {
-      if (failed.has(row.messageUid) || gone.has(row.messageUid)) continue;
-      if (next.length === row.flags.length && next.every((f) => row.flags.includes(f))) continue;
-      const modseq = ctx.store.setFlags(ctx.account, ctx.folder, row.uid, next);
-      updated.push({ uid: row.uid, flags: next, modseq });
-      changed.set(row.messageUid, next);
-      entries.push({ command: 'FETCH', uid: row.uid, flags: next, modseq, ignore: sessionId });
-    }
-    // the vendor says these no longer exist: drop them so every session sees the EXPUNGE
-    entries.push(...expungeMessages(ctx, ctx.folder, [...gone]));
-    ctx.publish(ctx.folder, entries);
-    // other folders and label views holding the same messages show the change too
-    propagateMessageFlags(ctx, ctx.folder, changed);
-  });
+  const changed = targets.filter(
+    ({ row, next }) => !failed.has(row.messageUid) && !gone.has(row.messageUid) && !sameFlags(next, row.flags),
+  );
+  // one commit for the whole STORE, however many messages it touched; the vendor says the
+  // `gone` ones no longer exist, so every session sees their EXPUNGE; other folders and label
+  // views holding the same messages show the change too
+  const applied = ctx.state.apply(
+    {
+      type: 'flags',
+      folder: ctx.folder,
+      rows: changed.map(({ row, next }) => ({ uid: row.uid, flags: next })),
+      cause: sessionId,
+    },
+    { type: 'removed', folder: ctx.folder, messageUids: [...gone] },
+    { type: 'spread', from: ctx.folder, flags: new Map(changed.map(({ row, next }) => [row.messageUid, next])) },
+  );
+  const updated = applied.of(ctx.folder, 'FETCH').map((c) => ({ uid: c.uid, flags: c.flags ?? [], modseq: c.modseq }));
   return { updated, error };
 }

@@ -1,12 +1,13 @@
 import type { Logger } from '../log';
-import type { FolderChange } from './changes';
 import { describePool } from '../mime';
-import { isLocalMessage, type MailStore, type NewMessage } from '../store';
+import { isLocalMessage, type MailStore } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
 import type { VendorMessage, VendorThread } from '../upstream/types';
 import { collectGarbage } from '../util/memory';
 import { mergeFlags, vendorFlags } from './flags';
+import { sameFlags, type StateApplier } from './state-applier';
+import type { MessagesAdded } from './state-updates';
 
 /**
  * Brings one folder of the SQLite state in line with the vendor.
@@ -14,7 +15,7 @@ import { mergeFlags, vendorFlags } from './flags';
  *    messages fetched (body included: sizes and BODYSTRUCTURE need it) and given the next
  *    UIDs in arrival order, plus a flag refresh of the most recent messages (one request);
  *  - full: every page, so removals and flag changes anywhere in the folder are seen too.
- * Every change is journaled so NOOP/IDLE sessions hear about it.
+ * Every change goes through the account's StateApplier, so NOOP/IDLE sessions hear about it.
  */
 
 export interface SyncContext {
@@ -23,7 +24,7 @@ export interface SyncContext {
   store: MailStore;
   assumptions: Assumptions;
   logger: Logger;
-  publish(folder: string, entries: FolderChange[]): void;
+  state: StateApplier;
 }
 
 /**
@@ -154,71 +155,44 @@ async function listAndFetch(
 }
 
 /** New messages get the next UIDs in arrival order (received_at, then id for ties). */
-function numberArrivals(ctx: SyncContext, folder: string, arrivals: Arrival[]): FolderChange[] {
+function arrivalsUpdate(folder: string, arrivals: Arrival[], announce: boolean): MessagesAdded {
   arrivals.sort((a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.messageUid.localeCompare(b.messageUid));
-  const assigned = ctx.store.assignUids(
-    ctx.account,
-    folder,
-    arrivals.map((a) => ({ messageUid: a.messageUid, flags: a.flags, idate: new Date(a.receivedAt) })),
-  );
-  return assigned.map((a) => ({ command: 'EXISTS' as const, uid: a.uid, modseq: a.modseq }));
-}
-
-/** Re-reads vendor flags of `ids` and records differences. */
-async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[]): Promise<FolderChange[]> {
-  const folder = target.key;
-  if (!ids.length) return [];
-  const { messages, notFound } = await ctx.api.getMessages(ids, ctx.assumptions.metadataInclude);
-  const entries: FolderChange[] = [];
-  const rows = new Map(ctx.store.rowsByMessageUid(ctx.account, folder, ids).map((r) => [r.messageUid, r]));
-  ctx.store.atomically(() => {
-    for (const m of messages) {
-      const row = rows.get(m.message_uid);
-      if (!row) continue;
-      if (!inScope(m, target.scope)) {
-        notFound.push(m.message_uid);
-        continue;
-      }
-      const flags = mergeFlags(vendorFlags(m), row.flags);
-      if (sameFlags(flags, row.flags)) continue;
-      const modseq = ctx.store.setFlags(ctx.account, folder, row.uid, flags);
-      entries.push({ command: 'FETCH', uid: row.uid, flags, modseq });
-    }
-  });
-  return [...entries, ...expungeMessages(ctx, folder, notFound)];
+  const messages = arrivals.map((a) => ({ messageUid: a.messageUid, flags: a.flags, idate: new Date(a.receivedAt) }));
+  return { type: 'added', folder, messages, announce };
 }
 
 /**
- * Gives the next UIDs of `folder` to messages placed there by this bridge (move, label), journals
- * the EXISTS, and returns the UID of every given message there (already present ones keep theirs).
+ * Re-reads vendor flags of `ids` and applies the differences: to this folder, and message-wide
+ * flags to every other folder and view holding the messages. Messages the vendor no longer has
+ * here leave the folder.
  */
-export function placeMessages(
-  ctx: Pick<SyncContext, 'store' | 'account' | 'publish'>,
-  folder: string,
-  messages: NewMessage[],
-): Map<string, number> {
-  const assigned = ctx.store.assignUids(ctx.account, folder, messages);
-  ctx.publish(
-    folder,
-    assigned.map((a): FolderChange => ({ command: 'EXISTS', uid: a.uid, modseq: a.modseq })),
+async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[]): Promise<number> {
+  const folder = target.key;
+  if (!ids.length) return 0;
+  const { messages, notFound } = await ctx.api.getMessages(ids, ctx.assumptions.metadataInclude);
+  // rows read after the answer: a STORE that finished meanwhile is not undone
+  const rows = new Map(ctx.store.rowsByMessageUid(ctx.account, folder, ids).map((r) => [r.messageUid, r]));
+  const changed: Array<{ uid: number; flags: readonly string[] }> = [];
+  const spread = new Map<string, readonly string[]>();
+  const gone = [...notFound];
+  for (const m of messages) {
+    const row = rows.get(m.message_uid);
+    if (!row) continue;
+    if (!inScope(m, target.scope)) {
+      gone.push(m.message_uid);
+      continue;
+    }
+    const flags = mergeFlags(vendorFlags(m), row.flags);
+    if (sameFlags(flags, row.flags)) continue;
+    changed.push({ uid: row.uid, flags });
+    spread.set(row.messageUid, flags);
+  }
+  const applied = ctx.state.apply(
+    { type: 'flags', folder, rows: changed },
+    { type: 'spread', from: folder, flags: spread },
+    { type: 'removed', folder, messageUids: gone },
   );
-  const uids = messages.map((m) => m.messageUid);
-  return new Map(ctx.store.rowsByMessageUid(ctx.account, folder, uids).map((r) => [r.messageUid, r.uid]));
-}
-
-export function expungeMessages(
-  ctx: Pick<SyncContext, 'store' | 'account'>,
-  folder: string,
-  messageUids: string[],
-): FolderChange[] {
-  if (!messageUids.length) return [];
-  return ctx.store
-    .expunge(ctx.account, folder, messageUids)
-    .map((r) => ({ command: 'EXPUNGE' as const, uid: r.uid, modseq: r.modseq }));
-}
-
-function sameFlags(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((f) => b.includes(f));
+  return applied.of(folder).length;
 }
 
 /** A sync that stored this many messages is followed by a full garbage collection (util/memory.ts). */
@@ -242,32 +216,28 @@ async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode):
   const rows = ctx.store.listMessages(ctx.account, folder).filter((r) => !isLocalMessage(r.messageUid));
   const known = new Set(rows.map((r) => r.messageUid));
   const { listed, complete, arrivals, cached } = await listAndFetch(ctx, target, mode, known);
-  // numbering needs only the arrivals: it runs while the last batches are still being described
-  const numbered = numberArrivals(ctx, folder, arrivals);
-  // the sync ends with every message cached: a FETCH right after finds them all
-  await cached;
-  const entries = mode === 'first' ? [] : numbered;
+  let changes = arrivals.length;
+  if (mode === 'first') {
+    // nobody sees this listing before the sync ends: number while the last batches are described
+    ctx.state.apply(arrivalsUpdate(folder, arrivals, false));
+    await cached;
+  } else {
+    // announced only once cached: a session's FETCH after the EXISTS finds every message described
+    await cached;
+    ctx.state.apply(arrivalsUpdate(folder, arrivals, true));
+  }
   if (complete && mode !== 'incremental') {
-    entries.push(
-      ...expungeMessages(
-        ctx,
-        folder,
-        [...known].filter((u) => !listed.has(u)),
-      ),
-    );
-    entries.push(
-      ...(await refreshFlags(
-        ctx,
-        target,
-        [...known].filter((u) => listed.has(u)),
-      )),
+    const gone = [...known].filter((u) => !listed.has(u));
+    changes += ctx.state.apply({ type: 'removed', folder, messageUids: gone }).of(folder).length;
+    changes += await refreshFlags(
+      ctx,
+      target,
+      [...known].filter((u) => listed.has(u)),
     );
   } else {
     const recent = rows.slice(-recentFlagWindow).map((r) => r.messageUid);
-    entries.push(...(await refreshFlags(ctx, target, recent)));
+    changes += await refreshFlags(ctx, target, recent);
   }
-  if (entries.length)
-    ctx.logger.debug({ account: ctx.account, folder, mode, changes: entries.length }, 'folder synced');
-  ctx.publish(folder, entries);
+  if (changes) ctx.logger.debug({ account: ctx.account, folder, mode, changes }, 'folder synced');
   return arrivals.length;
 }

@@ -1,6 +1,7 @@
 import type { MessageRow } from '../store';
-import { expungeMessages, placeMessages, type SyncContext } from './folder-sync';
-import { labelOfKey } from './labels';
+import type { SyncContext } from './folder-sync';
+import { labelOfKey } from './label-key';
+import type { MessagesAdded, MessagesRemoved } from './state-updates';
 
 /**
  * Moving and removing messages. The vendor confirms first; only the ids it reports as done
@@ -20,33 +21,46 @@ export interface MoveOutcome extends CopyOutcome {
   expunged: number[];
 }
 
-/** The vendor move, then the destination numbers what the vendor confirmed. */
+/** The destination's new rows for messages the vendor placed there (\Deleted stays behind). */
+export function placed(folder: string, rows: MessageRow[], flags = (r: MessageRow) => r.flags): MessagesAdded {
+  const messages = rows.map((r) => ({
+    messageUid: r.messageUid,
+    flags: flags(r).filter((f) => f !== '\\Deleted'),
+    idate: new Date(r.idate),
+  }));
+  return { type: 'added', folder, messages, announce: true };
+}
+
+/** COPYUID data: each source UID with the UID its message has in `folder`. */
+export function copyOutcome(ctx: SyncContext, folder: string, rows: MessageRow[]): CopyOutcome {
+  const uids = new Map(
+    ctx.store
+      .rowsByMessageUid(
+        ctx.account,
+        folder,
+        rows.map((r) => r.messageUid),
+      )
+      .map((r) => [r.messageUid, r.uid]),
+  );
+  return {
+    uidValidity: ctx.store.folderState(ctx.account, folder).uidValidity,
+    sourceUids: rows.map((r) => r.uid),
+    destinationUids: rows.map((r) => uids.get(r.messageUid) ?? 0),
+  };
+}
+
+/** The vendor move; returns the rows it confirmed and the ids it no longer has. */
 async function moveAtVendor(
   ctx: SyncContext,
   rows: MessageRow[],
   to: string,
-): Promise<{ outcome: CopyOutcome; moved: MessageRow[]; notFound: string[] }> {
+): Promise<{ moved: MessageRow[]; notFound: string[] }> {
   const result = await ctx.api.move(
     rows.map((r) => r.messageUid),
     to,
   );
   const done = new Set(result.done);
-  const moved = rows.filter((r) => done.has(r.messageUid));
-  const placed = placeMessages(
-    ctx,
-    to,
-    moved.map((r) => ({
-      messageUid: r.messageUid,
-      flags: r.flags.filter((f) => f !== '\\Deleted'),
-      idate: new Date(r.idate),
-    })),
-  );
-  const outcome = {
-    uidValidity: ctx.store.folderState(ctx.account, to).uidValidity,
-    sourceUids: moved.map((r) => r.uid),
-    destinationUids: moved.map((r) => placed.get(r.messageUid) ?? 0),
-  };
-  return { outcome, moved, notFound: result.notFound };
+  return { moved: rows.filter((r) => done.has(r.messageUid)), notFound: result.notFound };
 }
 
 export async function moveMessages(
@@ -56,18 +70,14 @@ export async function moveMessages(
   to: string,
   sessionId?: string,
 ): Promise<MoveOutcome> {
-  const { outcome, moved, notFound } = await moveAtVendor(ctx, rows, to);
-  const removedEntries = expungeMessages(ctx, from, [...moved.map((r) => r.messageUid), ...notFound]);
-  ctx.publish(
-    from,
-    removedEntries.map((e) => ({ ...e, ignore: sessionId })),
+  const { moved, notFound } = await moveAtVendor(ctx, rows, to);
+  const movedIds = moved.map((r) => r.messageUid);
+  const applied = ctx.state.apply(
+    placed(to, moved),
+    { type: 'removed', folder: from, messageUids: [...movedIds, ...notFound], cause: sessionId },
+    ...leaveOtherFolders(ctx, [from, to], movedIds),
   );
-  leaveOtherFolders(
-    ctx,
-    [from, to],
-    moved.map((r) => r.messageUid),
-  );
-  return { ...outcome, expunged: removedEntries.map((e) => e.uid) };
+  return { ...copyOutcome(ctx, to, moved), expunged: applied.of(from, 'EXPUNGE').map((c) => c.uid) };
 }
 
 /**
@@ -77,7 +87,9 @@ export async function moveMessages(
  * movedAway) or the next sync notices it left.
  */
 export async function copyByMoving(ctx: SyncContext, rows: MessageRow[], to: string): Promise<CopyOutcome> {
-  return (await moveAtVendor(ctx, rows, to)).outcome;
+  const { moved } = await moveAtVendor(ctx, rows, to);
+  ctx.state.apply(placed(to, moved));
+  return copyOutcome(ctx, to, moved);
 }
 
 /** Rows whose message now lives in another vendor folder than `folder` (moved by a COPY). */
@@ -92,11 +104,11 @@ export function movedAway(ctx: SyncContext, folder: string, rows: MessageRow[]):
 }
 
 /** A message lives in one folder (A7): after a move its rows in other vendor folders go. */
-function leaveOtherFolders(ctx: SyncContext, keep: string[], messageUids: string[]): void {
+function leaveOtherFolders(ctx: SyncContext, keep: string[], messageUids: string[]): MessagesRemoved[] {
   const stale = new Map<string, string[]>();
   for (const { folder, row } of ctx.store.rowsEverywhere(ctx.account, messageUids)) {
     if (keep.includes(folder) || labelOfKey(folder) !== null) continue;
     stale.set(folder, [...(stale.get(folder) ?? []), row.messageUid]);
   }
-  for (const [folder, ids] of stale) ctx.publish(folder, expungeMessages(ctx, folder, ids));
+  return [...stale].map(([folder, ids]) => ({ type: 'removed', folder, messageUids: ids }));
 }

@@ -1,0 +1,78 @@
+import type { BulkResult, FlagChange, FolderList, ListScope, MailboxApi } from '../../src/upstream/api';
+import type { VendorMessage, VendorThread } from '../../src/upstream/types';
+
+/**
+ * An in-memory vendor mailbox for domain tests that need to hold a vendor answer back: each
+ * message is its own thread, listed newest first. Not a second sandbox: only what the domain
+ * layer calls, with hooks to pause it.
+ */
+export class FakeVendor implements Partial<MailboxApi> {
+  readonly mailbox = 'me@example.com';
+  readonly messages = new Map<string, VendorMessage>();
+  /** Called before getMessages answers; a test may return a promise to hold the answer back. */
+  beforeGetMessages: (ids: string[]) => Promise<void> | void = () => undefined;
+
+  add(uid: string, folder = 'INBOX', receivedAt = new Date(Date.UTC(2024, 0, 1) + this.messages.size * 60_000)): void {
+    this.messages.set(uid, {
+      message_uid: uid,
+      thread_id: `t-${uid}`,
+      message_id: `<${uid}@example.org>`,
+      folders: [folder],
+      labels: [],
+      from_name: 'Sender',
+      from_email: 'sender@example.org',
+      to: [{ email: this.mailbox }],
+      cc: [],
+      bcc: [],
+      references: [],
+      subject: `message ${uid}`,
+      is_read: false,
+      is_starred: false,
+      is_important: false,
+      snoozed_until: null,
+      received_at: receivedAt.toISOString(),
+      body: { html: `<p>${uid}</p>`, text: uid, external_images: false },
+      attachments: [],
+    });
+  }
+
+  async folderList(): Promise<FolderList> {
+    return { folders: [{ name: 'INBOX', role: 'inbox', total: this.messages.size, unread: 0 }], labels: [] };
+  }
+
+  async listThreads(args: ListScope & { cursor?: string | null }) {
+    const inScope = [...this.messages.values()].filter((m) =>
+      'folder' in args ? m.folders.includes(args.folder) : m.labels.includes(args.label),
+    );
+    const threads: VendorThread[] = inScope
+      .sort((a, b) => b.received_at.localeCompare(a.received_at))
+      .map((m) => ({
+        thread_id: m.thread_id,
+        last_message_uid: m.message_uid,
+        subject: m.subject,
+        message_count: 1,
+        last_received_at: m.received_at,
+        message_uids: [m.message_uid],
+      }));
+    return { threads, nextCursor: null };
+  }
+
+  async getMessages(ids: string[]) {
+    await this.beforeGetMessages(ids);
+    const found = ids.flatMap((id) => {
+      const m = this.messages.get(id);
+      return m ? [structuredClone(m)] : [];
+    });
+    return { messages: found, notFound: ids.filter((id) => !this.messages.has(id)) };
+  }
+
+  async setFlags(ids: string[], change: FlagChange): Promise<BulkResult> {
+    const done = ids.filter((id) => this.messages.has(id));
+    for (const id of done) Object.assign(this.messages.get(id)!, change);
+    return { done, notFound: ids.filter((id) => !this.messages.has(id)) };
+  }
+
+  asApi(): MailboxApi {
+    return this as unknown as MailboxApi;
+  }
+}

@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterEach, expect, test } from 'vitest';
+import { AccountView } from '../../src/domain/account-view';
+import type { FolderChange } from '../../src/domain/changes';
+import { folderKey, ImapNotifier } from '../../src/imap/notifier';
+import { MailStore } from '../../src/store';
+import { defaultAssumptions } from '../../src/upstream/assumptions';
+import { FakeVendor } from './fake-vendor';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function setup() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-journal-'));
+  dirs.push(dir);
+  const vendor = new FakeVendor();
+  const store = MailStore.open(dir);
+  const notifier = new ImapNotifier();
+  const view = new AccountView({
+    account: vendor.mailbox,
+    api: vendor.asApi(),
+    store,
+    assumptions: defaultAssumptions,
+    logger: pino({ level: 'silent' }),
+    attachmentCacheDir: path.join(dir, 'attachments'),
+    publish: (account, folder, changes) => notifier.publish(account, folder, changes),
+    labelsRoot: 'Labels',
+    copyToFolder: 'refuse',
+  });
+  const updates = (since: number) =>
+    new Promise<FolderChange[]>((resolve) =>
+      notifier.getUpdates(folderKey(vendor.mailbox, 'INBOX'), since, (_e, entries) =>
+        resolve(entries as FolderChange[]),
+      ),
+    );
+  return { vendor, store, view, updates, close: () => store.close() };
+}
+
+test('a STORE during a sync cannot hide the sync EXISTS from a session (journal in modseq order)', async () => {
+  const { vendor, view, updates, close } = setup();
+  try {
+    vendor.add('old-1');
+    vendor.add('old-2');
+    const inbox = (await view.folder('INBOX'))!;
+    await view.open(inbox);
+
+    // a new message arrives; the incremental sync numbers it, and while the sync's flag refresh
+    // is on the way a client's STORE changes an old message
+    vendor.add('new-3');
+    let release!: () => void;
+    let refreshing!: () => void;
+    const inRefresh = new Promise<void>((r) => {
+      refreshing = r;
+    });
+    vendor.beforeGetMessages = (ids) => {
+      if (ids.includes('new-3')) return;
+      refreshing();
+      return new Promise<void>((r) => {
+        release = r;
+      });
+    };
+    const sync = view.syncFolder(inbox, 'incremental');
+    await inRefresh;
+    const [old1] = view.rows(inbox, [1]);
+    await view.updateFlags(inbox, [old1], 'add', ['\\Flagged']);
+
+    // an IDLE session woken by the STORE reads the journal, then again after the sync, each time
+    // from the highest modseq it has seen
+    const first = await updates(0);
+    release();
+    await sync;
+    const since = Math.max(0, ...first.map((e) => e.modseq));
+    const seen = [...first, ...(await updates(since))];
+    expect(seen.filter((e) => e.command === 'EXISTS').map((e) => e.uid)).toEqual([3]);
+    expect(seen.filter((e) => e.command === 'FETCH').map((e) => e.uid)).toEqual([1]);
+  } finally {
+    close();
+  }
+});

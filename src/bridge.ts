@@ -45,6 +45,7 @@ export async function startBridge(config: Config, logger: Logger): Promise<Runni
       publish: (account, folder, changes) => notifier.publish(account, folder, changes),
       labelsRoot: config.labelsFolder,
       copyToFolder: config.copyToFolder,
+      freshnessMs: config.freshnessSeconds * 1000,
     });
     accounts.add(view);
     const poller = new MailboxPoller(view, config.pollIntervalSeconds * 1000, config.fullSyncEveryPolls, logger);

@@ -45,6 +45,11 @@ export const configSchema = z
       .strict()
       .default({ cert: null, key: null }),
     pollIntervalSeconds: z.number().min(1).max(86_400).default(30),
+    /**
+     * SELECT, EXAMINE and STATUS answer from local state; a folder synced longer ago than this is
+     * also synced in the background (one sync however many sessions ask).
+     */
+    freshnessSeconds: z.number().min(0).max(86_400).default(15),
     /** Every Nth poll is a full reconciliation (flag changes and removals made elsewhere). */
     fullSyncEveryPolls: z.number().int().min(1).max(10_000).default(10),
     maxMessageBytes: z
@@ -93,6 +98,7 @@ const envOverrides: Array<[string, string[], 'string' | 'number']> = [
   ['MAILBRIDGE_TLS_CERT', ['tls', 'cert'], 'string'],
   ['MAILBRIDGE_TLS_KEY', ['tls', 'key'], 'string'],
   ['MAILBRIDGE_POLL_INTERVAL', ['pollIntervalSeconds'], 'number'],
+  ['MAILBRIDGE_FRESHNESS', ['freshnessSeconds'], 'number'],
   ['MAILBRIDGE_LOG_LEVEL', ['logLevel'], 'string'],
 ];
 

@@ -4,12 +4,12 @@ import { LocalMessages, isLocalMessage, type MailStore, type MessageRow, type Me
 import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
 import type { FolderRole, VendorFolder, VendorMessage } from '../upstream/types';
-import { KeyedLock } from '../util/keyed-lock';
+import { SyncScheduler } from './sync-scheduler';
 import { createAttachmentStorage, type AttachmentStorage } from '../mime';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { appendDraft, appendSentCopy, messageIdOf, refuseAppend, type Appended } from './append';
-import { syncFolder, type SyncContext, type SyncMode } from './folder-sync';
+import type { SyncContext, SyncMode } from './folder-sync';
 import { copyByMoving, movedAway, moveMessages, type CopyOutcome, type MoveOutcome } from './organize';
 import { Refusal, requireVendorMessages } from './refusal';
 import { addLabel, dropLabel, removeLabel, type LabelView } from './labels';
@@ -46,6 +46,10 @@ export interface AccountViewOptions {
   labelsRoot: string | null;
   /** COPY to a folder: refused, or done as a vendor move for clients that move by COPY + EXPUNGE. */
   copyToFolder: 'refuse' | 'move';
+  /** A folder synced this recently is answered from local state without asking the vendor. */
+  freshnessMs: number;
+  /** Milliseconds; injected by tests. */
+  now?: () => number;
 }
 
 /** Label names that can be IMAP mailbox names under the root: no wildcards or controls. */
@@ -79,9 +83,8 @@ export interface OpenFolder extends FolderStatus {
 }
 
 export class AccountView {
-  private folderCache: { at: number; folders: ImapFolder[] } | null = null;
-  private readonly syncLock = new KeyedLock();
-  private readonly synced = new Map<string, ImapFolder>();
+  private folderCache: { at: number; folders: ImapFolder[]; counts: Map<string, VendorFolder> } | null = null;
+  private readonly syncs: SyncScheduler<ImapFolder>;
   private readonly sync: SyncContext;
   private readonly local: LocalMessages;
   private readonly messages: MessageCache;
@@ -96,6 +99,8 @@ export class AccountView {
   private readonly copyToFolder: 'refuse' | 'move';
 
   constructor({
+    freshnessMs,
+    now = Date.now,
     account,
     api,
     store,
@@ -120,6 +125,16 @@ export class AccountView {
       logger,
       state: new StateApplier(store, account, (folder, entries) => publish(account, folder, entries)),
     };
+    this.syncs = new SyncScheduler({
+      ctx: this.sync,
+      freshnessMs,
+      now,
+      onBackgroundError: (folder, err) =>
+        logger.warn(
+          { account, folder: folder.key, err: (err as Error).message },
+          'background sync failed; local state answers until the next poll',
+        ),
+    });
     this.local = new LocalMessages(store.db);
     this.messages = new MessageCache(account, api, store, this.local);
     this.attachmentStorage = createAttachmentStorage(
@@ -150,7 +165,7 @@ export class AccountView {
       specialUse: (f.role && specialUse[f.role]) || null,
     }));
     folders.push(...this.labelFolders(list.labels, new Set(folders.map((f) => f.path))));
-    this.folderCache = { at: Date.now(), folders };
+    this.folderCache = { at: Date.now(), folders, counts: new Map(list.folders.map((f) => [f.name, f])) };
     return folders;
   }
 
@@ -192,31 +207,26 @@ export class AccountView {
     return label ? (this.labelFolders([label], new Set())[0] ?? null) : null;
   }
 
-  /** Syncs one folder; a folder never listed completely gets a full listing, later calls are incremental. */
+  /** Syncs one folder now (or joins the running sync): the first listing, or incremental. */
   syncFolder(folder: ImapFolder, mode?: SyncMode): Promise<void> {
-    return this.syncLock.run(folder.key, async () => {
-      const chosen = mode ?? (this.store.wasListed(this.account, folder.key) ? 'incremental' : 'first');
-      try {
-        await syncFolder(this.sync, folder, chosen);
-      } catch (err) {
-        throw labelView(folder) && ['invalid', 'unsupported'].includes((err as { kind?: string }).kind ?? '')
-          ? new Refusal(
-              'cannot',
-              `The mail vendor cannot list messages by label (assumption A22), so ${folder.path} cannot be opened`,
-            )
-          : err;
-      }
-      if (chosen !== 'incremental') this.store.markListed(this.account, folder.key);
-      this.synced.set(folder.key, folder);
-    });
+    return this.syncs.sync(folder, mode).catch((err) => this.refuseUnlistable(folder, err));
+  }
+
+  private refuseUnlistable(folder: ImapFolder, err: unknown): never {
+    throw labelView(folder) && ['invalid', 'unsupported'].includes((err as { kind?: string }).kind ?? '')
+      ? new Refusal(
+          'cannot',
+          `The mail vendor cannot list messages by label (assumption A22), so ${folder.path} cannot be opened`,
+        )
+      : err;
   }
 
   /** Folders opened since start: the poller keeps these fresh. */
   activeFolders(): ImapFolder[] {
-    return [...this.synced.values()];
+    return this.syncs.activeTargets();
   }
 
-  status(folder: ImapFolder): FolderStatus {
+  private localStatus(folder: ImapFolder): FolderStatus {
     const s = this.store.folderState(this.account, folder.key);
     return {
       messages: s.count,
@@ -227,10 +237,30 @@ export class AccountView {
     };
   }
 
+  /**
+   * STATUS from local state (refreshed in the background when stale). A vendor folder never
+   * listed is answered from list_folders' counts, one request for every folder, instead of a
+   * sync; its UIDNEXT is then held to what was announced, so it never goes back.
+   */
+  async status(folder: ImapFolder): Promise<FolderStatus> {
+    if (this.syncs.isListed(folder)) {
+      this.syncs.refreshIfStale(folder);
+      return this.localStatus(folder);
+    }
+    const counts = 'folder' in folder.scope ? (await this.folders(), this.folderCache?.counts.get(folder.key)) : null;
+    if (!counts) {
+      await this.syncFolder(folder);
+      return this.localStatus(folder);
+    }
+    this.store.uidNextAtLeast(this.account, folder.key, counts.total + 1);
+    return { ...this.localStatus(folder), messages: counts.total, unseen: counts.unread };
+  }
+
+  /** SELECT/EXAMINE: local state; only a folder never listed waits for the vendor. */
   async open(folder: ImapFolder): Promise<OpenFolder> {
-    await this.syncFolder(folder);
+    await this.syncs.ready(folder).catch((err) => this.refuseUnlistable(folder, err));
     const rows = this.store.listMessages(this.account, folder.key);
-    return { ...this.status(folder), uids: rows.map((r) => r.uid) };
+    return { ...this.localStatus(folder), uids: rows.map((r) => r.uid) };
   }
 
   rows(folder: ImapFolder, uids: number[]): MessageRow[] {
@@ -299,7 +329,7 @@ export class AccountView {
       };
     }
     const vendorFolder = to.scope.folder;
-    const outcome = await this.syncLock.run(to.key, () =>
+    const outcome = await this.syncs.exclusive(to.key, () =>
       moveMessages(this.sync, from.key, rows, vendorFolder, sessionId),
     );
     if (source) await this.dropLabelAfterMove(source, rows, new Set(outcome.sourceUids));
@@ -327,7 +357,7 @@ export class AccountView {
   copy(from: ImapFolder, rows: MessageRow[], to: ImapFolder): Promise<CopyOutcome> {
     if ('label' in to.scope) {
       const target = { key: to.key, label: to.scope.label };
-      return this.syncLock.run(to.key, () => addLabel(this.sync, from.key, rows, target));
+      return this.syncs.exclusive(to.key, () => addLabel(this.sync, from.key, rows, target));
     }
     if (this.copyToFolder === 'refuse') {
       throw new Refusal(
@@ -336,7 +366,7 @@ export class AccountView {
       );
     }
     const vendorFolder = to.scope.folder;
-    return this.syncLock.run(to.key, () =>
+    return this.syncs.exclusive(to.key, () =>
       copyByMoving(this.sync, requireVendorMessages(rows, 'moved to vendor folders'), vendorFolder),
     );
   }

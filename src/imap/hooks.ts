@@ -88,8 +88,7 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
   server.onStatus = hook('status', async (view, _s, path: string) => {
     const folder = await view.folder(path);
     if (!folder) return ['NONEXISTENT'];
-    await view.syncFolder(folder);
-    const s = view.status(folder);
+    const s = await view.status(folder);
     return [
       {
         messages: s.messages,

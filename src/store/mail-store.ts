@@ -297,6 +297,15 @@ export class MailStore {
     this.stmt.setKv.run(`listed:${this.folderId(account, folder)}`, '1');
   }
 
+  /** Raises the folder's UIDNEXT to `uidNext` if it is lower (a value announced before any UID was given). */
+  uidNextAtLeast(account: string, folder: string, uidNext: number): void {
+    const id = this.folderId(account, folder);
+    this.db.transaction(() => {
+      const c = this.counters(id);
+      if (c.uidNext < uidNext) this.stmt.setFolderCounters.run(uidNext, c.highestModseq, id);
+    })();
+  }
+
   wasListed(account: string, folder: string): boolean {
     return this.stmt.getKv.get(`listed:${this.folderId(account, folder)}`) !== undefined;
   }

@@ -9,6 +9,8 @@ import type { VendorMessage, VendorThread } from '../../src/upstream/types';
 export class FakeVendor implements Partial<MailboxApi> {
   readonly mailbox = 'me@example.com';
   readonly messages = new Map<string, VendorMessage>();
+  /** Calls by method name, as the domain made them. */
+  readonly calls: string[] = [];
   /** Called before getMessages answers; a test may return a promise to hold the answer back. */
   beforeGetMessages: (ids: string[]) => Promise<void> | void = () => undefined;
 
@@ -37,10 +39,21 @@ export class FakeVendor implements Partial<MailboxApi> {
   }
 
   async folderList(): Promise<FolderList> {
-    return { folders: [{ name: 'INBOX', role: 'inbox', total: this.messages.size, unread: 0 }], labels: [] };
+    this.calls.push('folderList');
+    const folders = [...new Set([...this.messages.values()].flatMap((m) => m.folders))];
+    return {
+      folders: ['INBOX', ...folders.filter((f) => f !== 'INBOX')].map((name) => ({
+        name,
+        role: name === 'INBOX' ? 'inbox' : null,
+        total: [...this.messages.values()].filter((m) => m.folders.includes(name)).length,
+        unread: [...this.messages.values()].filter((m) => m.folders.includes(name) && !m.is_read).length,
+      })),
+      labels: [],
+    };
   }
 
   async listThreads(args: ListScope & { cursor?: string | null }) {
+    this.calls.push('listThreads');
     const inScope = [...this.messages.values()].filter((m) =>
       'folder' in args ? m.folders.includes(args.folder) : m.labels.includes(args.label),
     );
@@ -58,6 +71,7 @@ export class FakeVendor implements Partial<MailboxApi> {
   }
 
   async getMessages(ids: string[]) {
+    this.calls.push('getMessages');
     await this.beforeGetMessages(ids);
     const found = ids.flatMap((id) => {
       const m = this.messages.get(id);
@@ -67,6 +81,7 @@ export class FakeVendor implements Partial<MailboxApi> {
   }
 
   async setFlags(ids: string[], change: FlagChange): Promise<BulkResult> {
+    this.calls.push('setFlags');
     const done = ids.filter((id) => this.messages.has(id));
     for (const id of done) Object.assign(this.messages.get(id)!, change);
     return { done, notFound: ids.filter((id) => !this.messages.has(id)) };

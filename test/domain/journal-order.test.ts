@@ -1,48 +1,9 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pino from 'pino';
-import { afterEach, expect, test } from 'vitest';
-import { AccountView } from '../../src/domain/account-view';
+import { expect, test } from 'vitest';
 import type { FolderChange } from '../../src/domain/changes';
-import { folderKey, ImapNotifier } from '../../src/imap/notifier';
-import { MailStore } from '../../src/store';
-import { defaultAssumptions } from '../../src/upstream/assumptions';
-import { FakeVendor } from './fake-vendor';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-
-function setup() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-journal-'));
-  dirs.push(dir);
-  const vendor = new FakeVendor();
-  const store = MailStore.open(dir);
-  const notifier = new ImapNotifier();
-  const view = new AccountView({
-    account: vendor.mailbox,
-    api: vendor.asApi(),
-    store,
-    assumptions: defaultAssumptions,
-    logger: pino({ level: 'silent' }),
-    attachmentCacheDir: path.join(dir, 'attachments'),
-    publish: (account, folder, changes) => notifier.publish(account, folder, changes),
-    labelsRoot: 'Labels',
-    copyToFolder: 'refuse',
-  });
-  const updates = (since: number) =>
-    new Promise<FolderChange[]>((resolve) =>
-      notifier.getUpdates(folderKey(vendor.mailbox, 'INBOX'), since, (_e, entries) =>
-        resolve(entries as FolderChange[]),
-      ),
-    );
-  return { vendor, store, view, updates, close: () => store.close() };
-}
+import { setupView } from './view-harness';
 
 test('a STORE during a sync cannot hide the sync EXISTS from a session (journal in modseq order)', async () => {
-  const { vendor, view, updates, close } = setup();
+  const { vendor, view, updates, close } = setupView();
   try {
     vendor.add('old-1');
     vendor.add('old-2');

@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterEach } from 'vitest';
+import { AccountView } from '../../src/domain/account-view';
+import type { FolderChange } from '../../src/domain/changes';
+import { folderKey, ImapNotifier } from '../../src/imap/notifier';
+import { MailStore } from '../../src/store';
+import { defaultAssumptions } from '../../src/upstream/assumptions';
+import { FakeVendor } from './fake-vendor';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** An AccountView over a real SQLite store and a FakeVendor, with a clock the test moves. */
+export function setupView(opts: { freshnessMs?: number } = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-view-'));
+  dirs.push(dir);
+  const vendor = new FakeVendor();
+  const store = MailStore.open(dir);
+  const notifier = new ImapNotifier();
+  const clock = { now: 1_000_000 };
+  const view = new AccountView({
+    account: vendor.mailbox,
+    api: vendor.asApi(),
+    store,
+    assumptions: defaultAssumptions,
+    logger: pino({ level: 'silent' }),
+    attachmentCacheDir: path.join(dir, 'attachments'),
+    publish: (account, folder, changes) => notifier.publish(account, folder, changes),
+    labelsRoot: 'Labels',
+    copyToFolder: 'refuse',
+    freshnessMs: opts.freshnessMs ?? 15_000,
+    now: () => clock.now,
+  });
+  const updates = (since: number, folder = 'INBOX') =>
+    new Promise<FolderChange[]>((resolve) =>
+      notifier.getUpdates(folderKey(vendor.mailbox, folder), since, (_e, entries) =>
+        resolve(entries as FolderChange[]),
+      ),
+    );
+  return { vendor, store, view, clock, updates, close: () => store.close() };
+}

@@ -247,13 +247,20 @@ export class AccountView {
       this.syncs.refreshIfStale(folder);
       return this.localStatus(folder);
     }
-    const counts = 'folder' in folder.scope ? (await this.folders(), this.folderCache?.counts.get(folder.key)) : null;
+    const counts = await this.vendorCounts(folder);
     if (!counts) {
       await this.syncFolder(folder);
       return this.localStatus(folder);
     }
     this.store.uidNextAtLeast(this.account, folder.key, counts.total + 1);
     return { ...this.localStatus(folder), messages: counts.total, unseen: counts.unread };
+  }
+
+  /** The vendor's message counts of a folder, from the (cached) folder list; none for label views. */
+  private async vendorCounts(folder: ImapFolder): Promise<VendorFolder | undefined> {
+    if (!('folder' in folder.scope)) return undefined;
+    await this.folders();
+    return this.folderCache?.counts.get(folder.key);
   }
 
   /** SELECT/EXAMINE: local state; only a folder never listed waits for the vendor. */

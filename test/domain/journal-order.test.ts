@@ -1,5 +1,4 @@
 import { expect, test } from 'vitest';
-import type { FolderChange } from '../../src/domain/changes';
 import { setupView } from './view-harness';
 
 test('a STORE during a sync cannot hide the sync EXISTS from a session (journal in modseq order)', async () => {

@@ -124,6 +124,7 @@ export class AccountView {
       assumptions,
       logger,
       state: new StateApplier(store, account, (folder, entries) => publish(account, folder, entries)),
+      forgetContent: (messageUids) => this.messages.forget(messageUids),
     };
     this.syncs = new SyncScheduler({
       ctx: this.sync,
@@ -219,6 +220,14 @@ export class AccountView {
           `The mail vendor cannot list messages by label (assumption A22), so ${folder.path} cannot be opened`,
         )
       : err;
+  }
+
+  /**
+   * Drops cached messages no folder holds any more (moved out of every view, deleted in
+   * webmail). Only between syncs: a running sync stores messages before it numbers them.
+   */
+  pruneCache(): number {
+    return this.syncs.idle() ? this.store.pruneMetadata(this.account) : 0;
   }
 
   /** Folders opened since start: the poller keeps these fresh. */

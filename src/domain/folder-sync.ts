@@ -1,5 +1,5 @@
 import type { Logger } from '../log';
-import { describePool } from '../mime';
+import { describePool, type MetadataRecord } from '../mime';
 import { isLocalMessage, type MailStore } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
@@ -7,7 +7,8 @@ import type { VendorMessage, VendorThread } from '../upstream/types';
 import { collectGarbage } from '../util/memory';
 import { mergeFlags, vendorFlags } from './flags';
 import { sameFlags, type StateApplier } from './state-applier';
-import type { MessagesAdded } from './state-updates';
+import { placed } from './organize';
+import type { MessagesAdded, StateUpdate } from './state-updates';
 
 /**
  * Brings one folder of the SQLite state in line with the vendor.
@@ -25,6 +26,8 @@ export interface SyncContext {
   assumptions: Assumptions;
   logger: Logger;
   state: StateApplier;
+  /** Drops built MIME trees of messages whose stored form was replaced. */
+  forgetContent(messageUids: string[]): void;
 }
 
 /**
@@ -82,12 +85,47 @@ async function fetchBatch(ctx: SyncContext, target: SyncTarget, ids: string[]): 
   // described in worker threads: listing goes on meanwhile (see mime/describe-pool.ts)
   const cached = describePool()
     .describe(arrived)
-    .then((records) => ctx.store.putMetadataRecords(ctx.account, records));
+    .then((records) => storeRecords(ctx, records));
   cached.catch(() => undefined); // awaited by the sync; never an unhandled rejection meanwhile
   return {
     arrivals: arrived.map((m) => ({ messageUid: m.message_uid, receivedAt: m.received_at, flags: vendorFlags(m) })),
     cached,
   };
+}
+
+/** Stores described messages; one that could not be converted is stored as its placeholder, and said so. */
+function storeRecords(ctx: SyncContext, records: MetadataRecord[]): void {
+  for (const r of records.filter((r) => r.unconvertible))
+    ctx.logger.warn(
+      { account: ctx.account, message: r.messageUid, err: r.unconvertible },
+      'message could not be converted; a placeholder is served until a full sync converts it',
+    );
+  ctx.store.putMetadataRecords(ctx.account, records);
+}
+
+/**
+ * Messages served as placeholders are converted again at a full sync. A UID's bytes never
+ * change, so a message converted now leaves under its old UID and comes back under a new one,
+ * in every folder and label view holding it.
+ */
+async function convertPlaceholders(ctx: SyncContext, ids: string[]): Promise<void> {
+  const placeholders = ctx.store.unconvertible(ctx.account, ids);
+  if (!placeholders.length) return;
+  const { messages } = await ctx.api.getMessages(placeholders, contentInclude);
+  const converted = (await describePool().describe(messages)).filter((r) => !r.unconvertible);
+  if (!converted.length) return;
+  const convertedIds = converted.map((r) => r.messageUid);
+  const rows = ctx.store.rowsEverywhere(ctx.account, convertedIds);
+  ctx.store.putMetadataRecords(ctx.account, converted);
+  ctx.forgetContent(convertedIds);
+  const folders = new Set(rows.map((r) => r.folder));
+  ctx.state.apply(
+    ...[...folders].flatMap((folder): StateUpdate[] => {
+      const here = rows.filter((r) => r.folder === folder).map((r) => r.row);
+      return [{ type: 'removed', folder, messageUids: here.map((r) => r.messageUid) }, placed(folder, here)];
+    }),
+  );
+  ctx.logger.info({ account: ctx.account, messages: convertedIds.length }, 'placeholders converted');
 }
 
 /**
@@ -229,11 +267,9 @@ async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode):
   if (complete && mode !== 'incremental') {
     const gone = [...known].filter((u) => !listed.has(u));
     changes += ctx.state.apply({ type: 'removed', folder, messageUids: gone }).of(folder).length;
-    changes += await refreshFlags(
-      ctx,
-      target,
-      [...known].filter((u) => listed.has(u)),
-    );
+    const still = [...known].filter((u) => listed.has(u));
+    changes += await refreshFlags(ctx, target, still);
+    await convertPlaceholders(ctx, still);
   } else {
     const recent = rows.slice(-recentFlagWindow).map((r) => r.messageUid);
     changes += await refreshFlags(ctx, target, recent);

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import {
-  describeMessage,
   describePool,
+  describeVendorMessage,
   describeRaw,
   metadataRecord,
   type MetadataRecord,
@@ -98,11 +98,15 @@ export class MessageCache {
     if (!unbuilt.length) return out;
     for (const [uid, message] of await this.messages(unbuilt)) {
       const raw = isLocalMessage(uid) ? this.local.get(this.account, uid)?.raw : undefined;
-      const content = { message, mimeTree: raw ? describeRaw(raw).mimeTree : describeMessage(message).mimeTree };
+      const content = { message, mimeTree: (raw ? describeRaw(raw) : describeVendorMessage(message)).mimeTree };
       this.trees.set(uid, content);
       out.set(uid, content);
     }
     return out;
+  }
+
+  forget(messageUids: string[]): void {
+    for (const uid of messageUids) this.trees.delete(uid);
   }
 
   /** `get` from the store, after describing and storing again whatever it lacks. */

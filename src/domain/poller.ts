@@ -30,15 +30,22 @@ export class MailboxPoller {
     if (this.running) return this.running;
     const mode = this.ticks++ % this.fullEvery === 0 ? 'full' : 'incremental';
     this.running = (async () => {
+      let failed = false;
       for (const folder of this.view.activeFolders()) {
         try {
           await this.view.syncFolder(folder, mode);
         } catch (err) {
+          failed = true;
           this.logger.warn(
             { account: this.view.account, folder: folder.path, mode, err: (err as Error).message },
             'poll failed; will retry next interval',
           );
         }
+      }
+      if (mode === 'full' && !failed) {
+        const pruned = this.view.pruneCache();
+        if (pruned)
+          this.logger.debug({ account: this.view.account, pruned }, 'cached messages no folder holds dropped');
       }
     })().finally(() => {
       this.running = null;

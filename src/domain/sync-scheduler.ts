@@ -78,6 +78,11 @@ export class SyncScheduler<T extends SyncTarget> {
     this.sync(target, 'incremental').catch((err) => this.opts.onBackgroundError(target, err));
   }
 
+  /** No sync running or queued for any folder. */
+  idle(): boolean {
+    return this.running.size === 0;
+  }
+
   /** Runs a client's write to the folder between its syncs, not inside one. */
   exclusive<R>(key: string, fn: () => Promise<R>): Promise<R> {
     return this.lock.run(key, fn);

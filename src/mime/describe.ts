@@ -74,6 +74,44 @@ export function describeMessage(msg: VendorMessage): MessageDescription {
   };
 }
 
+/** Header that marks a placeholder; a full sync tries such messages again. */
+export const unconvertibleHeader = 'X-Mailbridge-Unconvertible';
+
+/**
+ * The small text/plain message served instead of one the bridge could not convert (one odd
+ * message must not stop its folder from syncing). Built from the few fields that are plain
+ * strings, and deterministic: the same bytes whenever it is built again.
+ */
+export function placeholderBytes(msg: VendorMessage): Buffer {
+  const text = (v: unknown) => (typeof v === 'string' ? v.replace(/[\r\n]+/g, ' ') : '');
+  const date = new Date(text(msg.received_at));
+  const lines = [
+    `Message-ID: ${text(msg.message_id) || `<${text(msg.message_uid)}@mailbridge.invalid>`}`,
+    `Date: ${Number.isNaN(date.getTime()) ? 'Thu, 01 Jan 1970 00:00:00 +0000' : date.toUTCString().replace('GMT', '+0000')}`,
+    `From: ${text(msg.from_email) || 'unknown@mailbridge.invalid'}`,
+    `Subject: =?UTF-8?B?${Buffer.from(`[not converted] ${text(msg.subject)}`).toString('base64')}?=`,
+    `${unconvertibleHeader}: yes`,
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=utf-8',
+    'Content-Transfer-Encoding: 8bit',
+    '',
+    "mailbridge could not convert this message from the mail vendor's data into an email.",
+    'It is tried again at the next full sync, and then appears as a new message; read it',
+    `in webmail meanwhile. Vendor message id: ${text(msg.message_uid)}`,
+    '',
+  ];
+  return Buffer.from(lines.join('\r\n'));
+}
+
+/** describeMessage, or for a message that cannot be converted, its placeholder's description. */
+export function describeVendorMessage(msg: VendorMessage): MessageDescription & { unconvertible?: string } {
+  try {
+    return describeMessage(msg);
+  } catch (err) {
+    return { ...describeRaw(placeholderBytes(msg)), unconvertible: (err as Error).message };
+  }
+}
+
 /** The description of a message that exists only as bytes (a draft a client appended). */
 export function describeRaw(raw: Buffer): MessageDescription {
   const mimeTree = indexer.parseMimeTree(raw);

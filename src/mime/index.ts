@@ -1,6 +1,8 @@
 export {
   describeMessage,
   describeRaw,
+  describeVendorMessage,
+  unconvertibleHeader,
   externalAttachments,
   externalId,
   parseExternalId,

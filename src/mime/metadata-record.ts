@@ -1,5 +1,5 @@
 import type { VendorMessage } from '../upstream/types';
-import { describeMessage, type MessageDescription } from './describe';
+import { describeVendorMessage, type MessageDescription } from './describe';
 import { compileSummary } from './compiled-summary';
 
 /**
@@ -21,6 +21,8 @@ export interface MetadataRecord {
   header: string;
   /** JSON of the vendor message (body included). */
   message: string;
+  /** Why the message could not be converted and a placeholder stands in for it (not stored). */
+  unconvertible?: string;
 }
 
 export function metadataRecord(message: VendorMessage, description: MessageDescription): MetadataRecord {
@@ -33,7 +35,9 @@ export function metadataRecord(message: VendorMessage, description: MessageDescr
   };
 }
 
-/** describeMessage + metadataRecord: what a sync stores for a fetched message. */
+/** describeVendorMessage + metadataRecord: what a sync stores for a fetched message. */
 export function describeRecord(msg: VendorMessage): MetadataRecord {
-  return metadataRecord(msg, describeMessage(msg));
+  const description = describeVendorMessage(msg);
+  const record = metadataRecord(msg, description);
+  return description.unconvertible ? { ...record, unconvertible: description.unconvertible } : record;
 }

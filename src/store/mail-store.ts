@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { CompiledSummary, MetadataRecord } from '../mime';
+import { type CompiledSummary, type MetadataRecord, unconvertibleHeader } from '../mime';
 import type { VendorMessage } from '../upstream/types';
 import { openDatabase, type Database } from './db';
 
@@ -154,6 +154,9 @@ export class MailStore {
       getMessages: p(
         'SELECT message_uid, message FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))',
       ).raw(true),
+      unconvertible: p(
+        `SELECT message_uid FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?)) AND header LIKE '%${unconvertibleHeader}:%'`,
+      ).pluck(),
       metadataSizeToRows: p(
         'UPDATE messages SET size = ? WHERE size != ? AND message_uid = ? AND folder_id IN (SELECT id FROM folders WHERE account = ?) RETURNING folder_id',
       ).pluck(),
@@ -373,6 +376,12 @@ export class MailStore {
   /** UIDs expunged after `modseq` (QRESYNC VANISHED). */
   vanishedSince(account: string, folder: string, modseq: number): number[] {
     return this.stmt.vanished.all(this.folderId(account, folder), modseq) as number[];
+  }
+
+  /** Those of `messageUids` whose stored form is a placeholder (mime/describe.ts). */
+  unconvertible(account: string, messageUids: readonly string[]): string[] {
+    if (!messageUids.length) return [];
+    return this.stmt.unconvertible.all(account, JSON.stringify(messageUids)) as string[];
   }
 
   /** One transaction for a whole batch: a sync stores thousands of these. */

@@ -47,9 +47,11 @@ describe('DescribePool', () => {
     }
   });
 
-  it('fails the batch when a message cannot be described, and keeps working', async () => {
+  it('describes a message it cannot convert as a placeholder, and the rest of its batch as usual', async () => {
     const bad = { ...richMessage(), message_uid: 'bad', attachments: 'not a list' } as unknown as VendorMessage;
-    await expect(pool.describe([...messages(9), bad])).rejects.toThrow();
-    expect((await pool.describe(messages(6))).length).toBe(6);
+    const records = await pool.describe([...messages(9), bad]);
+    expect(records.map((r) => Boolean(r.unconvertible))).toEqual([...Array(9).fill(false), true]);
+    expect(records[9].header).toContain('X-Mailbridge-Unconvertible: yes');
+    expect(records.slice(0, 9)).toEqual(messages(9).map(describeRecord));
   });
 });

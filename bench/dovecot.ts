@@ -83,6 +83,8 @@ export async function startDovecot(messages: Array<{ source: Buffer; flags: stri
       `mail_location = maildir:${maildir}`,
       `service imap-login {\n  inet_listener imap {\n    address = 127.0.0.1\n    port = ${port}\n  }\n}`,
       'service stats {\n  unix_listener stats-writer {\n    mode = 0666\n  }\n}',
+      // the sessions bench opens 50 connections as one user from one address
+      'protocol imap {\n  mail_max_userip_connections = 200\n}',
       '',
     ].join('\n'),
   );

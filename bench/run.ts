@@ -1,16 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runImapBench } from './imap';
+import { runSessionsBench } from './sessions';
 import { runSmtpBench } from './smtp';
 
 /**
  * `npm run bench`: every benchmark, one JSON report on stdout and in bench/results/.
- * BENCH_ONLY=imap|smtp runs one of them.
+ * BENCH_ONLY=imap|sessions|smtp runs one of them.
  */
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   const report: Record<string, unknown> = { date: new Date().toISOString(), node: process.version };
   if (!only || only === 'imap') report.imap = await runImapBench();
+  if (!only || only === 'sessions') report.sessions = await runSessionsBench();
   if (!only || only === 'smtp') report.smtp = await runSmtpBench();
   const text = JSON.stringify(report, null, 2);
   process.stdout.write(`${text}\n`);

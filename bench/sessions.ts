@@ -1,0 +1,162 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startDovecot } from './dovecot';
+import { daemonFor, mailbox, progress } from './imap';
+import { RawImap } from './raw-imap';
+import { spawnSandbox } from './sandbox-process';
+
+/**
+ * Many sessions at once (issue 11), on a synced mailbox with 50 ms vendor latency:
+ *  - a read-mostly mix (LOGIN, SELECT, FETCH metadata, FETCH BODY.PEEK[], STORE, STATUS, LIST,
+ *    LOGOUT) with 5 and 20 sessions, bridge against Dovecot serving the same bytes: ops/s;
+ *  - 50 sessions doing SELECT/FETCH/SEARCH/NOOP: SELECT latency percentiles, and the vendor
+ *    requests per poll interval, against the same count with one session.
+ * Durations: BENCH_MIX_SECONDS (default 60), BENCH_SELECT_SECONDS (default 120).
+ */
+
+interface Target {
+  port: number;
+  user: string;
+  password: string;
+}
+
+interface Stats {
+  requests: number;
+  maxPerSecond: number;
+  maxInFlight: number;
+  rateLimited: number;
+}
+
+/** A deterministic pseudo-random sequence, so both servers get the same operations. */
+function sequence(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+
+function percentile(values: number[], p: number): number {
+  if (!values.length) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return +sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(1);
+}
+
+async function expectOk(raw: RawImap, command: string): Promise<number> {
+  const r = await raw.command(command);
+  if (r.status !== 'OK') throw new Error(`${command}: ${r.text}`);
+  return r.ms;
+}
+
+/** One session of the mix: a full client visit, again and again until `until`. */
+async function mixSession(target: Target, messages: number, seed: number, until: number): Promise<number> {
+  const next = sequence(seed);
+  const pick = () => 1 + Math.floor(next() * messages);
+  let ops = 0;
+  while (performance.now() < until) {
+    const raw = await RawImap.login(target.port, target.user, target.password);
+    ops++;
+    await expectOk(raw, 'SELECT INBOX');
+    const from = pick();
+    await expectOk(raw, `FETCH ${from}:${Math.min(messages, from + 19)} (UID FLAGS ENVELOPE RFC822.SIZE)`);
+    await expectOk(raw, `FETCH ${pick()} BODY.PEEK[]`);
+    await expectOk(raw, `STORE ${pick()} ${next() < 0.5 ? '+' : '-'}FLAGS.SILENT (\\Flagged)`);
+    await expectOk(raw, 'STATUS INBOX (MESSAGES UNSEEN UIDNEXT)');
+    await expectOk(raw, 'LIST "" "*"');
+    ops += 6;
+    await raw.logout();
+    ops++;
+  }
+  return ops;
+}
+
+async function mix(target: Target, messages: number, sessions: number, seconds: number): Promise<number> {
+  const until = performance.now() + seconds * 1000;
+  const counts = await Promise.all(
+    Array.from({ length: sessions }, (_, i) => mixSession(target, messages, i + 1, until)),
+  );
+  return +(counts.reduce((a, b) => a + b, 0) / seconds).toFixed(1);
+}
+
+/** SELECT/FETCH/SEARCH/NOOP in every session; returns each SELECT's latency. */
+async function selectLoad(target: Target, messages: number, sessions: number, seconds: number): Promise<number[]> {
+  const until = performance.now() + seconds * 1000;
+  const latencies: number[] = [];
+  await Promise.all(
+    Array.from({ length: sessions }, async (_, i) => {
+      const next = sequence(1000 + i);
+      const raw = await RawImap.login(target.port, target.user, target.password);
+      while (performance.now() < until) {
+        latencies.push(await expectOk(raw, 'SELECT INBOX'));
+        const from = 1 + Math.floor(next() * messages);
+        await expectOk(raw, `FETCH ${from}:${Math.min(messages, from + 49)} (UID FLAGS ENVELOPE)`);
+        await expectOk(raw, 'SEARCH UNSEEN');
+        await expectOk(raw, 'NOOP');
+      }
+      await raw.logout();
+    }),
+  );
+  return latencies;
+}
+
+export async function runSessionsBench(): Promise<Record<string, unknown>> {
+  const mixSeconds = Number(process.env.BENCH_MIX_SECONDS ?? 60);
+  const selectSeconds = Number(process.env.BENCH_SELECT_SECONDS ?? 120);
+  const pollSeconds = 30;
+  // about 58% of the seeded corpus lands in INBOX: 17,400 messages give a 10,000-message folder
+  const sandbox = await spawnSandbox({ messages: Number(process.env.BENCH_SESSIONS_CORPUS ?? 17_400), latencyMs: 50 });
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-bench-sessions-'));
+  const { daemon, port, client } = await daemonFor(sandbox, stateDir, pollSeconds);
+  const bridge: Target = { port, user: mailbox, password: daemon.password };
+  const stats = () => sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`);
+  try {
+    progress('sessions bench: first sync, then every message read once (attachments cached, bytes for Dovecot)');
+    const c = await client();
+    const messages = (await c.mailboxOpen('INBOX')).exists;
+    const sources: Array<{ source: Buffer; flags: string[] }> = [];
+    for await (const m of c.fetch('1:*', { source: true, flags: true })) {
+      sources.push({ source: m.source as Buffer, flags: [...(m.flags ?? [])] });
+    }
+    await c.logout();
+    const dovecot = await startDovecot(sources);
+    const reference: Target = { port: dovecot.port, user: dovecot.user, password: dovecot.password };
+    try {
+      const mixes: Record<string, unknown> = {};
+      for (const sessions of [5, 20]) {
+        progress(`mix with ${sessions} sessions, ${mixSeconds} s each on the bridge and on Dovecot`);
+        const b = await mix(bridge, messages, sessions, mixSeconds);
+        const d = await mix(reference, messages, sessions, mixSeconds);
+        mixes[`sessions${sessions}`] = { bridgeOpsPerSecond: b, dovecotOpsPerSecond: d, ratio: +(b / d).toFixed(2) };
+      }
+
+      const perPoll = async (sessions: number, seconds: number) => {
+        await sandbox.control('POST', '/stats/reset', {});
+        const latencies = await selectLoad(bridge, messages, sessions, seconds);
+        const s = await stats();
+        return {
+          sessions,
+          seconds,
+          selects: latencies.length,
+          selectMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: percentile(latencies, 100) },
+          vendorRequests: s.requests,
+          vendorRequestsPerPollInterval: +((s.requests / seconds) * pollSeconds).toFixed(1),
+          maxPerSecond: s.maxPerSecond,
+          rateLimited: s.rateLimited,
+        };
+      };
+      progress(`1 session, then 50 sessions, SELECT/FETCH/SEARCH/NOOP for ${selectSeconds} s each`);
+      const one = await perPoll(1, selectSeconds);
+      const fifty = await perPoll(50, selectSeconds);
+      return { messages, mix: mixes, selectLoad: { one, fifty } };
+    } finally {
+      await dovecot.stop();
+    }
+  } finally {
+    await daemon.stop();
+    await sandbox.stop();
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  }
+}

@@ -5,6 +5,7 @@ import { isLocalMessage, type MailStore, type NewMessage } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
 import type { VendorMessage, VendorThread } from '../upstream/types';
+import type { Lane } from '../upstream/rate-limiter';
 import { collectGarbage } from '../util/memory';
 import { mergeFlags, vendorFlags } from './flags';
 
@@ -39,6 +40,9 @@ export interface SyncTarget {
   key: string;
   scope: ListScope;
 }
+
+/** The request-gate lane of a sync's reads: a poll's go before first syncs and reconciliations. */
+const syncLanes: Record<SyncMode, Lane> = { first: 'sync', full: 'sync', incremental: 'poll' };
 
 /** Include list for messages whose MIME form is cached: body and attachment list, headers for spam/auth info. */
 export const contentInclude = ['body', 'attachments', 'headers'];
@@ -75,8 +79,8 @@ interface FetchedBatch {
  * caching them. Only what numbering needs is kept, so a 100k-message sync never holds all
  * bodies at once.
  */
-async function fetchBatch(ctx: SyncContext, target: SyncTarget, ids: string[]): Promise<FetchedBatch> {
-  const { messages } = await ctx.api.getMessages(ids, contentInclude);
+async function fetchBatch(ctx: SyncContext, target: SyncTarget, ids: string[], lane: Lane): Promise<FetchedBatch> {
+  const { messages } = await ctx.api.getMessages(ids, contentInclude, lane);
   const arrived = messages.filter((m) => inScope(m, target.scope));
   // described in worker threads: listing goes on meanwhile (see mime/describe-pool.ts)
   const cached = describePool()
@@ -106,18 +110,17 @@ async function listAndFetch(
   const fetches: Array<Promise<FetchedBatch>> = [];
   let batch: string[] = [];
   const flush = () => {
-    if (batch.length) fetches.push(fetchBatch(ctx, target, batch));
+    if (batch.length) fetches.push(fetchBatch(ctx, target, batch, syncLanes[mode]));
     batch = [];
   };
   let complete = false;
   let listError: unknown = null;
   try {
     const listPage = (cursor: string | null) => {
-      const pending = ctx.api.listThreads({
-        ...target.scope,
-        limit: ctx.assumptions.commands.listThreads.maxLimit,
-        cursor,
-      });
+      const pending = ctx.api.listThreads(
+        { ...target.scope, limit: ctx.assumptions.commands.listThreads.maxLimit, cursor },
+        syncLanes[mode],
+      );
       pending.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
       return pending;
     };
@@ -165,10 +168,10 @@ function numberArrivals(ctx: SyncContext, folder: string, arrivals: Arrival[]): 
 }
 
 /** Re-reads vendor flags of `ids` and records differences. */
-async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[]): Promise<FolderChange[]> {
+async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[], lane: Lane): Promise<FolderChange[]> {
   const folder = target.key;
   if (!ids.length) return [];
-  const { messages, notFound } = await ctx.api.getMessages(ids, ctx.assumptions.metadataInclude);
+  const { messages, notFound } = await ctx.api.getMessages(ids, ctx.assumptions.metadataInclude, lane);
   const entries: FolderChange[] = [];
   const rows = new Map(ctx.store.rowsByMessageUid(ctx.account, folder, ids).map((r) => [r.messageUid, r]));
   ctx.store.atomically(() => {
@@ -260,11 +263,12 @@ async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode):
         ctx,
         target,
         [...known].filter((u) => listed.has(u)),
+        syncLanes[mode],
       )),
     );
   } else {
     const recent = rows.slice(-recentFlagWindow).map((r) => r.messageUid);
-    entries.push(...(await refreshFlags(ctx, target, recent)));
+    entries.push(...(await refreshFlags(ctx, target, recent, syncLanes[mode])));
   }
   if (entries.length)
     ctx.logger.debug({ account: ctx.account, folder, mode, changes: entries.length }, 'folder synced');

@@ -4,6 +4,7 @@ import { isLocalMessage, type MailStore } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
 import type { VendorMessage, VendorThread } from '../upstream/types';
+import type { Lane } from '../upstream/rate-limiter';
 import { collectGarbage } from '../util/memory';
 import { mergeFlags, vendorFlags } from './flags';
 import { sameFlags, type StateApplier } from './state-applier';
@@ -44,6 +45,9 @@ export interface SyncTarget {
   scope: ListScope;
 }
 
+/** The request-gate lane of a sync's reads: a poll's go before first syncs and reconciliations. */
+const syncLanes: Record<SyncMode, Lane> = { first: 'sync', full: 'sync', incremental: 'poll' };
+
 /** Include list for messages whose MIME form is cached: body and attachment list, headers for spam/auth info. */
 export const contentInclude = ['body', 'attachments', 'headers'];
 
@@ -79,8 +83,8 @@ interface FetchedBatch {
  * caching them. Only what numbering needs is kept, so a 100k-message sync never holds all
  * bodies at once.
  */
-async function fetchBatch(ctx: SyncContext, target: SyncTarget, ids: string[]): Promise<FetchedBatch> {
-  const { messages } = await ctx.api.getMessages(ids, contentInclude);
+async function fetchBatch(ctx: SyncContext, target: SyncTarget, ids: string[], lane: Lane): Promise<FetchedBatch> {
+  const { messages } = await ctx.api.getMessages(ids, contentInclude, lane);
   const arrived = messages.filter((m) => inScope(m, target.scope));
   // described in worker threads: listing goes on meanwhile (see mime/describe-pool.ts)
   const cached = describePool()
@@ -111,7 +115,7 @@ function storeRecords(ctx: SyncContext, records: MetadataRecord[]): void {
 async function convertPlaceholders(ctx: SyncContext, ids: string[]): Promise<void> {
   const placeholders = ctx.store.unconvertible(ctx.account, ids);
   if (!placeholders.length) return;
-  const { messages } = await ctx.api.getMessages(placeholders, contentInclude);
+  const { messages } = await ctx.api.getMessages(placeholders, contentInclude, 'sync');
   const converted = (await describePool().describe(messages)).filter((r) => !r.unconvertible);
   if (!converted.length) return;
   const convertedIds = converted.map((r) => r.messageUid);
@@ -145,18 +149,17 @@ async function listAndFetch(
   const fetches: Array<Promise<FetchedBatch>> = [];
   let batch: string[] = [];
   const flush = () => {
-    if (batch.length) fetches.push(fetchBatch(ctx, target, batch));
+    if (batch.length) fetches.push(fetchBatch(ctx, target, batch, syncLanes[mode]));
     batch = [];
   };
   let complete = false;
   let listError: unknown = null;
   try {
     const listPage = (cursor: string | null) => {
-      const pending = ctx.api.listThreads({
-        ...target.scope,
-        limit: ctx.assumptions.commands.listThreads.maxLimit,
-        cursor,
-      });
+      const pending = ctx.api.listThreads(
+        { ...target.scope, limit: ctx.assumptions.commands.listThreads.maxLimit, cursor },
+        syncLanes[mode],
+      );
       pending.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
       return pending;
     };
@@ -204,10 +207,10 @@ function arrivalsUpdate(folder: string, arrivals: Arrival[], announce: boolean):
  * flags to every other folder and view holding the messages. Messages the vendor no longer has
  * here leave the folder.
  */
-async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[]): Promise<number> {
+async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[], lane: Lane): Promise<number> {
   const folder = target.key;
   if (!ids.length) return 0;
-  const { messages, notFound } = await ctx.api.getMessages(ids, ctx.assumptions.metadataInclude);
+  const { messages, notFound } = await ctx.api.getMessages(ids, ctx.assumptions.metadataInclude, lane);
   // rows read after the answer: a STORE that finished meanwhile is not undone
   const rows = new Map(ctx.store.rowsByMessageUid(ctx.account, folder, ids).map((r) => [r.messageUid, r]));
   const changed: Array<{ uid: number; flags: readonly string[] }> = [];
@@ -268,11 +271,11 @@ async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode):
     const gone = [...known].filter((u) => !listed.has(u));
     changes += ctx.state.apply({ type: 'removed', folder, messageUids: gone }).of(folder).length;
     const still = [...known].filter((u) => listed.has(u));
-    changes += await refreshFlags(ctx, target, still);
+    changes += await refreshFlags(ctx, target, still, syncLanes[mode]);
     await convertPlaceholders(ctx, still);
   } else {
     const recent = rows.slice(-recentFlagWindow).map((r) => r.messageUid);
-    changes += await refreshFlags(ctx, target, recent);
+    changes += await refreshFlags(ctx, target, recent, syncLanes[mode]);
   }
   if (changes) ctx.logger.debug({ account: ctx.account, folder, mode, changes }, 'folder synced');
   return arrivals.length;

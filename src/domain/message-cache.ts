@@ -127,7 +127,8 @@ export class MessageCache {
     });
     const vendorIds = messageUids.filter((u) => !isLocalMessage(u));
     if (vendorIds.length) {
-      const { messages } = await this.api.getMessages(vendorIds, contentInclude);
+      // a client waits for these: the gate's first lane
+      const { messages } = await this.api.getMessages(vendorIds, contentInclude, 'content');
       records.push(...(await describePool().describe(messages)));
     }
     this.store.putMetadataRecords(this.account, records);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Refusal } from '../domain/refusal';
-import { NeedsNewTokensError, TransportError, VendorError } from '../upstream/errors';
+import { NeedsNewTokensError, OutcomeUnknownError, TransportError, VendorError } from '../upstream/errors';
 
 /**
  * imap-core turns any hook error into a bare `NO [TEMPFAIL]`. Users need to know WHY (vendor
@@ -28,6 +28,11 @@ interface SessionWithFailure {
 export function describeFailure(err: unknown): ImapFailure {
   if (err instanceof NeedsNewTokensError)
     return { code: 'UNAVAILABLE', text: `Vendor tokens are no longer valid: ${err.message}` };
+  if (err instanceof OutcomeUnknownError)
+    return {
+      code: 'UNAVAILABLE',
+      text: 'The mail vendor did not confirm the change; it may or may not have been applied, try again shortly',
+    };
   if (err instanceof TransportError) return { code: 'UNAVAILABLE', text: 'Mail vendor unreachable, try again shortly' };
   if (err instanceof VendorError) {
     switch (err.kind) {

@@ -138,6 +138,7 @@ export function controlApi(deps: ControlDeps): Handler {
         errorRate: rate('errorRate'),
         unavailableRate: rate('unavailableRate'),
         resetRate: rate('resetRate'),
+        lostWriteAnswerRate: rate('lostWriteAnswerRate'),
         slowRate: rate('slowRate'),
         slowMs: optInt(args, 'slowMs', 0, 600_000),
       });

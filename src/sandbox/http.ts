@@ -88,6 +88,11 @@ export interface FaultOptions {
   unavailableRate?: number;
   /** Share of requests whose socket is destroyed without an answer. */
   resetRate?: number;
+  /**
+   * Share of command requests holding a write (flag, label, move, send, reply) that are applied
+   * and then lose their connection before the answer: the client cannot know it happened.
+   */
+  lostWriteAnswerRate?: number;
   /** Share of requests delayed by an extra slowMs. */
   slowRate?: number;
   slowMs?: number;

@@ -34,7 +34,28 @@ export function readApi(deps: ReadDeps): Handler {
     headers?: Record<string, string>,
   ) => sendJson(res, status, { type: a.errorType, code, message }, headers);
 
-  /** Token check and rate-limit admission; the admission ends when the response closes. */
+  const writeCommands = new Set([
+    a.commands.flag.name,
+    a.commands.label.name,
+    a.commands.move.name,
+    a.commands.send.name,
+    a.commands.reply.name,
+  ]);
+
+  /** Rate-limit admission of a request tied to `mailbox`; false when answered 429. The admission ends when the response closes. */
+  function admit(req: http.IncomingMessage, res: http.ServerResponse, mailbox: string): boolean {
+    const admission = traffic.admit(req.socket.remoteAddress ?? 'unknown', mailbox);
+    if (!admission.ok) {
+      fail(res, 429, 'RATE_LIMITED', 'over 15 requests per second or 15 in flight', {
+        'retry-after': String(admission.retryAfter),
+      });
+      return false;
+    }
+    res.once('close', admission.done);
+    return true;
+  }
+
+  /** Token check and rate-limit admission (A23: an expired token's request counts too). */
   function authorize(req: http.IncomingMessage, res: http.ServerResponse): string | null {
     const header = req.headers.authorization;
     if (header === undefined) {
@@ -43,6 +64,7 @@ export function readApi(deps: ReadDeps): Handler {
     }
     const check = tokens.verifyAccess(header.replace(/^Bearer\s+/i, '').trim());
     if (!check.ok) {
+      if (check.code === 'TOKEN_EXPIRED' && a.limitCountsTokenRequests && !admit(req, res, check.mailbox)) return null;
       fail(
         res,
         401,
@@ -53,15 +75,7 @@ export function readApi(deps: ReadDeps): Handler {
       );
       return null;
     }
-    const admission = traffic.admit(req.socket.remoteAddress ?? 'unknown', check.mailbox);
-    if (!admission.ok) {
-      fail(res, 429, 'RATE_LIMITED', 'over 15 requests per second or 15 in flight', {
-        'retry-after': String(admission.retryAfter),
-      });
-      return null;
-    }
-    res.once('close', admission.done);
-    return check.mailbox;
+    return admit(req, res, check.mailbox) ? check.mailbox : null;
   }
 
   /** Latency and faults; false when the request was answered (or dropped) by a fault. */
@@ -103,7 +117,10 @@ export function readApi(deps: ReadDeps): Handler {
     const box = store.mailbox(mailbox);
     if (!box) return fail(res, 401, 'INVALID_TOKEN', 'the mailbox of this token no longer exists');
     const ctx: CommandContext = { store, box, assumptions: a };
-    sendJson(res, 200, { type: 'SUCCESS', results: list.map((cmd, i) => runCommand(ctx, cmd, i)) });
+    const results = list.map((cmd, i) => runCommand(ctx, cmd, i));
+    const writes = list.some((cmd) => isObject(cmd) && writeCommands.has(String(cmd.command)));
+    if (writes && conditions.roll(conditions.faults.lostWriteAnswerRate)) req.socket.destroy();
+    else sendJson(res, 200, { type: 'SUCCESS', results });
   }
 
   async function raw(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
@@ -134,6 +151,8 @@ export function readApi(deps: ReadDeps): Handler {
     if (!body.ok) return fail(res, body.status, 'INVALID_ARGS', body.message);
     const token = isObject(body.value) ? body.value.refresh_token : undefined;
     if (typeof token !== 'string' || token === '') return fail(res, 400, 'INVALID_ARGS', 'refresh_token is required');
+    const owner = tokens.refreshOwner(token);
+    if (owner && a.limitCountsTokenRequests && !admit(req, res, owner)) return;
     const result = tokens.rotate(token);
     if (!result.ok || !result.pair)
       return fail(

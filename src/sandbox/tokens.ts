@@ -10,7 +10,10 @@ interface Grant {
   expiresAt: number;
 }
 
-export type TokenCheck = { ok: true; mailbox: string } | { ok: false; code: 'INVALID_TOKEN' | 'TOKEN_EXPIRED' };
+export type TokenCheck =
+  | { ok: true; mailbox: string }
+  | { ok: false; code: 'INVALID_TOKEN' }
+  | { ok: false; code: 'TOKEN_EXPIRED'; mailbox: string };
 
 /**
  * Mailbox token pairs (spec section 5). Revocation is immediate here: the sandbox has no
@@ -33,12 +36,17 @@ export class TokenAuthority {
   private check(map: Map<string, Grant>, prefix: string, token: string): TokenCheck {
     const grant = token.startsWith(prefix) ? map.get(token) : undefined;
     if (!grant) return { ok: false, code: 'INVALID_TOKEN' };
-    if (this.now() >= grant.expiresAt) return { ok: false, code: 'TOKEN_EXPIRED' };
+    if (this.now() >= grant.expiresAt) return { ok: false, code: 'TOKEN_EXPIRED', mailbox: grant.mailbox };
     return { ok: true, mailbox: grant.mailbox };
   }
 
   verifyAccess(token: string): TokenCheck {
     return this.check(this.access, accessPrefix, token);
+  }
+
+  /** The mailbox a refresh token belongs to, valid or not; null when unknown. */
+  refreshOwner(refreshToken: string): string | null {
+    return this.refresh.get(refreshToken)?.mailbox ?? null;
   }
 
   /** Rotation: the refresh token used dies at once, whatever the outcome of the new pair. */

@@ -3,6 +3,7 @@
  * Implemented by ./vendor-client.ts; protocol modules (IMAP, SMTP) never see HTTP.
  */
 import type { Readable } from 'node:stream';
+import type { Lane } from './rate-limiter';
 import type {
   Command,
   CommandResult,
@@ -41,29 +42,55 @@ export interface FolderList {
   labels: string[] | null;
 }
 
-/** One mailbox (one token pair). Every call goes through that mailbox's limiter. */
+/**
+ * One mailbox (one token pair). Every call goes through that mailbox's request gate in a lane
+ * (rate-limiter.ts): pass the lane of whoever waits for the answer; each method's default is
+ * named below.
+ */
 export interface MailboxApi {
   readonly mailbox: string;
-  /** Runs commands in requests of at most 20; results come back in the order given. */
-  run(commands: Command[]): Promise<CommandResult[]>;
-  listFolders(): Promise<VendorFolder[]>;
-  folderList(): Promise<FolderList>;
-  /** One page of list_threads. */
+  /**
+   * Runs commands in requests of at most 20; results come back in the order given. Default
+   * lane: `write` when any command is a write, else `sync`.
+   */
+  run(commands: Command[], lane?: Lane): Promise<CommandResult[]>;
+  /** Default lane `poll`. */
+  listFolders(lane?: Lane): Promise<VendorFolder[]>;
+  /** Default lane `poll`. */
+  folderList(lane?: Lane): Promise<FolderList>;
+  /** One page of list_threads. Default lane `sync`. */
   listThreads(
     args: ListScope & { isRead?: boolean; limit?: number; cursor?: string | null },
+    lane?: Lane,
   ): Promise<{ threads: VendorThread[]; nextCursor: string | null }>;
-  /** Every thread of a folder, following the cursor to the end. */
-  listAllThreads(folder: string): Promise<VendorThread[]>;
-  /** Ids split into groups of 50, packed 20 commands a request, results matched back by id. */
-  getMessages(ids: string[], include?: string[]): Promise<{ messages: VendorMessage[]; notFound: string[] }>;
-  /** Assumed search command (A4); all pages. Throws VendorError kind 'unsupported' if missing. */
-  search(args: { query: string; folder?: string }): Promise<string[]>;
-  setFlags(ids: string[], change: FlagChange): Promise<BulkResult>;
-  label(ids: string[], change: { add?: string[]; remove?: string[] }): Promise<BulkResult>;
-  move(ids: string[], folder: string): Promise<BulkResult>;
-  /** Attachment bytes from GET /v1/raw, streamed. */
-  raw(messageUid: string, attachmentId: string): Promise<RawContent>;
-  /** Cheap authenticated call used by `doctor`; refreshes the token if needed. */
+  /** Every thread of a folder, following the cursor to the end. Default lane `sync`. */
+  listAllThreads(folder: string, lane?: Lane): Promise<VendorThread[]>;
+  /** Ids split into groups of 50, packed 20 commands a request, results matched back by id. Default lane `sync`. */
+  getMessages(
+    ids: string[],
+    include?: string[],
+    lane?: Lane,
+  ): Promise<{ messages: VendorMessage[]; notFound: string[] }>;
+  /**
+   * The metadata of `ids` (get_messages with the metadata include), in lane `write` unless
+   * told: what a caller reads after an OutcomeUnknownError to learn whether its write happened.
+   */
+  readBack(ids: string[], lane?: Lane): Promise<{ messages: VendorMessage[]; notFound: string[] }>;
+  /**
+   * Assumed search command (A4); all pages. Throws VendorError kind 'unsupported' if missing.
+   * Default lane `content`: a client waits for the answer.
+   */
+  search(args: { query: string; folder?: string }, lane?: Lane): Promise<string[]>;
+  /**
+   * The writes (default lane `write`). A write whose answer was lost after it may have reached
+   * the vendor throws OutcomeUnknownError naming the ids; it is never sent twice.
+   */
+  setFlags(ids: string[], change: FlagChange, lane?: Lane): Promise<BulkResult>;
+  label(ids: string[], change: { add?: string[]; remove?: string[] }, lane?: Lane): Promise<BulkResult>;
+  move(ids: string[], folder: string, lane?: Lane): Promise<BulkResult>;
+  /** Attachment bytes from GET /v1/raw, streamed. Default lane `content`. */
+  raw(messageUid: string, attachmentId: string, lane?: Lane): Promise<RawContent>;
+  /** Cheap authenticated call used by `doctor`; refreshes the token if needed. Lane `content`: a person waits. */
   verify(): Promise<void>;
 }
 

@@ -92,6 +92,13 @@ export interface Assumptions {
    * (named like get_messages' documented not_found).
    */
   resultFields: { searchUids: string; updated: string; moved: string; notFound: string };
+  /**
+   * A23: the vendor counts against a mailbox's limit (15 a second, 15 in flight) every request
+   * it can tie to the mailbox: token refreshes (by their refresh token) and requests refused
+   * as TOKEN_EXPIRED too. The bridge's gate counts them either way (it cannot know); the
+   * sandbox counts them only when this is true.
+   */
+  limitCountsTokenRequests: boolean;
 }
 
 export const defaultAssumptions: Assumptions = {
@@ -124,6 +131,7 @@ export const defaultAssumptions: Assumptions = {
   senderPath: '/v3.0/senders',
   releaseIdField: 'id',
   resultFields: { searchUids: 'message_uids', updated: 'updated', moved: 'moved', notFound: 'not_found' },
+  limitCountsTokenRequests: true,
 };
 
 type DeepPartial<T> = {

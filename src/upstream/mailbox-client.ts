@@ -2,11 +2,20 @@ import { finished, type Readable } from 'node:stream';
 import { redactSecrets, type Logger } from '../log';
 import type { Assumptions } from './assumptions';
 import type { BulkResult, FlagChange, FolderList, ListScope, MailboxApi, RawContent } from './api';
-import { errorKinds, TransportError, VendorError } from './errors';
+import { errorKinds, OutcomeUnknownError, TransportError, VendorError } from './errors';
 import type { Http } from './http';
-import type { RateLimiter } from './rate-limiter';
-import type { TokenManager } from './token-manager';
-import type { Command, CommandResponse, CommandResult, VendorFolder, VendorMessage, VendorThread } from './types';
+import { highestLane, laneRank, type GateLane, type Lane, type RateLimiter } from './rate-limiter';
+import { TokenManager } from './token-manager';
+import type {
+  Command,
+  CommandResponse,
+  CommandResult,
+  TokenPair,
+  VendorFolder,
+  VendorMessage,
+  VendorThread,
+} from './types';
+import type { SecretStore } from '../store/secrets';
 
 /** Vendor limits (spec section 8). */
 export const maxCommandsPerRequest = 20;
@@ -33,65 +42,109 @@ function transientResult(r: CommandResult): boolean {
 }
 
 /**
- * The command endpoint for one mailbox. Requests go through the mailbox's RateLimiter; an
- * expired access token is refreshed once and the request repeated; 429 pauses the mailbox
- * for Retry-After and repeats. Reads (list_*, get_messages, search) also repeat transient
- * failures (5xx, resets, command-level INTERNAL) with backoff. Writes are repeated only after
- * answers proving the vendor did nothing (429, TOKEN_EXPIRED, AUTH_UNAVAILABLE, no
- * connection): a write that may have been applied is never sent twice.
+ * A failed write request that may still have been applied: the request may have arrived and
+ * the answer proves nothing either way (lost connection or timeout after sending, a 5xx other
+ * than AUTH_UNAVAILABLE, an unreadable 2xx). Refusals (4xx, 503 AUTH_UNAVAILABLE, no
+ * connection) prove nothing happened.
+ */
+function mayHaveApplied(err: unknown): boolean {
+  if (err instanceof TransportError) return err.maybeSent;
+  return err instanceof VendorError && err.kind === 'internal';
+}
+
+/** The vendor's token refresh route; `answered` marks the answer's start for the gate. */
+export type RefreshCall = (refreshToken: string, answered: () => void) => Promise<TokenPair>;
+
+/** Recovers from a failure by changing what the next attempt sends; true to try again. */
+type Recovery = (err: unknown) => Promise<boolean>;
+
+/**
+ * The command endpoint for one mailbox. Requests go through the mailbox's RateLimiter in the
+ * caller's lane; an expired access token is refreshed once (the refresh itself is a request
+ * in the gate's first lane) and the request repeated; 429 pauses the mailbox for Retry-After
+ * and repeats. Reads (list_*, get_messages, search) also repeat transient failures (5xx,
+ * resets, command-level INTERNAL) with backoff. Writes are repeated only after answers
+ * proving the vendor did nothing (429, TOKEN_EXPIRED, AUTH_UNAVAILABLE, no connection): a
+ * write that may have been applied is never sent twice, it throws OutcomeUnknownError.
  */
 export class MailboxClient implements MailboxApi {
   private readonly readCommands: Set<string>;
   private readonly sharedReads: Array<{
     commands: Command[];
+    lane: Lane;
     resolve(results: CommandResult[]): void;
     reject(err: unknown): void;
   }> = [];
+
+  private readonly tokens: TokenManager;
 
   constructor(
     readonly mailbox: string,
     private readonly http: Http,
     private readonly readUrl: string,
     private readonly assumptions: Assumptions,
-    private readonly tokens: TokenManager,
+    secrets: SecretStore,
+    refreshCall: RefreshCall,
     private readonly limiter: RateLimiter,
     private readonly logger: Logger,
   ) {
     const c = assumptions.commands;
     this.readCommands = new Set([c.listFolders.name, c.listThreads.name, c.getMessages.name, c.search.name]);
+    // the refresh is a request like any other (the vendor may count it), in the first lane.
+    // Callers release their slot before they wait for it, so 15 requests rejected at once as
+    // expired cannot hold every place the refresh needs.
+    this.tokens = new TokenManager(
+      mailbox,
+      secrets,
+      (refreshToken) => this.gated('refresh', false, (answered) => refreshCall(refreshToken, answered)),
+      logger,
+    );
   }
 
-  /**
-   * One authenticated call with the retry policy above. The limiter slot is held until the
-   * call settles or, when `bodyOf` names a streamed body, until that stream is done.
-   */
-  private async authed<T>(
+  /** One call with the mailbox's access token: an expired one is refreshed once, a rotated one followed. */
+  private authed<T>(
+    lane: Lane,
     idempotent: boolean,
     call: (token: string, answered: () => void) => Promise<T>,
     bodyOf?: (result: T) => Readable,
   ): Promise<T> {
     let token = this.tokens.current();
     let refreshed = false;
+    const recover: Recovery = async (err) => {
+      if (err instanceof VendorError && err.code === 'TOKEN_EXPIRED' && !refreshed) {
+        token = await this.tokens.refresh(token);
+        refreshed = true;
+        return true;
+      }
+      const newer = err instanceof VendorError && err.code === 'INVALID_TOKEN' ? this.tokens.replacement(token) : null;
+      if (newer) token = newer;
+      return newer !== null;
+    };
+    return this.gated(lane, idempotent, (answered) => call(token, answered), bodyOf, recover);
+  }
+
+  /**
+   * One call through the gate with the retry policy above. The slot is held until the call
+   * settles or, when `bodyOf` names a streamed body, until that stream is done; it is given
+   * back before any waiting (refresh, backoff).
+   */
+  private async gated<T>(
+    lane: GateLane,
+    idempotent: boolean,
+    call: (answered: () => void) => Promise<T>,
+    bodyOf?: (result: T) => Readable,
+    recover?: Recovery,
+  ): Promise<T> {
     let rateRetries = 0;
     let transientRetries = 0;
     for (;;) {
-      const slot = await this.limiter.acquire();
+      const slot = await this.limiter.acquire(lane);
       let result: T;
       try {
-        result = await call(token, slot.answered);
+        result = await call(slot.answered);
       } catch (err) {
         slot.release();
-        if (err instanceof VendorError && err.code === 'TOKEN_EXPIRED' && !refreshed) {
-          token = await this.tokens.refresh(token);
-          refreshed = true;
-          continue;
-        }
-        const newer =
-          err instanceof VendorError && err.code === 'INVALID_TOKEN' ? this.tokens.replacement(token) : null;
-        if (newer) {
-          token = newer;
-          continue;
-        }
+        if (recover && (await recover(err))) continue;
         if (err instanceof VendorError && err.kind === 'rate' && rateRetries++ < maxRateLimitRetries) {
           const seconds = Number(err.details.retryAfterSeconds) || 1;
           this.logger.warn(
@@ -123,9 +176,9 @@ export class MailboxClient implements MailboxApi {
   }
 
   /** One request of at most 20 commands; results put back in command order by their id. */
-  private async request(commands: Command[]): Promise<CommandResult[]> {
+  private async request(commands: Command[], lane: Lane): Promise<CommandResult[]> {
     const idempotent = commands.every((c) => this.readCommands.has(c.command));
-    const response = await this.authed(idempotent, async (token, answered) => {
+    const response = await this.authed(lane, idempotent, async (token, answered) => {
       const res = await this.http.json<CommandResponse>(
         'POST',
         `${this.readUrl}/v1`,
@@ -149,25 +202,32 @@ export class MailboxClient implements MailboxApi {
     return commands.map((_, i) => byId.get(String(i)) ?? results[i]);
   }
 
+  private isWrite(commands: Command[]): boolean {
+    return !commands.every((c) => this.readCommands.has(c.command));
+  }
+
   /**
    * Reads issued in the same turn of the event loop share requests, 20 commands to a request:
    * a sync asks for the next list_threads page and for the messages of the page it just got
-   * at the same moment, so both travel in one request instead of two. Writes go on their own.
+   * at the same moment, so both travel in one request instead of two. Commands are packed
+   * highest lane first and a request takes the highest lane of its commands, so a click that
+   * shares a request with a sync's reads is not queued behind the sync. Writes go on their own.
    */
-  private runOnce(commands: Command[]): Promise<CommandResult[]> {
-    if (!commands.every((c) => this.readCommands.has(c.command))) return this.send(commands);
+  private runOnce(commands: Command[], lane: Lane): Promise<CommandResult[]> {
+    if (this.isWrite(commands)) return this.send(commands, lane);
     return new Promise((resolve, reject) => {
       if (!this.sharedReads.length) setImmediate(() => this.sendSharedReads());
-      this.sharedReads.push({ commands, resolve, reject });
+      this.sharedReads.push({ commands, lane, resolve, reject });
     });
   }
 
   private sendSharedReads(): void {
-    const callers = this.sharedReads.splice(0);
-    const requests = chunk(
-      callers.flatMap((c) => c.commands),
-      maxCommandsPerRequest,
-    ).map((c) => this.request(c));
+    const callers = this.sharedReads.splice(0).sort((a, b) => laneRank(a.lane) - laneRank(b.lane));
+    const commands = callers.flatMap((c) => c.commands);
+    const lanes = callers.flatMap((c) => c.commands.map(() => c.lane));
+    const requests = chunk(commands, maxCommandsPerRequest).map((c, i) =>
+      this.request(c, highestLane(lanes.slice(i * maxCommandsPerRequest, (i + 1) * maxCommandsPerRequest))),
+    );
     // each caller gets its own results, or the failure of a request that carried its commands
     void Promise.allSettled(requests).then((settled) => {
       let at = 0;
@@ -189,14 +249,14 @@ export class MailboxClient implements MailboxApi {
     });
   }
 
-  private async send(commands: Command[]): Promise<CommandResult[]> {
-    const parts = await Promise.all(chunk(commands, maxCommandsPerRequest).map((c) => this.request(c)));
+  private async send(commands: Command[], lane: Lane): Promise<CommandResult[]> {
+    const parts = await Promise.all(chunk(commands, maxCommandsPerRequest).map((c) => this.request(c, lane)));
     return parts.flat();
   }
 
   /** Requests run concurrently through the limiter; failed reads are repeated on their own. */
-  async run(commands: Command[]): Promise<CommandResult[]> {
-    const results = await this.runOnce(commands);
+  async run(commands: Command[], lane: Lane = this.isWrite(commands) ? 'write' : 'sync'): Promise<CommandResult[]> {
+    const results = await this.runOnce(commands, lane);
     for (let attempt = 0; attempt < maxTransientRetries; attempt++) {
       const again = commands.flatMap((c, i) =>
         this.readCommands.has(c.command) && transientResult(results[i]) ? [i] : [],
@@ -207,17 +267,20 @@ export class MailboxClient implements MailboxApi {
         'transient command failures; repeating those reads',
       );
       await sleep(backoff(attempt));
-      const repeated = await this.runOnce(again.map((i) => commands[i]));
+      const repeated = await this.runOnce(
+        again.map((i) => commands[i]),
+        lane,
+      );
       for (const [k, index] of again.entries()) results[index] = repeated[k];
     }
     return results;
   }
 
-  private check<T>(result: CommandResult): T {
-    if (result.type === 'SUCCESS') return (result.data ?? {}) as T;
+  /** The failure a command result carries, as a VendorError. */
+  private failure(result: CommandResult): VendorError {
     const code = result.code ?? 'INTERNAL';
     const unsupported = this.assumptions.unsupportedCommandCodes.includes(code);
-    throw new VendorError(
+    return new VendorError(
       code,
       `${result.command}: ${redactSecrets(result.message ?? 'command failed')}`,
       200,
@@ -226,17 +289,22 @@ export class MailboxClient implements MailboxApi {
     );
   }
 
-  private async one<T>(command: string, args: Record<string, unknown>): Promise<T> {
-    const [result] = await this.run([{ command, args }]);
+  private check<T>(result: CommandResult): T {
+    if (result.type === 'SUCCESS') return (result.data ?? {}) as T;
+    throw this.failure(result);
+  }
+
+  private async one<T>(command: string, args: Record<string, unknown>, lane: Lane): Promise<T> {
+    const [result] = await this.run([{ command, args }], lane);
     return this.check<T>(result);
   }
 
-  async listFolders(): Promise<VendorFolder[]> {
-    return (await this.folderList()).folders;
+  async listFolders(lane: Lane = 'poll'): Promise<VendorFolder[]> {
+    return (await this.folderList(lane)).folders;
   }
 
-  async folderList(): Promise<FolderList> {
-    const data = await this.one<Record<string, unknown>>(this.assumptions.commands.listFolders.name, {});
+  async folderList(lane: Lane = 'poll'): Promise<FolderList> {
+    const data = await this.one<Record<string, unknown>>(this.assumptions.commands.listFolders.name, {}, lane);
     const folders = data[this.assumptions.folderListField];
     const labels = data[this.assumptions.labelListField];
     return {
@@ -247,14 +315,19 @@ export class MailboxClient implements MailboxApi {
 
   async listThreads(
     args: ListScope & { isRead?: boolean; limit?: number; cursor?: string | null },
+    lane: Lane = 'sync',
   ): Promise<{ threads: VendorThread[]; nextCursor: string | null }> {
     const spec = this.assumptions.commands.listThreads;
-    const data = await this.one<Record<string, unknown>>(spec.name, {
-      ...('label' in args ? { [spec.labelArg]: args.label } : { folder: args.folder }),
-      limit: Math.min(args.limit ?? spec.maxLimit, spec.maxLimit),
-      ...(args.isRead === undefined ? {} : { is_read: args.isRead }),
-      ...(args.cursor ? { [spec.cursorArg]: args.cursor } : {}),
-    });
+    const data = await this.one<Record<string, unknown>>(
+      spec.name,
+      {
+        ...('label' in args ? { [spec.labelArg]: args.label } : { folder: args.folder }),
+        limit: Math.min(args.limit ?? spec.maxLimit, spec.maxLimit),
+        ...(args.isRead === undefined ? {} : { is_read: args.isRead }),
+        ...(args.cursor ? { [spec.cursorArg]: args.cursor } : {}),
+      },
+      lane,
+    );
     const next = data[spec.nextCursorField];
     return {
       threads: (data.threads as VendorThread[]) ?? [],
@@ -262,25 +335,29 @@ export class MailboxClient implements MailboxApi {
     };
   }
 
-  async listAllThreads(folder: string): Promise<VendorThread[]> {
+  async listAllThreads(folder: string, lane: Lane = 'sync'): Promise<VendorThread[]> {
     const all: VendorThread[] = [];
     let cursor: string | null = null;
     do {
-      const page = await this.listThreads({ folder, cursor });
+      const page = await this.listThreads({ folder, cursor }, lane);
       all.push(...page.threads);
       cursor = page.nextCursor;
     } while (cursor);
     return all;
   }
 
-  async getMessages(ids: string[], include?: string[]): Promise<{ messages: VendorMessage[]; notFound: string[] }> {
+  async getMessages(
+    ids: string[],
+    include?: string[],
+    lane: Lane = 'sync',
+  ): Promise<{ messages: VendorMessage[]; notFound: string[] }> {
     const unique = [...new Set(ids)];
     const name = this.assumptions.commands.getMessages.name;
     const commands = chunk(unique, maxIdsPerGetMessages).map((group) => ({
       command: name,
       args: { ids: group, ...(include ? { include } : {}) },
     }));
-    const results = await this.run(commands);
+    const results = await this.run(commands, lane);
     const byId = new Map<string, VendorMessage>();
     const notFound: string[] = [];
     for (const r of results) {
@@ -291,18 +368,26 @@ export class MailboxClient implements MailboxApi {
     return { messages: unique.filter((id) => byId.has(id)).map((id) => byId.get(id)!), notFound };
   }
 
-  async search(args: { query: string; folder?: string }): Promise<string[]> {
+  readBack(ids: string[], lane: Lane = 'write'): Promise<{ messages: VendorMessage[]; notFound: string[] }> {
+    return this.getMessages(ids, this.assumptions.metadataInclude, lane);
+  }
+
+  async search(args: { query: string; folder?: string }, lane: Lane = 'content'): Promise<string[]> {
     const spec = this.assumptions.commands.search;
     const cursorArg = this.assumptions.commands.listThreads.cursorArg;
     const nextField = this.assumptions.commands.listThreads.nextCursorField;
     const uids: string[] = [];
     let cursor: string | null = null;
     do {
-      const data: Record<string, unknown> = await this.one(spec.name, {
-        query: args.query,
-        ...(args.folder ? { folder: args.folder } : {}),
-        ...(cursor ? { [cursorArg]: cursor } : {}),
-      });
+      const data: Record<string, unknown> = await this.one(
+        spec.name,
+        {
+          query: args.query,
+          ...(args.folder ? { folder: args.folder } : {}),
+          ...(cursor ? { [cursorArg]: cursor } : {}),
+        },
+        lane,
+      );
       uids.push(...((data[this.assumptions.resultFields.searchUids] as string[]) ?? []));
       const next = data[nextField];
       cursor = typeof next === 'string' && next ? next : null;
@@ -310,40 +395,77 @@ export class MailboxClient implements MailboxApi {
     return uids;
   }
 
-  /** A write over many ids: groups of 50, every group's outcome collected. */
+  /**
+   * A write over many ids: groups of 50, 20 groups a request, every group's outcome collected.
+   * Groups whose outcome is unknown make the whole call throw OutcomeUnknownError (with the
+   * outcomes that are known); otherwise the first definite failure is thrown.
+   */
   private async bulk(
     command: string,
     ids: string[],
     args: Record<string, unknown>,
     doneField: string,
+    lane: Lane,
   ): Promise<BulkResult> {
-    const results = await this.run(
-      chunk([...new Set(ids)], maxIdsPerGetMessages).map((group) => ({ command, args: { ids: group, ...args } })),
+    const groups = chunk([...new Set(ids)], maxIdsPerGetMessages);
+    const requests = chunk(groups, maxCommandsPerRequest);
+    const settled = await Promise.allSettled(
+      requests.map((r) =>
+        this.request(
+          r.map((group) => ({ command, args: { ids: group, ...args } })),
+          lane,
+        ),
+      ),
     );
     const out: BulkResult = { done: [], notFound: [] };
-    for (const r of results) {
-      const data = this.check<Record<string, unknown>>(r);
-      out.done.push(...((data[doneField] as string[]) ?? []));
-      out.notFound.push(...((data[this.assumptions.resultFields.notFound] as string[]) ?? []));
+    const unknown: string[] = [];
+    let unknownCause: unknown = null;
+    let failure: unknown = null;
+    const fail = (group: string[], err: unknown) => {
+      if (mayHaveApplied(err)) {
+        unknown.push(...group);
+        unknownCause ??= err;
+      } else failure ??= err;
+    };
+    for (const [r, outcome] of settled.entries()) {
+      if (outcome.status === 'rejected') {
+        fail(requests[r].flat(), outcome.reason);
+        continue;
+      }
+      for (const [g, result] of outcome.value.entries()) {
+        if (result.type !== 'SUCCESS') {
+          fail(requests[r][g], this.failure(result));
+          continue;
+        }
+        const data = (result.data ?? {}) as Record<string, unknown>;
+        out.done.push(...((data[doneField] as string[]) ?? []));
+        out.notFound.push(...((data[this.assumptions.resultFields.notFound] as string[]) ?? []));
+      }
     }
+    if (unknown.length) throw new OutcomeUnknownError(command, unknown, out, unknownCause);
+    if (failure) throw failure;
     return out;
   }
 
-  setFlags(ids: string[], change: FlagChange): Promise<BulkResult> {
-    return this.bulk(this.assumptions.commands.flag.name, ids, { ...change }, this.assumptions.resultFields.updated);
+  setFlags(ids: string[], change: FlagChange, lane: Lane = 'write'): Promise<BulkResult> {
+    const c = this.assumptions;
+    return this.bulk(c.commands.flag.name, ids, { ...change }, c.resultFields.updated, lane);
   }
 
-  label(ids: string[], change: { add?: string[]; remove?: string[] }): Promise<BulkResult> {
-    return this.bulk(this.assumptions.commands.label.name, ids, { ...change }, this.assumptions.resultFields.updated);
+  label(ids: string[], change: { add?: string[]; remove?: string[] }, lane: Lane = 'write'): Promise<BulkResult> {
+    const c = this.assumptions;
+    return this.bulk(c.commands.label.name, ids, { ...change }, c.resultFields.updated, lane);
   }
 
-  move(ids: string[], folder: string): Promise<BulkResult> {
-    return this.bulk(this.assumptions.commands.move.name, ids, { folder }, this.assumptions.resultFields.moved);
+  move(ids: string[], folder: string, lane: Lane = 'write'): Promise<BulkResult> {
+    const c = this.assumptions;
+    return this.bulk(c.commands.move.name, ids, { folder }, c.resultFields.moved, lane);
   }
 
-  async raw(messageUid: string, attachmentId: string): Promise<RawContent> {
+  async raw(messageUid: string, attachmentId: string, lane: Lane = 'content'): Promise<RawContent> {
     const query = new URLSearchParams({ message_id: messageUid, attachment_id: attachmentId });
     const res = await this.authed(
+      lane,
       true,
       (token, answered) =>
         this.http.stream(
@@ -365,6 +487,6 @@ export class MailboxClient implements MailboxApi {
   }
 
   async verify(): Promise<void> {
-    await this.listFolders();
+    await this.listFolders('content');
   }
 }

@@ -7,13 +7,14 @@ import { VendorError } from './errors';
 import { Http } from './http';
 import { MailboxClient } from './mailbox-client';
 import { RateLimiter, type LimiterOptions } from './rate-limiter';
-import { TokenManager } from './token-manager';
+import type { Clock } from '../util/clock';
 import type { SendRequest, SharedDomainList, TokenPair } from './types';
 
 /**
  * One typed function per documented route. Mailbox routes get a client (own limiter, own
  * token manager) per mailbox; the send-and-manage routes share one limiter, since the spec
- * leaves their limits unstated and the reading limits are the safe guess.
+ * leaves their limits unstated and the reading limits are the safe guess (sends and sender
+ * creation in the `write` lane, the shared-domain list in `content`).
  */
 export class VendorClient implements VendorApi {
   private readonly http: Http;
@@ -27,28 +28,25 @@ export class VendorClient implements VendorApi {
     private readonly logger: Logger,
     /** Limiter settings per mailbox and for the key routes; the vendor's limits unless overridden (tests). */
     private readonly limits: Partial<LimiterOptions> = {},
+    /** The limiters' clock (tests drive their own). */
+    private readonly clock?: Clock,
   ) {
     this.http = new Http(vendor.timeoutMs);
-    this.keyLimiter = new RateLimiter(limits);
+    this.keyLimiter = new RateLimiter(limits, clock);
   }
 
   mailbox(address: string): MailboxClient {
     const key = address.toLowerCase();
     let client = this.mailboxes.get(key);
     if (!client) {
-      const tokens = new TokenManager(
-        address,
-        this.secrets,
-        (refreshToken) => this.refreshTokens(refreshToken),
-        this.logger,
-      );
       client = new MailboxClient(
         address,
         this.http,
         this.vendor.readUrl,
         this.assumptions,
-        tokens,
-        new RateLimiter(this.limits),
+        this.secrets,
+        (refreshToken, answered) => this.refreshTokens(refreshToken, answered),
+        new RateLimiter(this.limits, this.clock),
         this.logger,
       );
       this.mailboxes.set(key, client);
@@ -57,13 +55,14 @@ export class VendorClient implements VendorApi {
   }
 
   /** POST /v1/token/refresh; the used refresh token dies at the vendor as soon as this is answered. */
-  private async refreshTokens(refreshToken: string): Promise<TokenPair> {
+  private async refreshTokens(refreshToken: string, answered: () => void): Promise<TokenPair> {
     const f = this.assumptions.tokenRefresh;
     const res = await this.http.json<Record<string, unknown>>(
       'POST',
       `${this.vendor.readUrl}/v1/token/refresh`,
       {},
       { refresh_token: refreshToken },
+      answered,
     );
     const accessToken = res.body[f.accessField];
     const newRefresh = res.body[f.refreshField];
@@ -91,7 +90,7 @@ export class VendorClient implements VendorApi {
 
   /** Sends are never retried here: a timeout may still have queued the email. */
   async send(req: SendRequest): Promise<SendResult> {
-    const res = await this.keyLimiter.run((answered) =>
+    const res = await this.keyLimiter.run('write', (answered) =>
       this.http.json<Record<string, unknown>>(
         'POST',
         `${this.vendor.mailUrl}/v3.0/send`,
@@ -106,7 +105,7 @@ export class VendorClient implements VendorApi {
   }
 
   async releaseQuarantine(quarantineId: string): Promise<ReleaseResult> {
-    const res = await this.keyLimiter.run((answered) =>
+    const res = await this.keyLimiter.run('write', (answered) =>
       this.http.json<Record<string, unknown>>(
         'POST',
         `${this.vendor.mailUrl}/v3.0/quarantine/release`,
@@ -121,7 +120,7 @@ export class VendorClient implements VendorApi {
 
   async sharedDomains(): Promise<SharedDomainList> {
     return (
-      await this.keyLimiter.run((answered) =>
+      await this.keyLimiter.run('content', (answered) =>
         this.http.json<SharedDomainList>('GET', `${this.vendor.graphUrl}/v3.0/free/domains`, {}, undefined, answered),
       )
     ).body;
@@ -134,7 +133,7 @@ export class VendorClient implements VendorApi {
       ...(args.name ? { name: args.name } : {}),
     };
     return (
-      await this.keyLimiter.run((answered) =>
+      await this.keyLimiter.run('write', (answered) =>
         this.http.json<Record<string, unknown>>(
           'POST',
           `${this.vendor.graphUrl}${this.assumptions.senderPath}`,

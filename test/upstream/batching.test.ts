@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { TransportError, VendorError } from '../../src/upstream/errors';
+import { OutcomeUnknownError, TransportError } from '../../src/upstream/errors';
 import { mailbox, useUpstreamHarness } from './harness';
 
 const h = useUpstreamHarness();
@@ -112,14 +112,18 @@ describe('retries', () => {
     const [id] = await inboxIds(1);
     h.sandbox.resetStats();
     h.sandbox.setFaults({ resetRate: 1 });
-    await expect(api.setFlags([id], { is_starred: true })).rejects.toBeInstanceOf(TransportError);
+    const reset = await api.setFlags([id], { is_starred: true }).catch((e: unknown) => e);
+    expect(reset).toBeInstanceOf(OutcomeUnknownError);
+    expect(reset).toMatchObject({ command: 'flag', ids: [id] });
+    expect((reset as OutcomeUnknownError).cause).toBeInstanceOf(TransportError);
     expect(h.sandbox.stats(mailbox).requests).toBe(1);
 
+    // a command-level INTERNAL says nothing about whether the command took effect
     h.sandbox.setFaults({ errorRate: 1 });
     h.sandbox.resetStats();
     const err = await api.move([id], 'Archive').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(VendorError);
-    expect((err as VendorError).code).toBe('INTERNAL');
+    expect(err).toBeInstanceOf(OutcomeUnknownError);
+    expect(err).toMatchObject({ command: 'move', ids: [id], cause: { code: 'INTERNAL' } });
     expect(h.sandbox.stats(mailbox).commands.move).toBe(1);
 
     // 503 AUTH_UNAVAILABLE is refused before any effect, so the write is repeated

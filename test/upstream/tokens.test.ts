@@ -67,6 +67,53 @@ describe('token lifecycle', () => {
     remember(secrets);
   });
 
+  test('the refresh waits its turn in the gate: a vendor that counts it (A23) never answers 429', async () => {
+    await h.fresh();
+    const { client, secrets } = h.client();
+    const api = client.mailbox(mailbox);
+    remember(secrets);
+    h.sandbox.setLatency(400);
+    // 14 requests reach the vendor and stay in flight...
+    const inFlight: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 14; i++) {
+      inFlight.push(api.listFolders());
+      await new Promise((r) => setImmediate(r)); // one request each: reads of one turn share one
+    }
+    for (let i = 0; i < 100 && h.sandbox.stats(mailbox).requests < 14; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(h.sandbox.stats(mailbox).requests).toBe(14);
+    // ...then the access token expires: the 15th is refused, and counted, as TOKEN_EXPIRED
+    h.sandbox.advanceClock(hour + 60_000);
+    const late = api.listFolders();
+    await Promise.all([...inFlight, late]);
+    remember(secrets);
+    expect(h.sandbox.stats(mailbox)).toMatchObject({ refreshes: 1, rateLimited: 0, requests: 17 });
+  });
+
+  test('15 requests in flight all refused as expired: one refresh, all 15 repeated, no deadlock', async () => {
+    await h.fresh();
+    const ids = (await h.client().client.mailbox(mailbox).listThreads({ folder: 'INBOX', limit: 15 })).threads.map(
+      (t) => t.last_message_uid,
+    );
+    expect(ids).toHaveLength(15);
+    await new Promise((r) => setTimeout(r, 1100)); // the listing's second has passed
+    const { client, secrets } = h.client();
+    remember(secrets);
+    h.sandbox.advanceClock(hour + 60_000);
+    h.sandbox.resetStats();
+    h.sandbox.setLatency(100);
+    // writes never share a request: 15 requests, all granted at once, all refused at once
+    const results = await Promise.all(ids.map((id) => client.mailbox(mailbox).setFlags([id], { is_starred: true })));
+    expect(results.map((r) => r.done)).toEqual(ids.map((id) => [id]));
+    remember(secrets);
+    // 15 refused + the refresh + 15 repeated, each write applied once
+    expect(h.sandbox.stats(mailbox)).toMatchObject({
+      refreshes: 1,
+      rateLimited: 0,
+      requests: 31,
+      commands: { flag: 15 },
+    });
+  });
+
   test('a second process that rotated the pair first is followed, not fought', async () => {
     await h.fresh();
     const a = h.client();

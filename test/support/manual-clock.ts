@@ -1,0 +1,40 @@
+import type { Clock } from '../../src/util/clock';
+
+/** A Clock that moves only when the test says so; due timers fire in time order as it advances. */
+export class ManualClock implements Clock {
+  private t = 0;
+  private timers: Array<{ at: number; fn: () => void; id: number }> = [];
+  private ids = 0;
+
+  now(): number {
+    return this.t;
+  }
+
+  after(ms: number, fn: () => void): () => void {
+    const id = this.ids++;
+    this.timers.push({ at: this.t + ms, fn, id });
+    return () => {
+      this.timers = this.timers.filter((t) => t.id !== id);
+    };
+  }
+
+  /** Moves time forward by `ms`, firing every timer that falls due on the way (with settled promises between). */
+  async advance(ms: number): Promise<void> {
+    const end = this.t + ms;
+    for (;;) {
+      await settle();
+      const due = this.timers.filter((t) => t.at <= end).sort((a, b) => a.at - b.at || a.id - b.id)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((t) => t !== due);
+      this.t = Math.max(this.t, due.at);
+      due.fn();
+    }
+    this.t = end;
+    await settle();
+  }
+}
+
+/** Lets every pending promise chain run (a macrotask turn drains the microtask queue). */
+export function settle(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
+}

@@ -1,6 +1,9 @@
 import { isLocalMessage, type MessageRow } from '../store';
-import { diffVendorFlags, isEmptyDiff, type FlagDiff } from './flags';
+import type { FlagChange } from '../upstream/api';
+import type { VendorMessage } from '../upstream/types';
+import { diffVendorFlags, isEmptyDiff, mergeFlags, type FlagDiff, vendorFlags } from './flags';
 import type { SyncContext } from './folder-sync';
+import { type Applied, settleWrite } from './settled-write';
 import { sameFlags } from './state-applier';
 
 export type FlagAction = 'set' | 'add' | 'remove';
@@ -19,10 +22,21 @@ function applyAction(current: readonly string[], action: FlagAction, flags: stri
   return current.filter((c) => !flags.some((f) => lower(f) === lower(c)));
 }
 
+type VendorCall =
+  | { ids: string[]; kind: 'flag'; change: FlagChange }
+  | { ids: string[]; kind: 'label'; change: { add?: string[]; remove?: string[] } };
+
+function flagsApplied(change: FlagChange): Applied {
+  return (m) => Object.entries(change).every(([k, v]) => m[k as keyof FlagChange] === v);
+}
+
+function labelsApplied(change: { add?: string[]; remove?: string[] }): Applied {
+  return (m) =>
+    (change.add ?? []).every((l) => m.labels.includes(l)) && (change.remove ?? []).every((l) => !m.labels.includes(l));
+}
+
 /** Vendor calls needed for a set of diffs, grouped so identical changes share one bulk call. */
-function planCalls(
-  diffs: Array<{ row: MessageRow; diff: FlagDiff }>,
-): Array<{ ids: string[]; kind: 'flag' | 'label'; payload: string }> {
+function planCalls(diffs: Array<{ row: MessageRow; diff: FlagDiff }>): VendorCall[] {
   const groups = new Map<string, string[]>();
   const add = (key: string, id: string) => groups.set(key, [...(groups.get(key) ?? []), id]);
   for (const { row, diff } of diffs) {
@@ -30,9 +44,11 @@ function planCalls(
     for (const l of diff.addLabels) add(`label\u0000${JSON.stringify({ add: [l] })}`, row.messageUid);
     for (const l of diff.removeLabels) add(`label\u0000${JSON.stringify({ remove: [l] })}`, row.messageUid);
   }
-  return [...groups].map(([key, ids]) => {
+  return [...groups].map(([key, ids]): VendorCall => {
     const [kind, payload] = key.split('\u0000');
-    return { ids, kind: kind as 'flag' | 'label', payload };
+    return kind === 'flag'
+      ? { ids, kind, change: JSON.parse(payload) }
+      : { ids, kind: 'label', change: JSON.parse(payload) };
   });
 }
 
@@ -52,23 +68,30 @@ export async function applyFlagUpdate(
   const failed = new Set<string>();
   const gone = new Set<string>();
   let error: unknown;
+  // the vendor's state of messages read back after a lost answer, the latest read last
+  const vendorState = new Map<string, VendorMessage>();
   for (const call of planCalls(needsVendor)) {
     const ids = call.ids.filter((id) => !failed.has(id));
     if (!ids.length) continue;
-    try {
-      const result =
-        call.kind === 'flag'
-          ? await ctx.api.setFlags(ids, JSON.parse(call.payload))
-          : await ctx.api.label(ids, JSON.parse(call.payload));
-      for (const id of result.notFound) gone.add(id);
-    } catch (err) {
-      error ??= err;
-      for (const id of ids) failed.add(id);
-    }
+    const settled =
+      call.kind === 'flag'
+        ? await settleWrite(ctx.api, ids, () => ctx.api.setFlags(ids, call.change), flagsApplied(call.change))
+        : await settleWrite(ctx.api, ids, () => ctx.api.label(ids, call.change), labelsApplied(call.change));
+    for (const id of settled.notFound) gone.add(id);
+    for (const id of settled.failed) failed.add(id);
+    error ??= settled.error;
+    for (const m of settled.readBack) vendorState.set(m.message_uid, m);
   }
   const changed = targets.filter(
     ({ row, next }) => !failed.has(row.messageUid) && !gone.has(row.messageUid) && !sameFlags(next, row.flags),
   );
+  // a change the vendor did not take: the rows show what the vendor has, not what was asked
+  const reverted = targets.flatMap(({ row }) => {
+    const m = vendorState.get(row.messageUid);
+    if (!m || !failed.has(row.messageUid)) return [];
+    const flags = mergeFlags(vendorFlags(m), row.flags);
+    return sameFlags(flags, row.flags) ? [] : [{ uid: row.uid, flags }];
+  });
   // one commit for the whole STORE, however many messages it touched; the vendor says the
   // `gone` ones no longer exist, so every session sees their EXPUNGE; other folders and label
   // views holding the same messages show the change too
@@ -81,7 +104,12 @@ export async function applyFlagUpdate(
     },
     { type: 'removed', folder: ctx.folder, messageUids: [...gone] },
     { type: 'spread', from: ctx.folder, flags: new Map(changed.map(({ row, next }) => [row.messageUid, next])) },
+    { type: 'flags', folder: ctx.folder, rows: reverted },
   );
-  const updated = applied.of(ctx.folder, 'FETCH').map((c) => ({ uid: c.uid, flags: c.flags ?? [], modseq: c.modseq }));
+  const stored = new Set(changed.map(({ row }) => row.uid));
+  const updated = applied
+    .of(ctx.folder, 'FETCH')
+    .filter((c) => stored.has(c.uid))
+    .map((c) => ({ uid: c.uid, flags: c.flags ?? [], modseq: c.modseq }));
   return { updated, error };
 }

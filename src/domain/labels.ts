@@ -4,6 +4,7 @@ import { isLocalFlag, labelToKeyword } from './flags';
 import type { SyncContext } from './folder-sync';
 import { type CopyOutcome, copyOutcome, placed } from './organize';
 import { requireVendorMessages } from './refusal';
+import { requireSomeDone, settleWrite } from './settled-write';
 import type { MessageFlagsSpread } from './state-updates';
 
 /**
@@ -36,9 +37,14 @@ export async function addLabel(
   view: LabelView,
 ): Promise<CopyOutcome> {
   const targets = requireVendorMessages(rows, 'labelled');
-  const result = await ctx.api.label(
-    targets.map((r) => r.messageUid),
-    { add: [view.label] },
+  const ids = targets.map((r) => r.messageUid);
+  const result = requireSomeDone(
+    await settleWrite(
+      ctx.api,
+      ids,
+      () => ctx.api.label(ids, { add: [view.label] }),
+      (m) => m.labels.includes(view.label),
+    ),
   );
   const done = new Set(result.done);
   const labelled = targets.filter((r) => done.has(r.messageUid));
@@ -61,9 +67,14 @@ async function unlabel(
   view: LabelView,
   rows: MessageRow[],
 ): Promise<{ result: BulkResult; spread: MessageFlagsSpread }> {
-  const result = await ctx.api.label(
-    rows.map((r) => r.messageUid),
-    { remove: [view.label] },
+  const ids = rows.map((r) => r.messageUid);
+  const result = requireSomeDone(
+    await settleWrite(
+      ctx.api,
+      ids,
+      () => ctx.api.label(ids, { remove: [view.label] }),
+      (m) => !m.labels.includes(view.label),
+    ),
   );
   const done = new Set(result.done);
   const flags = new Map(

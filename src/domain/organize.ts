@@ -1,6 +1,7 @@
 import type { MessageRow } from '../store';
 import type { SyncContext } from './folder-sync';
 import { labelOfKey } from './label-key';
+import { requireSomeDone, settleWrite } from './settled-write';
 import type { MessagesAdded, MessagesRemoved } from './state-updates';
 
 /**
@@ -55,10 +56,9 @@ async function moveAtVendor(
   rows: MessageRow[],
   to: string,
 ): Promise<{ moved: MessageRow[]; notFound: string[] }> {
-  const result = await ctx.api.move(
-    rows.map((r) => r.messageUid),
-    to,
-  );
+  const ids = rows.map((r) => r.messageUid);
+  const inTarget = (m: { folders: string[] }) => m.folders.some((f) => f.toLowerCase() === to.toLowerCase());
+  const result = requireSomeDone(await settleWrite(ctx.api, ids, () => ctx.api.move(ids, to), inTarget));
   const done = new Set(result.done);
   return { moved: rows.filter((r) => done.has(r.messageUid)), notFound: result.notFound };
 }

@@ -1,4 +1,5 @@
 import type { BulkResult, FlagChange, FolderList, ListScope, MailboxApi } from '../../src/upstream/api';
+import { OutcomeUnknownError } from '../../src/upstream/errors';
 import type { VendorMessage, VendorThread } from '../../src/upstream/types';
 
 /**
@@ -80,11 +81,39 @@ export class FakeVendor implements Partial<MailboxApi> {
     return { messages: found, notFound: ids.filter((id) => !this.messages.has(id)) };
   }
 
-  async setFlags(ids: string[], change: FlagChange): Promise<BulkResult> {
-    this.calls.push('setFlags');
+  /**
+   * The next write's answer is lost on the way back, after the vendor applied it or before it
+   * did: the caller gets OutcomeUnknownError either way.
+   */
+  loseNextAnswer: 'after applying' | 'before applying' | null = null;
+
+  private write(command: string, ids: string[], apply: (m: VendorMessage) => void): BulkResult {
+    this.calls.push(command);
+    const lost = this.loseNextAnswer;
+    this.loseNextAnswer = null;
     const done = ids.filter((id) => this.messages.has(id));
-    for (const id of done) Object.assign(this.messages.get(id)!, change);
+    if (lost !== 'before applying') for (const id of done) apply(this.messages.get(id)!);
+    if (lost) throw new OutcomeUnknownError(command, ids, { done: [], notFound: [] }, new Error('socket hang up'));
     return { done, notFound: ids.filter((id) => !this.messages.has(id)) };
+  }
+
+  async setFlags(ids: string[], change: FlagChange): Promise<BulkResult> {
+    return this.write('setFlags', ids, (m) => Object.assign(m, change));
+  }
+
+  async move(ids: string[], folder: string): Promise<BulkResult> {
+    return this.write('move', ids, (m) => {
+      m.folders = [folder];
+    });
+  }
+
+  async readBack(ids: string[]) {
+    this.calls.push('readBack');
+    const found = ids.flatMap((id) => {
+      const m = this.messages.get(id);
+      return m ? [structuredClone({ ...m, body: undefined })] : [];
+    });
+    return { messages: found, notFound: ids.filter((id) => !this.messages.has(id)) };
   }
 
   asApi(): MailboxApi {

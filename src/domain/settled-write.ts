@@ -1,0 +1,49 @@
+import type { BulkResult, MailboxApi } from '../upstream/api';
+import { OutcomeUnknownError } from '../upstream/errors';
+import type { VendorMessage } from '../upstream/types';
+
+/**
+ * A vendor write whose outcome is known. When the answer was lost after the request may have
+ * reached the vendor, the messages are read back (through the gate, in the write lane) and the
+ * vendor's own state says which ids the write reached: nothing is guessed, and the write is
+ * never sent twice.
+ */
+export interface SettledWrite extends BulkResult {
+  /** Ids the vendor did not change; `error` says why. */
+  failed: string[];
+  error?: unknown;
+  /** The vendor's state of every message read back: local state is brought to it. */
+  readBack: VendorMessage[];
+}
+
+/** The rule that tells from a message read back whether the write reached it. */
+export type Applied = (message: VendorMessage) => boolean;
+
+export async function settleWrite(
+  api: MailboxApi,
+  ids: string[],
+  write: () => Promise<BulkResult>,
+  applied: Applied,
+): Promise<SettledWrite> {
+  try {
+    return { ...(await write()), failed: [], readBack: [] };
+  } catch (err) {
+    if (!(err instanceof OutcomeUnknownError)) return { done: [], notFound: [], failed: ids, error: err, readBack: [] };
+    const { messages, notFound } = await api.readBack(err.ids);
+    const reached = messages.filter(applied).map((m) => m.message_uid);
+    const failed = messages.filter((m) => !applied(m)).map((m) => m.message_uid);
+    return {
+      done: [...err.settled.done, ...reached],
+      notFound: [...err.settled.notFound, ...notFound],
+      failed,
+      error: failed.length ? err : undefined,
+      readBack: messages,
+    };
+  }
+}
+
+/** Refuses with the write's error when it reached none of the messages. */
+export function requireSomeDone(settled: SettledWrite): SettledWrite {
+  if (settled.error && !settled.done.length && !settled.notFound.length) throw settled.error;
+  return settled;
+}

@@ -100,6 +100,35 @@ export class StateApplier {
     }
     for (const [folder, rows] of setIn) this.setFlags({ type: 'flags', folder, rows }, applied, journal);
     for (const [folder, messageUids] of leave) this.remove({ type: 'removed', folder, messageUids }, applied, journal);
+    for (const added of this.labelJoins(u)) this.add(added, applied, journal);
+  }
+
+  /**
+   * Label views are derived from the messages' label keywords: a message that gains label L's
+   * keyword joins the view of L (when that view is kept), as it leaves it when it loses it.
+   */
+  private labelJoins(u: MessageFlagsSpread): MessagesAdded[] {
+    const views = this.store.listedFolders(this.account).flatMap((key) => {
+      const label = labelOfKey(key);
+      const keyword = label === null ? null : labelToKeyword(label);
+      return keyword ? [{ key, keyword: keyword.toLowerCase() }] : [];
+    });
+    if (!views.length) return [];
+    const rows = this.store.rowsEverywhere(this.account, [...u.flags.keys()]);
+    const joins = new Map<string, MessagesAdded>();
+    for (const [messageUid, flags] of u.flags) {
+      const mine = rows.filter((r) => r.row.messageUid === messageUid);
+      const any = mine[0]?.row;
+      if (!any) continue;
+      const shared = flags.filter((f) => !isLocalFlag(f));
+      for (const view of views) {
+        if (!shared.some((f) => f.toLowerCase() === view.keyword) || mine.some((r) => r.folder === view.key)) continue;
+        const join = joins.get(view.key) ?? { type: 'added', folder: view.key, messages: [], announce: true };
+        join.messages.push({ messageUid, flags: shared, idate: new Date(any.idate) });
+        joins.set(view.key, join);
+      }
+    }
+    return [...joins.values()];
   }
 }
 

@@ -108,6 +108,9 @@ export class MailStore {
     const p = <T extends unknown[] = unknown[]>(sql: string) => db.prepare<T>(sql);
     this.stmt = {
       folderId: p('SELECT id FROM folders WHERE account = ? AND name = ?'),
+      listedFolders: p(
+        "SELECT f.name FROM folders f JOIN kv ON kv.key = 'listed:' || f.id WHERE f.account = ? ORDER BY f.name",
+      ).pluck(),
       insertFolder: p(
         'INSERT INTO folders (account, name, uidvalidity, uidnext, highestmodseq) VALUES (?, ?, ?, 1, 1)',
       ),
@@ -298,6 +301,11 @@ export class MailStore {
   /** Records that the folder was listed completely once, so later syncs may be incremental. */
   markListed(account: string, folder: string): void {
     this.stmt.setKv.run(`listed:${this.folderId(account, folder)}`, '1');
+  }
+
+  /** Keys of the account's folders (and label views) that were listed completely once. */
+  listedFolders(account: string): string[] {
+    return this.stmt.listedFolders.all(account) as string[];
   }
 
   /** Raises the folder's UIDNEXT to `uidNext` if it is lower (a value announced before any UID was given). */

@@ -49,7 +49,7 @@ export class FakeVendor implements Partial<MailboxApi> {
         total: [...this.messages.values()].filter((m) => m.folders.includes(name)).length,
         unread: [...this.messages.values()].filter((m) => m.folders.includes(name) && !m.is_read).length,
       })),
-      labels: [],
+      labels: [...new Set([...this.messages.values()].flatMap((m) => m.labels))],
     };
   }
 
@@ -99,6 +99,12 @@ export class FakeVendor implements Partial<MailboxApi> {
 
   async setFlags(ids: string[], change: FlagChange): Promise<BulkResult> {
     return this.write('setFlags', ids, (m) => Object.assign(m, change));
+  }
+
+  async label(ids: string[], change: { add?: string[]; remove?: string[] }): Promise<BulkResult> {
+    return this.write('label', ids, (m) => {
+      m.labels = [...m.labels.filter((l) => !change.remove?.includes(l)), ...(change.add ?? [])];
+    });
   }
 
   async move(ids: string[], folder: string): Promise<BulkResult> {

@@ -20,7 +20,7 @@ import { RawImap } from './raw-imap';
  * bytes; imapflow's times, which add its parsing, are reported beside them.
  */
 
-const mailbox = 'alice@sandbox.test';
+export const mailbox = 'alice@sandbox.test';
 const perRequest = { commands: 20, ids: 50, ratePerSecond: 15, threadsPerPage: 100 };
 
 interface Stats {
@@ -31,7 +31,7 @@ interface Stats {
 }
 
 /** Config of the compiled daemon against `sandbox` (its own process, as users run it). */
-async function daemonFor(
+export async function daemonFor(
   sandbox: SandboxProcess,
   stateDir: string,
 ): Promise<{ daemon: Daemon; port: number; client: () => Promise<ImapFlow> }> {
@@ -97,7 +97,8 @@ async function rawFetch(raw: RawImap): Promise<{ ms: number; count: number; mb: 
   return { ms: Math.round(r.ms), count: r.fetches, mb: +(r.bytes / 1e6).toFixed(1) };
 }
 
-const progress = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+export const progress = (msg: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
 /** `clientCpuMs`: CPU the bench process (the imapflow client) spent meanwhile. */
 async function timedFetch(client: ImapFlow): Promise<{ ms: number; count: number; clientCpuMs: number }> {

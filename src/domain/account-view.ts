@@ -13,6 +13,7 @@ import { expungeMessages, syncFolder, type SyncContext, type SyncMode } from './
 import { copyByMoving, movedAway, moveMessages, type CopyOutcome, type MoveOutcome } from './organize';
 import { Refusal, requireVendorMessages } from './refusal';
 import { addLabel, dropLabel, labelKey, labelOfKey, removeLabel, type LabelView } from './labels';
+import { contentLane } from './lanes';
 import { MessageCache, type MessageContent } from './message-cache';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-update';
 
@@ -121,7 +122,7 @@ export class AccountView {
     this.local = new LocalMessages(store.db);
     this.messages = new MessageCache(account, api, store, this.local);
     this.attachmentStorage = createAttachmentStorage(
-      { open: async (messageUid, attachmentId) => (await api.raw(messageUid, attachmentId)).stream },
+      { open: async (messageUid, attachmentId, lane) => (await api.raw(messageUid, attachmentId, lane)).stream },
       {
         cacheDir: path.join(
           attachmentCacheDir,
@@ -390,7 +391,8 @@ export class AccountView {
   }
 
   /** Downloads the attachments (external node ids) a response will stream, before the response starts. */
-  prefetchAttachments(ids: readonly string[]): Promise<void> {
-    return this.attachmentStorage.prefetch(ids);
+  /** `fetchedMessages`: how many messages the FETCH that needs them reads (a click or a bulk download). */
+  prefetchAttachments(ids: readonly string[], fetchedMessages: number): Promise<void> {
+    return this.attachmentStorage.prefetch(ids, contentLane(fetchedMessages));
   }
 }

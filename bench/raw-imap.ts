@@ -9,11 +9,14 @@ import net from 'node:net';
 export class RawImap {
   private buffer: Buffer = Buffer.alloc(0);
   private waiter: (() => void) | null = null;
+  /** When the first bytes after the last command was sent arrived. */
+  private firstByteAt: number | null = null;
   private closed: Error | null = null;
   private tagCounter = 0;
 
   private constructor(private readonly socket: net.Socket) {
     socket.on('data', (chunk: Buffer) => {
+      this.firstByteAt ??= performance.now();
       this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
       this.waiter?.();
     });
@@ -33,9 +36,15 @@ export class RawImap {
     return client;
   }
 
-  /** Runs one command; resolves when its tagged answer has arrived. */
-  async command(text: string): Promise<{ ms: number; status: string; text: string; fetches: number; bytes: number }> {
+  /**
+   * Runs one command; resolves when its tagged answer has arrived. `firstByteMs`: until the
+   * first bytes of its answer arrived (commands must not overlap on one connection).
+   */
+  async command(
+    text: string,
+  ): Promise<{ ms: number; firstByteMs: number; status: string; text: string; fetches: number; bytes: number }> {
     const tag = `r${++this.tagCounter}`;
+    this.firstByteAt = null;
     const start = performance.now();
     this.socket.write(`${tag} ${text}\r\n`);
     let fetches = 0;
@@ -46,7 +55,8 @@ export class RawImap {
       return line.startsWith(`${tag} `);
     });
     const [, status] = done.split(' ');
-    return { ms: performance.now() - start, status, text: done, fetches, bytes };
+    const end = performance.now();
+    return { ms: end - start, firstByteMs: (this.firstByteAt ?? end) - start, status, text: done, fetches, bytes };
   }
 
   async logout(): Promise<void> {

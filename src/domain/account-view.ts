@@ -15,6 +15,7 @@ import { Refusal, requireVendorMessages } from './refusal';
 import { addLabel, dropLabel, removeLabel, type LabelView } from './labels';
 import { labelKey, labelOfKey } from './label-key';
 import { StateApplier } from './state-applier';
+import { contentLane } from './lanes';
 import { MessageCache, type MessageContent } from './message-cache';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-update';
 
@@ -139,7 +140,7 @@ export class AccountView {
     this.local = new LocalMessages(store.db);
     this.messages = new MessageCache(account, api, store, this.local);
     this.attachmentStorage = createAttachmentStorage(
-      { open: async (messageUid, attachmentId) => (await api.raw(messageUid, attachmentId)).stream },
+      { open: async (messageUid, attachmentId, lane) => (await api.raw(messageUid, attachmentId, lane)).stream },
       {
         cacheDir: path.join(
           attachmentCacheDir,
@@ -436,7 +437,8 @@ export class AccountView {
   }
 
   /** Downloads the attachments (external node ids) a response will stream, before the response starts. */
-  prefetchAttachments(ids: readonly string[]): Promise<void> {
-    return this.attachmentStorage.prefetch(ids);
+  /** `fetchedMessages`: how many messages the FETCH that needs them reads (a click or a bulk download). */
+  prefetchAttachments(ids: readonly string[], fetchedMessages: number): Promise<void> {
+    return this.attachmentStorage.prefetch(ids, contentLane(fetchedMessages));
   }
 }

@@ -5,6 +5,7 @@ import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
 import type { VendorMessage, VendorThread } from '../upstream/types';
 import type { Lane } from '../upstream/rate-limiter';
+import { syncLanes } from './lanes';
 import { collectGarbage } from '../util/memory';
 import { mergeFlags, vendorFlags } from './flags';
 import { sameFlags, type StateApplier } from './state-applier';
@@ -44,9 +45,6 @@ export interface SyncTarget {
   key: string;
   scope: ListScope;
 }
-
-/** The request-gate lane of a sync's reads: a poll's go before first syncs and reconciliations. */
-const syncLanes: Record<SyncMode, Lane> = { first: 'sync', full: 'sync', incremental: 'poll' };
 
 /** Include list for messages whose MIME form is cached: body and attachment list, headers for spam/auth info. */
 export const contentInclude = ['body', 'attachments', 'headers'];

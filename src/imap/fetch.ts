@@ -185,7 +185,8 @@ export async function fetchMessages(
         continue;
       }
       flush();
-      if (needsContent && tree) await view.prefetchAttachments(await attachmentsToServe(tree, options.query));
+      if (needsContent && tree)
+        await view.prefetchAttachments(await attachmentsToServe(tree, options.query), rows.length);
       const values = fetchValues(session, options.query, row, summary, tree, queryOptions);
       const response = session.formatResponse('FETCH', row.uid, { query: options.query, values });
       if (!response) continue; // expunged from this session's view meanwhile

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, pipeline } from 'node:stream';
 import { LRUCache } from 'lru-cache';
+import type { Lane } from '../upstream/rate-limiter';
 import { Base64WindowEncoder, rawWindow, type RawWindow } from './base64-window';
 import { parseExternalId, type AttachmentRef } from './describe';
 import {
@@ -22,7 +23,8 @@ import {
  */
 
 export interface AttachmentSource {
-  open(messageUid: string, attachmentId: string): Promise<Readable>;
+  /** `lane`: who waits for the bytes (the vendor request gate's lane). */
+  open(messageUid: string, attachmentId: string, lane: Lane): Promise<Readable>;
 }
 
 /** Raw attachment bytes by key; `read` ranges are [start, end). */
@@ -166,14 +168,14 @@ export class AttachmentStorage implements ImapAttachmentStorage {
   ) {}
 
   /** Downloads into the cache unless already there; concurrent calls share one download. */
-  ensure(id: string): Promise<void> {
+  ensure(id: string, lane: Lane = 'content'): Promise<void> {
     if (this.cache.has(id)) return Promise.resolve();
     let pending = this.inflight.get(id);
     if (!pending) {
       const ref = parseExternalId(id);
       pending = (async () => {
         this.downloads++;
-        const bytes = await readAll(await this.source.open(ref.messageUid, ref.attachmentId));
+        const bytes = await readAll(await this.source.open(ref.messageUid, ref.attachmentId, lane));
         if (bytes.length !== ref.size) this.onSizeMismatch?.(ref, bytes.length);
         await this.cache.put(id, fitToSize(bytes, ref.size));
       })().finally(() => this.inflight.delete(id));
@@ -183,8 +185,8 @@ export class AttachmentStorage implements ImapAttachmentStorage {
   }
 
   /** Fetches every listed attachment before a response starts, so failures become NO, not a cut literal. */
-  async prefetch(ids: readonly string[]): Promise<void> {
-    await Promise.all(ids.map((id) => this.ensure(id)));
+  async prefetch(ids: readonly string[], lane: Lane = 'content'): Promise<void> {
+    await Promise.all(ids.map((id) => this.ensure(id, lane)));
   }
 
   async get(id: string): Promise<StoredAttachmentInfo> {

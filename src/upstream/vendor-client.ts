@@ -7,7 +7,6 @@ import { VendorError } from './errors';
 import { Http } from './http';
 import { MailboxClient } from './mailbox-client';
 import { RateLimiter, type LimiterOptions } from './rate-limiter';
-import type { Clock } from '../util/clock';
 import type { SendRequest, SharedDomainList, TokenPair } from './types';
 
 /**
@@ -28,11 +27,9 @@ export class VendorClient implements VendorApi {
     private readonly logger: Logger,
     /** Limiter settings per mailbox and for the key routes; the vendor's limits unless overridden (tests). */
     private readonly limits: Partial<LimiterOptions> = {},
-    /** The limiters' clock (tests drive their own). */
-    private readonly clock?: Clock,
   ) {
     this.http = new Http(vendor.timeoutMs);
-    this.keyLimiter = new RateLimiter(limits, clock);
+    this.keyLimiter = new RateLimiter(limits);
   }
 
   mailbox(address: string): MailboxClient {
@@ -46,7 +43,7 @@ export class VendorClient implements VendorApi {
         this.assumptions,
         this.secrets,
         (refreshToken, answered) => this.refreshTokens(refreshToken, answered),
-        new RateLimiter(this.limits, this.clock),
+        new RateLimiter(this.limits),
         this.logger,
       );
       this.mailboxes.set(key, client);

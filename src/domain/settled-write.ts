@@ -1,6 +1,7 @@
 import type { BulkResult, MailboxApi } from '../upstream/api';
 import { OutcomeUnknownError } from '../upstream/errors';
 import type { VendorMessage } from '../upstream/types';
+import { Refusal } from './refusal';
 
 /**
  * A vendor write whose outcome is known. When the answer was lost after the request may have
@@ -15,6 +16,12 @@ export interface SettledWrite extends BulkResult {
   /** The vendor's state of every message read back: local state is brought to it. */
   readBack: VendorMessage[];
 }
+
+/** What the client is told when the read-back shows the vendor did not take the write. */
+const notApplied = new Refusal(
+  'unavailable',
+  'The mail vendor lost its answer and, read back, had not applied the change: nothing was changed, try again',
+);
 
 /** The rule that tells from a message read back whether the write reached it. */
 export type Applied = (message: VendorMessage) => boolean;
@@ -36,7 +43,7 @@ export async function settleWrite(
       done: [...err.settled.done, ...reached],
       notFound: [...err.settled.notFound, ...notFound],
       failed,
-      error: failed.length ? err : undefined,
+      error: failed.length ? notApplied : undefined,
       readBack: messages,
     };
   }

@@ -46,7 +46,7 @@ test('MOVE: a lost answer after the vendor moved the message still moves it, wit
     expect(view.allRows(inbox).map((r) => r.messageUid)).toEqual(['a']);
 
     vendor.loseNextAnswer = 'before applying';
-    await expect(view.move(inbox, view.rows(inbox, [1]), archive)).rejects.toThrow(/answer was lost/);
+    await expect(view.move(inbox, view.rows(inbox, [1]), archive)).rejects.toThrow(/had not applied the change/);
     expect(view.allRows(inbox).map((r) => r.messageUid)).toEqual(['a']);
     expect(vendor.messages.get('a')!.folders).toEqual(['INBOX']);
   } finally {

@@ -2,6 +2,7 @@ import { finished, type Readable } from 'node:stream';
 import { redactSecrets, type Logger } from '../log';
 import type { Assumptions } from './assumptions';
 import type { BulkResult, FlagChange, FolderList, ListScope, MailboxApi, RawContent } from './api';
+import { WriteBatcher } from './write-batcher';
 import { errorKinds, OutcomeUnknownError, TransportError, VendorError } from './errors';
 import type { Http } from './http';
 import { highestLane, laneRank, type GateLane, type Lane, type RateLimiter } from './rate-limiter';
@@ -67,6 +68,12 @@ type Recovery = (err: unknown) => Promise<boolean>;
  * proving the vendor did nothing (429, TOKEN_EXPIRED, AUTH_UNAVAILABLE, no connection): a
  * write that may have been applied is never sent twice, it throws OutcomeUnknownError.
  */
+/**
+ * Write requests queued in the gate or on the wire at once; writes issued meanwhile share the
+ * next request (write-batcher.ts). Leaves most of the 15 places in flight to reads.
+ */
+const maxOutstandingWrites = 4;
+
 export class MailboxClient implements MailboxApi {
   private readonly readCommands: Set<string>;
   private readonly sharedReads: Array<{
@@ -77,6 +84,11 @@ export class MailboxClient implements MailboxApi {
   }> = [];
 
   private readonly tokens: TokenManager;
+  private readonly writes = new WriteBatcher(
+    (commands, lane) => this.request(commands, lane),
+    maxCommandsPerRequest,
+    maxOutstandingWrites,
+  );
 
   constructor(
     readonly mailbox: string,
@@ -211,7 +223,8 @@ export class MailboxClient implements MailboxApi {
    * a sync asks for the next list_threads page and for the messages of the page it just got
    * at the same moment, so both travel in one request instead of two. Commands are packed
    * highest lane first and a request takes the highest lane of its commands, so a click that
-   * shares a request with a sync's reads is not queued behind the sync. Writes go on their own.
+   * shares a request with a sync's reads is not queued behind the sync. Writes share requests only
+   * with other writes (write-batcher.ts).
    */
   private runOnce(commands: Command[], lane: Lane): Promise<CommandResult[]> {
     if (this.isWrite(commands)) return this.send(commands, lane);
@@ -411,7 +424,7 @@ export class MailboxClient implements MailboxApi {
     const requests = chunk(groups, maxCommandsPerRequest);
     const settled = await Promise.allSettled(
       requests.map((r) =>
-        this.request(
+        this.writes.submit(
           r.map((group) => ({ command, args: { ids: group, ...args } })),
           lane,
         ),

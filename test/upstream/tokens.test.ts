@@ -101,16 +101,21 @@ describe('token lifecycle', () => {
     h.sandbox.advanceClock(hour + 60_000);
     h.sandbox.resetStats();
     h.sandbox.setLatency(100);
-    // writes never share a request: 15 requests, all granted at once, all refused at once
-    const results = await Promise.all(ids.map((id) => client.mailbox(mailbox).setFlags([id], { is_starred: true })));
-    expect(results.map((r) => r.done)).toEqual(ids.map((id) => [id]));
+    // reads issued in separate turns do not share: 15 requests, all granted at once, all refused at once
+    const reads: Array<Promise<{ messages: unknown[] }>> = [];
+    for (const id of ids) {
+      reads.push(client.mailbox(mailbox).getMessages([id], []));
+      await new Promise((r) => setImmediate(r));
+    }
+    const results = await Promise.all(reads);
+    expect(results.map((r) => r.messages.length)).toEqual(ids.map(() => 1));
     remember(secrets);
-    // 15 refused + the refresh + 15 repeated, each write applied once
+    // 15 refused + the refresh + 15 repeated
     expect(h.sandbox.stats(mailbox)).toMatchObject({
       refreshes: 1,
       rateLimited: 0,
       requests: 31,
-      commands: { flag: 15 },
+      commands: { get_messages: 15 },
     });
   });
 

@@ -123,6 +123,11 @@ export const migrations: string[] = [
     PRIMARY KEY (account, message_uid)
   );
   `,
+  `
+  -- ENVELOPE now has NIL for a missing Subject, BODY no extension data, and a draft's size
+  -- counts its epilogue where it stands (patches/): rows are described again on first use
+  DELETE FROM message_cache;
+  `,
 ];
 
 function migrate(db: Database): void {

@@ -4,6 +4,7 @@ export {
   externalAttachments,
   externalId,
   parseExternalId,
+  readableText,
   type AttachmentRef,
   type MessageDescription,
 } from './describe';

@@ -77,6 +77,24 @@ describe('RFC 3501 7.4.2: FETCH answers', () => {
     expect(await s.run('FETCH 1 BODYSTRUCTURE')).toContain('"MIXED" ("BOUNDARY" "XX")');
   });
 
+  test('BODY strings are encoded words in a session without UTF8=ACCEPT, as in BODYSTRUCTURE', async () => {
+    const named = [
+      'From: ann@example.test',
+      'Subject: a file',
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8; name="=?UTF-8?Q?caf=C3=A9.txt?="',
+      '',
+      'text',
+      '',
+    ].join('\r\n');
+    await s.append('Drafts', named, '()');
+    await s.run('EXAMINE Drafts');
+    const body = await s.run('FETCH 2 BODY');
+    expect(body).toContain('"NAME" "=?UTF-8?Q?caf=C3=A9=2Etxt?="');
+    expect(body).not.toMatch(/[^\x00-\x7f]/);
+    expect(await s.run('FETCH 2 BODYSTRUCTURE')).toContain('"NAME" "=?UTF-8?Q?caf=C3=A9=2Etxt?="');
+  });
+
   test('an ENVELOPE field whose header is missing is NIL', async () => {
     await s.run('EXAMINE Drafts');
     expect(await s.run('FETCH 1 ENVELOPE')).toContain(

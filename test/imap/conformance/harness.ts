@@ -1,6 +1,6 @@
 import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { mailbox, startHarness, type Harness } from '../../support/bridge-harness';
+import { control, mailbox, startHarness, vendorFolder, type Harness } from '../../support/bridge-harness';
 import { startDovecot, type Dovecot } from '../../support/dovecot';
 import { rawSession } from '../../support/raw-session';
 import { requireTools } from '../../support/tools';
@@ -16,8 +16,11 @@ import { normalise } from './normalise';
 
 const corpusDay = Date.UTC(2026, 0, 15);
 
-/** Folders copied from the bridge into Dovecot, message for message. */
+/** Folders copied from the bridge into Dovecot, message for message, besides every Labels/ folder. */
 const mirrored = ['INBOX', 'Drafts', 'Archive', 'Trash'];
+
+/** A label that is not an atom, given to the first INBOX message before anything is mirrored. */
+export const nonAsciiLabel = 'été';
 
 /** Drafts appended to both servers after the mirrored ones: content only the bridge holds. */
 export const drafts: Array<{ name: string; idate: string; source: string }> = [
@@ -81,10 +84,18 @@ function imapflow(port: number, user: string, pass: string): Promise<ImapFlow> {
 
 /** Copies the mirrored folders into Dovecot with flags, keywords and INTERNALDATE, then the drafts into both. */
 async function mirror(h: Harness, d: Dovecot): Promise<void> {
+  const [first] = await vendorFolder(h.sandbox, 'INBOX');
+  await control(h.sandbox, 'POST', '/flags', {
+    mailbox,
+    message_uid: first.message_uid,
+    labels: [...first.labels, nonAsciiLabel],
+  });
   const from = await imapflow(h.bridge.ports.imap, mailbox, h.password);
   const to = await imapflow(d.port, d.user, d.password);
   try {
-    for (const folder of mirrored) {
+    const labelFolders = (await from.list()).map((f) => f.path).filter((p) => p.startsWith('Labels/'));
+    for (const folder of labelFolders) await to.mailboxCreate(folder);
+    for (const folder of [...mirrored, ...labelFolders]) {
       await from.mailboxOpen(folder, { readOnly: true });
       const messages = [];
       for await (const m of from.fetch(
@@ -112,7 +123,7 @@ async function mirror(h: Harness, d: Dovecot): Promise<void> {
     bridge.close();
     dovecot.close();
     // a message is \Recent in one session only: this one takes it, so the cases see none
-    for (const folder of mirrored) await to.mailboxOpen(folder);
+    for (const folder of [...mirrored, ...labelFolders]) await to.mailboxOpen(folder);
   } finally {
     await to.logout().catch(() => undefined);
   }

@@ -5,7 +5,8 @@ import libmime from 'libmime';
  * legitimately differs between two correct servers (docs/conformance.md, "Normalised"):
  * human-readable text after a status, capability lists, UIDVALIDITY and mod-sequence
  * values, the order of FETCH items and of flags in a list, the letter case of BODY and
- * BODYSTRUCTURE strings, and how a header's encoded words are encoded.
+ * BODYSTRUCTURE strings, how a header's encoded words are encoded, LIST child attributes
+ * and whether a mailbox name is quoted.
  */
 
 /** One token of a response: an atom (with its [section] and <partial>), quoted, literal or list. */
@@ -131,6 +132,16 @@ function normaliseResponse(r: string): string | null {
   if (/^\* CAPABILITY /i.test(r)) return null;
   // mod-sequences count differently on every server; both send them where RFC 7162 allows
   if (/^\* OK \[HIGHESTMODSEQ /i.test(r)) return null;
+  const list = /^\* (LIST|LSUB) \((.*?)\) (\S+) (.*)$/s.exec(r);
+  if (list) {
+    // child information (RFC 3348) is optional without RETURN (CHILDREN); an atom and a quoted name are the same name
+    const attributes = list[2]
+      .split(' ')
+      .filter((a) => a && !/^\\Has(No)?Children$/i.test(a))
+      .sort();
+    const name = list[4].startsWith('"') ? (JSON.parse(list[4]) as string) : list[4];
+    return `* ${list[1]} (${attributes.join(' ')}) ${list[3]} ${name}`;
+  }
   const fetch = /^(\* \d+ FETCH )(.*)$/s.exec(r);
   if (fetch) return fetchResponse(fetch[1], fetch[2]);
   const flags = /^(\* FLAGS |\* OK \[PERMANENTFLAGS )(\(.*?\))(.*)$/s.exec(r);

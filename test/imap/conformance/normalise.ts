@@ -66,7 +66,7 @@ class Reader {
 /** A token back as text; literals are written as quoted strings so their framing cannot differ. */
 function write(t: Token): string {
   if (t.kind === 'list') return `(${t.items.map(write).join(' ')})`;
-  if (t.kind === 'literal') return `{${t.text.length}}${JSON.stringify(t.text)}`;
+  if (t.kind === 'literal') return JSON.stringify(t.text);
   return t.text;
 }
 

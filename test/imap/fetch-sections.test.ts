@@ -95,6 +95,18 @@ describe('RFC 3501 7.4.2: FETCH answers', () => {
     expect(await s.run('FETCH 2 BODYSTRUCTURE')).toContain('"NAME" "=?UTF-8?Q?caf=C3=A9=2Etxt?="');
   });
 
+  test('a text part without charset has the RFC 2045 default in BODY and BODYSTRUCTURE', async () => {
+    await s.run('EXAMINE Drafts');
+    // draft 2 (appended above) says charset=utf-8; this one says nothing
+    await s.append('Drafts', 'From: ann@example.test\r\nContent-Type: text/plain; format=flowed\r\n\r\nhi\r\n', '()');
+    await s.run('EXAMINE Drafts');
+    expect(await s.run('FETCH 3 BODY')).toContain(
+      '("TEXT" "PLAIN" ("FORMAT" "flowed" "CHARSET" "us-ascii") NIL NIL "7BIT" 4 1)',
+    );
+    expect(await s.run('FETCH 3 BODYSTRUCTURE')).toContain('("FORMAT" "flowed" "CHARSET" "us-ascii")');
+    expect(await s.run('FETCH 2 BODY')).not.toContain('us-ascii');
+  });
+
   test('an ENVELOPE field whose header is missing is NIL', async () => {
     await s.run('EXAMINE Drafts');
     expect(await s.run('FETCH 1 ENVELOPE')).toContain(

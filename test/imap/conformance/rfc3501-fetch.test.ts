@@ -4,8 +4,6 @@ import { section, useServers } from './harness';
 
 const servers = useServers();
 
-const noDefaultCharset =
-  'a text part without charset parameter: Dovecot adds the RFC 2045 default ("CHARSET" "US-ASCII"), imap-core lists the parameters the header has';
 const rfc2231Decoded =
   "imap-core decodes RFC 2231 parameters (filename*=UTF-8''...) into one encoded-word value, Dovecot passes them as written";
 
@@ -15,15 +13,9 @@ section(
   [
     { name: 'FLAGS, UID, INTERNALDATE, RFC822.SIZE', commands: ['FETCH 1:* (UID FLAGS INTERNALDATE RFC822.SIZE)'] },
     { name: 'ENVELOPE', commands: ['FETCH 1:* ENVELOPE'] },
-    { name: 'BODYSTRUCTURE', commands: ['FETCH 1:3,5:7,10:* BODYSTRUCTURE'] },
-    { name: 'BODY (non-extensible)', commands: ['FETCH 1:3,5:8,10:* BODY'] },
-    // messages 4 and 9 of the seeded corpus have text attachments without a charset, 8 a file
-    // name in RFC 2231 form (filename*=UTF-8''...)
-    {
-      name: 'BODY and BODYSTRUCTURE of text parts without charset',
-      commands: ['FETCH 4,9 (BODY BODYSTRUCTURE)'],
-      differs: noDefaultCharset,
-    },
+    { name: 'BODYSTRUCTURE', commands: ['FETCH 1:7,9:* BODYSTRUCTURE'] },
+    { name: 'BODY (non-extensible)', commands: ['FETCH 1:* BODY'] },
+    // message 8 of the seeded corpus has a file name in RFC 2231 form (filename*=UTF-8''...)
     { name: 'BODYSTRUCTURE with an RFC 2231 parameter', commands: ['FETCH 8 BODYSTRUCTURE'], differs: rfc2231Decoded },
     { name: 'UID FETCH', commands: ['UID FETCH 2:4 (FLAGS)'] },
   ],

@@ -110,7 +110,11 @@ export async function startDovecot(inbox: Array<{ source: Buffer; flags: string[
   // INTERNALDATE is written in the server's zone: UTC, as the bridge writes it
   const child: ChildProcess = spawn(bin, ['-F', '-c', conf], { stdio: 'inherit', env: { ...process.env, TZ: 'UTC' } });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // a test process that ends without stop() (a crash, a killed worker) takes its Dovecot along
+  const orphanGuard = () => child.kill('SIGTERM');
+  process.once('exit', orphanGuard);
   const stop = async () => {
+    process.off('exit', orphanGuard);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
     fs.rmSync(root, { recursive: true, force: true });

@@ -124,8 +124,9 @@ export const migrations: string[] = [
   );
   `,
   `
-  -- ENVELOPE now has NIL for a missing Subject, BODY no extension data, and a draft's size
-  -- counts its epilogue where it stands (patches/): rows are described again on first use
+  -- ENVELOPE now has NIL for a missing Subject, BODYSTRUCTURE the default charset of text
+  -- parts, and a draft's JSON its text for SEARCH (patches/, message-cache.ts): rows are
+  -- described again on first use
   DELETE FROM message_cache;
   `,
 ];

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ImapFlow } from 'imapflow';
 import { spawnSandbox, type SandboxProcess } from './sandbox-process';
-import { startDovecot } from './dovecot';
+import { ensureDovecotInstalled, startDovecot } from './dovecot';
 import { startDaemon, type Daemon } from './daemon-process';
 import { RawImap } from './raw-imap';
 
@@ -165,6 +165,7 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
       for await (const m of c.fetch('1:*', { source: true, flags: true }, { uid: true }))
         sources.push({ source: m.source as Buffer, flags: [...(m.flags ?? [])] });
       await c.logout();
+      ensureDovecotInstalled();
       const dovecot = await startDovecot(sources);
       try {
         const d = new ImapFlow({

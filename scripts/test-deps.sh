@@ -11,6 +11,7 @@ packages=(
   neomutt                  # IMAP client without MOVE
   isync                    # mbsync
   bsdutils                 # script(1): a pseudo-terminal for NeoMutt
+  dovecot-imapd            # reference IMAP server of the conformance suite (own config, loopback)
 )
 
 missing=()

@@ -67,10 +67,12 @@ export const configSchema = z
       .nullable()
       .default('Labels'),
     /**
-     * COPY to a folder: "refuse" (the vendor cannot hold a message in two folders), or "move" for
-     * clients that move by COPY + \Deleted + EXPUNGE (mutt, NeoMutt, some Outlook versions).
+     * COPY to a folder, which the vendor cannot do (a message lives in one folder): "move" moves
+     * it, so clients without MOVE that file mail by COPY + \Deleted + EXPUNGE (mutt, NeoMutt,
+     * older Outlook) can file mail at all; "refuse" answers NO [CANNOT], for setups where a
+     * copy that moves is worse than no copy.
      */
-    copyToFolder: z.enum(['refuse', 'move']).default('refuse'),
+    copyToFolder: z.enum(['refuse', 'move']).default('move'),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     assumptions: z.record(z.string(), z.unknown()).default({}),
   })

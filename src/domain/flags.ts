@@ -28,9 +28,20 @@ export function isLocalFlag(flag: string): boolean {
   return flag.startsWith('\\') || flag.startsWith('$') || localKeywords.has(flag.toLowerCase());
 }
 
-/** IMAP atom characters only (RFC 3501 atom-specials excluded), so labels survive as keywords. */
+/** RFC 3501 keyword: an atom, 7-bit printable characters without atom-specials. */
+const atom = /^[^\x00-\x20\x7f-\uffff(){%*"\\\]]+$/;
+
+/** Whether a client may STORE or APPEND this keyword (system flags are checked by imap-core). */
+export function isValidKeyword(flag: string): boolean {
+  return flag.startsWith('\\') || atom.test(flag);
+}
+
+/**
+ * Labels that are IMAP atoms become keywords. Any other (a space, a non-ASCII letter, a
+ * parenthesis) is shown only as its Labels/ folder: FLAGS never carry 8-bit bytes.
+ */
 export function labelToKeyword(label: string): string | null {
-  return /^[^\s(){%*"\\\]\x00-\x1f\x7f]+$/.test(label) && !isLocalFlag(label) && !isVendorFlag(label) ? label : null;
+  return atom.test(label) && !isLocalFlag(label) && !isVendorFlag(label) ? label : null;
 }
 
 /** Flags the vendor state implies; labels that cannot be IMAP atoms are shown only as Labels/ folders. */

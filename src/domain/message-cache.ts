@@ -4,6 +4,7 @@ import {
   describeVendorMessage,
   describeRaw,
   metadataRecord,
+  readableText,
   type MetadataRecord,
   type MimeTreeNode,
 } from '../mime';
@@ -31,7 +32,7 @@ export interface MessageContent {
 const builtTrees = 200;
 
 /** Minimal vendor-shaped record for a local draft, so search and FETCH treat it like the rest. */
-function draftMessage(messageUid: string, mimeTree: MimeTreeNode, idate: Date): VendorMessage {
+function draftMessage(messageUid: string, mimeTree: MimeTreeNode, idate: Date, raw: Buffer): VendorMessage {
   const header = (name: string) =>
     mimeTree.header
       .find((h) => h.toLowerCase().startsWith(`${name}:`))
@@ -56,13 +57,15 @@ function draftMessage(messageUid: string, mimeTree: MimeTreeNode, idate: Date): 
     is_important: false,
     snoozed_until: null,
     received_at: idate.toISOString(),
+    // SEARCH BODY/TEXT scans it: the vendor's search never sees a draft
+    body: { ...readableText(raw), external_images: false },
   };
 }
 
 /** The stored row of a draft: described from its own bytes, not composed. */
 export function draftRecord(messageUid: string, raw: Buffer, idate: Date): MetadataRecord {
   const description = describeRaw(raw);
-  return metadataRecord(draftMessage(messageUid, description.mimeTree, idate), description);
+  return metadataRecord(draftMessage(messageUid, description.mimeTree, idate, raw), description);
 }
 
 export class MessageCache {

@@ -9,7 +9,7 @@ import { folderKey } from './notifier';
 import type { ImapSession } from './session';
 import { fetchMessages, type FetchOptions } from './fetch';
 import { searchMessages } from './search-handler';
-import { storeFlags, type StoreUpdate } from './store-handler';
+import { refuseInvalidKeywords, storeFlags, type StoreUpdate } from './store-handler';
 
 /**
  * imap-core hook wiring. Every hook resolves the session's account view, runs an async
@@ -183,6 +183,7 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
   server.onAppend = hook(
     'append',
     async (view, _s, path: string, flags: string[], date: string | Date | undefined, raw: Buffer) => {
+      refuseInvalidKeywords(flags);
       const folder = await view.folder(path);
       if (!folder) return ['TRYCREATE'];
       const appended = await view.append(folder, raw, flags, date ? new Date(date) : new Date());

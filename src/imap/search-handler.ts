@@ -1,6 +1,7 @@
 import type { AccountView, ImapFolder } from '../domain/account-view';
 import type { VendorMessage } from '../upstream/types';
 import { VendorError } from '../upstream/errors';
+import { isLocalMessage } from '../store';
 import { matchAll, orBranches, textTerms, type SearchCandidate, type SearchTerm } from './search';
 import type { ImapSession } from './session';
 
@@ -16,7 +17,7 @@ function usesHeaders(query: readonly SearchTerm[]): boolean {
   );
 }
 
-/** Local fallback when the vendor has no search command: substring over the cached message. */
+/** Substring over the stored message: drafts, and everything when the vendor has no search command. */
 function localText(
   message: VendorMessage | undefined,
   headerLines: string[],
@@ -56,9 +57,10 @@ export async function searchMessages(
       vendorHits.set(value, null);
     }
   }
-  // bodies are read only when the vendor cannot search them
-  const needsBodies = [...vendorHits.values()].includes(null);
-  const messages = needsBodies ? await view.vendorMessages(ids) : new Map<string, VendorMessage>();
+  // bodies are read only when the vendor cannot search them, and for what only the bridge holds (drafts)
+  const vendorSearches = ![...vendorHits.values()].includes(null);
+  const scanned = vendorHits.size ? (vendorSearches ? ids.filter(isLocalMessage) : ids) : [];
+  const messages = scanned.length ? await view.vendorMessages(scanned) : new Map<string, VendorMessage>();
 
   const uidList: number[] = [];
   let highestModseq = 0;
@@ -75,7 +77,9 @@ export async function searchMessages(
     };
     const matched = matchAll(candidate, query, (key, value) => {
       const hits = vendorHits.get(value);
-      return hits ? hits.has(row.messageUid) : localText(messages.get(row.messageUid), headerLines, key, value);
+      return hits && !isLocalMessage(row.messageUid)
+        ? hits.has(row.messageUid)
+        : localText(messages.get(row.messageUid), headerLines, key, value);
     });
     if (matched) {
       uidList.push(row.uid);

@@ -90,10 +90,22 @@ function headerValues(lines: readonly string[], name: string): string[] {
     );
 }
 
+/** "[Mon,] 2 Jan 2023 ..." (RFC 5322 3.3, obsolete two- and three-digit years included). */
+const writtenDate = /^(?:[a-z]+\s*,)?\s*(\d{1,2})\s+([a-z]{3})[a-z]*\s+(\d{2,4})\b/i;
+
+/**
+ * The day a Date header names, in the sender's own zone (RFC 3501 6.4.4: SENT* compare the
+ * date, disregarding time and timezone): "Mon, 2 Jan 2023 23:30 -0500" is 2 January although
+ * it is 3 January in UTC. Without a readable Date header, the INTERNALDATE's day.
+ */
 function sentDay(c: SearchCandidate): number {
   const [date] = headerValues(c.headerLines, 'date');
-  const t = date ? Date.parse(date) : Number.NaN;
-  return Number.isNaN(t) ? dayOf(c.idate) : dayOf(new Date(t));
+  const m = date ? writtenDate.exec(date) : null;
+  const month = m ? months.indexOf(m[2].toLowerCase()) : -1;
+  if (!m || month < 0) return dayOf(c.idate);
+  const written = Number(m[3]);
+  const year = m[3].length === 4 ? written : written < 50 ? 2000 + written : 1900 + written;
+  return Date.UTC(year, month, Number(m[1])) / 86_400_000;
 }
 
 function matchTerm(c: SearchCandidate, term: SearchTerm, text: TextMatcher): boolean {

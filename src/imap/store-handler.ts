@@ -1,5 +1,7 @@
 import type { AccountView, ImapFolder } from '../domain/account-view';
 import type { FlagAction } from '../domain/flag-update';
+import { isValidKeyword } from '../domain/flags';
+import { Refusal } from '../domain/refusal';
 import type { ImapSession } from './session';
 
 export interface StoreUpdate {
@@ -9,6 +11,16 @@ export interface StoreUpdate {
   silent: boolean;
   isUid?: boolean;
   unchangedSince?: number;
+}
+
+/**
+ * A keyword that is not an atom (8-bit bytes, atom-specials) is refused before anything
+ * changes: it would reach the vendor as a mangled label, and FLAGS could not carry it.
+ */
+export function refuseInvalidKeywords(flags: readonly string[]): void {
+  const invalid = flags.filter((f) => !isValidKeyword(f));
+  if (invalid.length)
+    throw new Refusal('cannot', 'Invalid characters in keyword: a keyword is printable ASCII without ( ) { % * " \\ ]');
 }
 
 /**
@@ -22,6 +34,7 @@ export async function storeFlags(
   update: StoreUpdate,
   session: ImapSession,
 ): Promise<number[]> {
+  refuseInvalidKeywords(update.value);
   const rows = view.rows(folder, update.messages);
   const modified = update.unchangedSince
     ? rows.filter((r) => r.modseq > Number(update.unchangedSince)).map((r) => r.uid)

@@ -123,6 +123,12 @@ export function describeRaw(raw: Buffer): MessageDescription {
   };
 }
 
+/** The decoded text and HTML parts of a message held as bytes: what SEARCH BODY/TEXT reads of a draft. */
+export function readableText(raw: Buffer): { text: string; html: string } {
+  const { text, html } = indexer.getMaildata(indexer.parseMimeTree(raw));
+  return { text, html: html.join('\n') };
+}
+
 /** External attachments in a tree, in message order. */
 export function externalAttachments(tree: MimeTreeNode): AttachmentRef[] {
   const out: AttachmentRef[] = [];

@@ -60,8 +60,16 @@ export interface ContentResult {
   expectedLength: number;
 }
 
+/** The readable text of a message, decoded (transfer encoding, charset, format=flowed). */
+export interface Maildata {
+  text: string;
+  html: string[];
+}
+
 export interface Indexer {
   parseMimeTree(rfc822: Buffer | string): MimeTreeNode;
+  /** Also takes the attachment bodies out of the tree it is given. */
+  getMaildata(tree: MimeTreeNode): Maildata;
   getSize(tree: MimeTreeNode, textOnly?: boolean): number;
   getBodyStructure(tree: MimeTreeNode): unknown[];
   getEnvelope(tree: MimeTreeNode): unknown[];

@@ -6,6 +6,7 @@ export {
   externalAttachments,
   externalId,
   parseExternalId,
+  readableText,
   type AttachmentRef,
   type MessageDescription,
 } from './describe';

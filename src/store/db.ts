@@ -123,6 +123,12 @@ export const migrations: string[] = [
     PRIMARY KEY (account, message_uid)
   );
   `,
+  `
+  -- ENVELOPE now has NIL for a missing Subject, BODYSTRUCTURE the default charset of text
+  -- parts, and a draft's JSON its text for SEARCH (patches/, message-cache.ts): rows are
+  -- described again on first use
+  DELETE FROM message_cache;
+  `,
 ];
 
 function migrate(db: Database): void {

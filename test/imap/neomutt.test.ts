@@ -10,11 +10,11 @@ beforeAll(() => requireTools('neomutt', 'script'));
 
 /**
  * NeoMutt (Debian's 2022 build has no MOVE) saves a message to another folder the classic
- * way: UID COPY, \Deleted, EXPUNGE. With copyToFolder "move" that ends as one vendor move.
+ * way: UID COPY, \Deleted, EXPUNGE. With the default config that ends as one vendor move.
  */
 
 const run = promisify(execFile);
-const s = useImapSession({ config: { copyToFolder: 'move' } });
+const s = useImapSession();
 
 /** Runs NeoMutt on a pseudo-terminal with keystrokes pushed from its config, until it quits. */
 async function neomutt(keys: string): Promise<string> {

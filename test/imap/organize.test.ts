@@ -8,7 +8,8 @@ async function uidOf(messageId: string): Promise<number> {
   return uid;
 }
 
-const s = useImapSession();
+// COPY between folders as refused by copyToFolder "refuse" (the default moves)
+const s = useImapSession({ config: { copyToFolder: 'refuse' } });
 
 describe('organising mail through IMAP', () => {
   test('UID MOVE goes through the vendor and reports COPYUID', async () => {

@@ -2,7 +2,8 @@ import net from 'node:net';
 
 /** A raw IMAP session for byte-exact assertions: each command's whole answer as text. */
 export interface RawSession {
-  run(command: string): Promise<string>;
+  /** A string goes as UTF-8; bytes exactly as given (malformed input). */
+  run(command: string | Buffer): Promise<string>;
   /** APPEND with a synchronizing literal: the message goes after the server's continuation. */
   append(folder: string, message: string, flags?: string): Promise<string>;
   close(): void;
@@ -26,9 +27,9 @@ export async function rawSession(port: number, user: string, password: string): 
   await until(/^\* OK.*\r\n/m);
   let n = 0;
   const tagged = (tag: string) => new RegExp(`^${tag} (OK|NO|BAD).*\\r\\n`, 'm');
-  const run = async (command: string) => {
+  const run = async (command: string | Buffer) => {
     const tag = `t${++n}`;
-    socket.write(`${tag} ${command}\r\n`);
+    socket.write(Buffer.concat([Buffer.from(`${tag} `), Buffer.from(command), Buffer.from('\r\n')]));
     return until(tagged(tag));
   };
   const append = async (folder: string, message: string, flags = '(\\Draft)') => {

@@ -15,6 +15,8 @@ export const testTools = {
   neomutt: { pkg: 'neomutt', probe: ['neomutt', '-v'] },
   mbsync: { pkg: 'isync', probe: ['mbsync', '-v'] },
   script: { pkg: 'bsdutils', probe: ['script', '--version'] },
+  // the reference server of the conformance suite (test/imap/conformance), run privately
+  dovecot: { pkg: 'dovecot-imapd', probe: ['/usr/sbin/dovecot', '--version'] },
 } as const;
 
 export type TestTool = keyof typeof testTools;

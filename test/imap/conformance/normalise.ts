@@ -1,0 +1,175 @@
+import libmime from 'libmime';
+
+/**
+ * Makes two servers' answers to the same exchange comparable by removing only what
+ * legitimately differs between two correct servers (docs/conformance.md, "Normalised"):
+ * human-readable text after a status, capability lists, UIDVALIDITY and mod-sequence
+ * values, the order of FETCH items and of flags in a list, the letter case of BODY and
+ * BODYSTRUCTURE strings, how a header's encoded words are encoded, LIST child attributes
+ * and whether a mailbox name is quoted.
+ */
+
+/** One token of a response: an atom (with its [section] and <partial>), quoted, literal or list. */
+type Token = { kind: 'atom' | 'quoted' | 'literal'; text: string } | { kind: 'list'; items: Token[] };
+
+class Reader {
+  pos = 0;
+  constructor(readonly text: string) {}
+
+  tokens(end: string | null): Token[] {
+    const out: Token[] = [];
+    while (this.pos < this.text.length) {
+      const c = this.text[this.pos];
+      if (c === ' ') this.pos++;
+      else if (end !== null && c === end) {
+        this.pos++;
+        return out;
+      } else out.push(this.token());
+    }
+    return out;
+  }
+
+  private token(): Token {
+    const c = this.text[this.pos];
+    if (c === '(') {
+      this.pos++;
+      return { kind: 'list', items: this.tokens(')') };
+    }
+    if (c === '"') {
+      let i = this.pos + 1;
+      while (i < this.text.length && this.text[i] !== '"') i += this.text[i] === '\\' ? 2 : 1;
+      const text = this.text.slice(this.pos, i + 1);
+      this.pos = i + 1;
+      return { kind: 'quoted', text };
+    }
+    const literal = /^\{(\d+)\}\r\n/.exec(this.text.slice(this.pos, this.pos + 24));
+    if (literal) {
+      const start = this.pos + literal[0].length;
+      this.pos = start + Number(literal[1]);
+      return { kind: 'literal', text: this.text.slice(this.pos - Number(literal[1]), this.pos) };
+    }
+    let i = this.pos;
+    let depth = 0;
+    while (i < this.text.length) {
+      const ch = this.text[i];
+      if (ch === '[' || ch === '<') depth++;
+      else if (ch === ']' || ch === '>') depth--;
+      else if (depth === 0 && (ch === ' ' || ch === ')' || ch === '(')) break;
+      i++;
+    }
+    const text = this.text.slice(this.pos, i);
+    this.pos = i;
+    return { kind: 'atom', text };
+  }
+}
+
+/** A token back as text; literals are written as quoted strings so their framing cannot differ. */
+function write(t: Token): string {
+  if (t.kind === 'list') return `(${t.items.map(write).join(' ')})`;
+  if (t.kind === 'literal') return JSON.stringify(t.text);
+  return t.text;
+}
+
+/** Strings of ENVELOPE/BODY/BODYSTRUCTURE: encoded words decoded, letter case folded. */
+function foldStrings(t: Token, upper: boolean): Token {
+  if (t.kind === 'list') return { kind: 'list', items: t.items.map((i) => foldStrings(i, upper)) };
+  if (t.kind !== 'quoted') return t;
+  // IMAP quoted strings escape only " and \, as JSON does
+  const decoded = libmime.decodeWords(JSON.parse(t.text) as string);
+  return { kind: 'quoted', text: JSON.stringify(upper ? decoded.toUpperCase() : decoded) };
+}
+
+function sortedFlags(list: Token): Token {
+  if (list.kind !== 'list') return list;
+  return { kind: 'list', items: [...list.items].sort((a, b) => write(a).localeCompare(write(b))) };
+}
+
+/** `* n FETCH (...)`: items sorted by name, values made comparable. */
+function fetchResponse(prefix: string, body: string): string {
+  const [list] = new Reader(body).tokens(null);
+  if (list?.kind !== 'list') return prefix + body;
+  const pairs: Array<[string, Token]> = [];
+  for (let i = 0; i + 1 < list.items.length; i += 2) {
+    const name = write(list.items[i]).toUpperCase();
+    let value = list.items[i + 1];
+    if (name === 'FLAGS') value = sortedFlags(value);
+    else if (name === 'MODSEQ') value = { kind: 'atom', text: '(<modseq>)' };
+    else if (name === 'ENVELOPE') value = foldStrings(value, false);
+    else if (name === 'BODY' || name === 'BODYSTRUCTURE') value = foldStrings(value, true);
+    pairs.push([name, value]);
+  }
+  pairs.sort(([a], [b]) => a.localeCompare(b));
+  return `${prefix}(${pairs.map(([n, v]) => `${n} ${write(v)}`).join(' ')})`;
+}
+
+/** Splits an answer into responses; a literal belongs to the response it appears in. */
+export function responses(answer: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  let pos = 0;
+  while (pos < answer.length) {
+    const eol = answer.indexOf('\r\n', pos);
+    if (eol < 0) {
+      current += answer.slice(pos);
+      break;
+    }
+    const line = answer.slice(pos, eol);
+    const literal = /\{(\d+)\}$/.exec(line);
+    if (literal) {
+      current += `${line}\r\n${answer.slice(eol + 2, eol + 2 + Number(literal[1]))}`;
+      pos = eol + 2 + Number(literal[1]);
+      continue;
+    }
+    out.push(current + line);
+    current = '';
+    pos = eol + 2;
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+function normaliseResponse(r: string): string | null {
+  if (/^\* CAPABILITY /i.test(r)) return null;
+  // mod-sequences count differently on every server; both send them where RFC 7162 allows
+  if (/^\* OK \[HIGHESTMODSEQ /i.test(r)) return null;
+  const list = /^\* (LIST|LSUB) \((.*?)\) (\S+) (.*)$/s.exec(r);
+  if (list) {
+    // child information (RFC 3348) is optional without RETURN (CHILDREN); an atom and a quoted name are the same name
+    const attributes = list[2]
+      .split(' ')
+      .filter((a) => a && !/^\\Has(No)?Children$/i.test(a))
+      .sort();
+    const name = list[4].startsWith('"') ? (JSON.parse(list[4]) as string) : list[4];
+    return `* ${list[1]} (${attributes.join(' ')}) ${list[3]} ${name}`;
+  }
+  const fetch = /^(\* \d+ FETCH )(.*)$/s.exec(r);
+  if (fetch) return fetchResponse(fetch[1], fetch[2]);
+  const flags = /^(\* FLAGS |\* OK \[PERMANENTFLAGS )(\(.*?\))(.*)$/s.exec(r);
+  if (flags) {
+    const [list] = new Reader(flags[2]).tokens(null);
+    return `${flags[1]}${write(sortedFlags(list))}${flags[1].startsWith('* OK') ? ']' : ''}`;
+  }
+  const status = /^(\S+) (OK|NO|BAD)(?: \[([^\]]*)\])?/i.exec(r);
+  if (status) {
+    const code = (status[3] ?? '')
+      .replace(/^CAPABILITY .*/i, '')
+      .replace(/^(UIDVALIDITY|COPYUID|APPENDUID) \d+/i, '$1 <uidvalidity>');
+    return `${status[1]} ${status[2].toUpperCase()}${code ? ` [${code}]` : ''}`;
+  }
+  return r;
+}
+
+/**
+ * An answer as the list of its comparable responses. Untagged data comes in no prescribed
+ * order (SELECT's in particular), so it is sorted; FETCH responses sort by sequence number,
+ * as both servers send them. The tagged status stays last.
+ */
+export function normalise(answer: string): string[] {
+  const all = responses(answer)
+    .map(normaliseResponse)
+    .filter((r): r is string => r !== null);
+  const untagged = all.filter((r) => r.startsWith('* '));
+  const key = (r: string) => r.replace(/^\* (\d+) /, (_, n: string) => `* ${n.padStart(10, '0')} `);
+  untagged.sort((a, b) => key(a).localeCompare(key(b)));
+  return [...untagged, ...all.filter((r) => !r.startsWith('* '))];
+}

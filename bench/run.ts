@@ -1,17 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runImapBench } from './imap';
+import { runScaleBench } from './scale';
 import { runSmtpBench } from './smtp';
 
 /**
  * `npm run bench`: every benchmark, one JSON report on stdout and in bench/results/.
- * BENCH_ONLY=imap|smtp runs one of them.
+ * BENCH_ONLY=imap|smtp|scale runs one of them.
  */
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   const report: Record<string, unknown> = { date: new Date().toISOString(), node: process.version };
   if (!only || only === 'imap') report.imap = await runImapBench();
   if (!only || only === 'smtp') report.smtp = await runSmtpBench();
+  if (!only || only === 'scale') report.scale = await runScaleBench();
   const text = JSON.stringify(report, null, 2);
   process.stdout.write(`${text}\n`);
   const dir = path.join(__dirname, 'results');

@@ -36,6 +36,8 @@ export interface SandboxOptions {
   assumptions?: Assumptions;
   /** Clock base; advanceClock() adds an offset on top. */
   now?: () => number;
+  /** Monotonic clock of the rate limits (spec section 8); performance.now() unless a test steers it. */
+  trafficClock?: () => number;
 }
 
 export interface Sandbox {
@@ -79,7 +81,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   for (const address of others) store.addMailbox(address);
 
   const tokens = new TokenAuthority(now);
-  const traffic = new Traffic();
+  const traffic = new Traffic(opts.trafficClock);
   const conditions = new Conditions(seed, opts.latencyMs ?? 0, opts.faults ?? {});
   const accounts = new Accounts([apiKey, otherApiKey]);
   const quarantine = new Quarantine(seed, now);

@@ -38,7 +38,14 @@ describe('organising mail through IMAP', () => {
   });
 
   test('CREATE is refused with a clear reason', async () => {
-    await expect(s.client.mailboxCreate('Projects')).rejects.toThrow();
+    const err = (await s.client.mailboxCreate('Projects').then(
+      () => null,
+      (e: unknown) => e,
+    )) as { serverResponseCode?: string; responseText?: string } | null;
+    // the vendor has no folder management: a permanent refusal that says where folders are managed
+    expect(err?.serverResponseCode).toBe('CANNOT');
+    expect(err?.responseText).toMatch(/cannot create.*folders/i);
+    expect(err?.responseText).toMatch(/webmail/);
     const list = await s.client.list();
     expect(list.some((f) => f.path === 'Projects')).toBe(false);
   });

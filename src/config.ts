@@ -71,7 +71,6 @@ export const configSchema = z
   })
   .strict();
 
-export type ConfigInput = z.input<typeof configSchema>;
 export type Config = Omit<z.output<typeof configSchema>, 'assumptions'> & {
   assumptions: Assumptions;
   /** Absolute path of the state directory. */

@@ -52,8 +52,6 @@ export interface MailboxApi {
   listThreads(
     args: ListScope & { isRead?: boolean; limit?: number; cursor?: string | null },
   ): Promise<{ threads: VendorThread[]; nextCursor: string | null }>;
-  /** Every thread of a folder, following the cursor to the end. */
-  listAllThreads(folder: string): Promise<VendorThread[]>;
   /** Ids split into groups of 50, packed 20 commands a request, results matched back by id. */
   getMessages(ids: string[], include?: string[]): Promise<{ messages: VendorMessage[]; notFound: string[] }>;
   /** Assumed search command (A4); all pages. Throws VendorError kind 'unsupported' if missing. */

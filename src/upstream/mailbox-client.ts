@@ -262,17 +262,6 @@ export class MailboxClient implements MailboxApi {
     };
   }
 
-  async listAllThreads(folder: string): Promise<VendorThread[]> {
-    const all: VendorThread[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.listThreads({ folder, cursor });
-      all.push(...page.threads);
-      cursor = page.nextCursor;
-    } while (cursor);
-    return all;
-  }
-
   async getMessages(ids: string[], include?: string[]): Promise<{ messages: VendorMessage[]; notFound: string[] }> {
     const unique = [...new Set(ids)];
     const name = this.assumptions.commands.getMessages.name;

@@ -122,7 +122,7 @@ describe('configuration', () => {
 });
 
 describe('commands against the sandbox', () => {
-  test('account add stores tokens from the environment, prints a bridge password; doctor and domains work', async () => {
+  test('account add stores tokens from the environment and prints a bridge password; doctor, domains', async () => {
     const file = writeConfig();
     const tokens = sandbox.issueTokens('alice@sandbox.test');
     const added = await mailbridge(['account', 'add', '--mailbox', 'alice@sandbox.test', '--config', file], {

@@ -81,7 +81,10 @@ function listedIndex(args: Args, ctx: CommandContext): FolderIndex {
   return ctx.box.labelIndex(label);
 }
 
-/** A11: threads newest activity first; `is_read: false` keeps threads with an unread message here; A22 label listing. */
+/**
+ * A11: threads newest activity first; `is_read: false` keeps threads with an unread message here;
+ * A22 label listing.
+ */
 const listThreads: CommandFn = (args, ctx) => {
   const index = listedIndex(args, ctx);
   const isRead = optBool(args, 'is_read');

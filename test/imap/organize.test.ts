@@ -52,7 +52,8 @@ describe('organising mail through IMAP', () => {
 
   test('drafts are kept locally, survive a restart, and can be replaced', async () => {
     const draft = Buffer.from(
-      `From: ${mailbox}\r\nTo: bob@sandbox.test\r\nSubject: Draft one\r\nMessage-ID: <draft-1@mailbridge.test>\r\n\r\nwork in progress\r\n`,
+      `From: ${mailbox}\r\nTo: bob@sandbox.test\r\nSubject: Draft one\r\n` +
+        'Message-ID: <draft-1@mailbridge.test>\r\n\r\nwork in progress\r\n',
     );
     const appended = must(await s.client.append('Drafts', draft, ['\\Draft', '\\Seen']), 'APPENDUID');
     expect(appended?.uid).toBeGreaterThan(0);
@@ -68,7 +69,8 @@ describe('organising mail through IMAP', () => {
 
   test("the client's Sent copy of a message sent through the bridge is recognised, not duplicated", async () => {
     const raw = Buffer.from(
-      `From: Alice <${mailbox}>\r\nTo: bob@sandbox.test\r\nSubject: Sent through the bridge\r\nMessage-ID: <sent-copy-1@mailbridge.test>\r\nContent-Type: text/plain\r\n\r\nhello bob\r\n`,
+      `From: Alice <${mailbox}>\r\nTo: bob@sandbox.test\r\nSubject: Sent through the bridge\r\n` +
+        'Message-ID: <sent-copy-1@mailbridge.test>\r\nContent-Type: text/plain\r\n\r\nhello bob\r\n',
     );
     const transport = nodemailer.createTransport({
       host: '127.0.0.1',

@@ -60,7 +60,7 @@ describe('corpus', () => {
     expect(new Set(p.subarray(0, 4096)).size).toBeGreaterThan(64); // not a constant fill
   });
 
-  test('realistic content: threads across INBOX and Sent, inline cid images, bounce, complaint, non-ASCII, flags', async () => {
+  test('realistic content: threads over INBOX and Sent, cid images, bounce, complaint, non-ASCII, flags', async () => {
     const all = await dump(a, alice, undefined, 'body,attachments,headers');
     const folders = new Set(all.map((m) => m.folders[0]));
     expect([...folders].sort()).toEqual(['Archive', 'Drafts', 'INBOX', 'Sent', 'Spam', 'Trash']);

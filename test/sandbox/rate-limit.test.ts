@@ -81,7 +81,7 @@ describe('the reading interface over HTTP', () => {
     return { status: res.status, retryAfter: res.headers.get('retry-after'), code: body.code };
   }
 
-  test('the 16th request in a second is 429 RATE_LIMITED with Retry-After; other mailboxes are unaffected', async () => {
+  test('the 16th request in a second is 429 RATE_LIMITED with Retry-After; other mailboxes go on', async () => {
     const token = sb.issueTokens(alice).accessToken;
     const bobToken = sb.issueTokens(bob).accessToken;
     sb.resetStats();

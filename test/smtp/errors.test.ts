@@ -34,14 +34,17 @@ const quarantineIdIn = (text: string) => /quarantine_id (q_\w+)/.exec(text)?.[1]
 describe('spam quarantine', () => {
   let held: string;
 
-  test('SPAM_DETECTED is 550 5.7.1 with the quarantine_id, its 3-hour lifetime and the release command; the hold is recorded', async () => {
+  test('SPAM_DETECTED is 550 5.7.1 with quarantine_id, its 3 hours, the release command; hold recorded', async () => {
     const submittedBefore = h.submitted.length;
     const r = await refusal(send('You are a lottery winner'));
     expect(r.responseCode).toBe(550);
     held = quarantineIdIn(r.response)!;
     expect(held).toBeDefined();
     expect(r.response).toMatch(
-      /^550 5\.7\.1 Not sent: held in the vendor's spam quarantine as quarantine_id q_\w+, detection det_\w+, releasable for 3 hours \(until \d{4}-\d\d-\d\d \d\d:\d\d UTC\)/,
+      new RegExp(
+        String.raw`^550 5\.7\.1 Not sent: held in the vendor's spam quarantine as quarantine_id q_\w+, ` +
+          String.raw`detection det_\w+, releasable for 3 hours \(until \d{4}-\d\d-\d\d \d\d:\d\d UTC\)`,
+      ),
     );
     expect(r.response).toContain(`to deliver it anyway run: mailbridge quarantine release ${held}`);
     expect(h.submitted.length).toBe(submittedBefore);
@@ -55,7 +58,8 @@ describe('spam quarantine', () => {
     const [line] = listQuarantine(h.quarantine).filter((l) => l.startsWith(held));
     expect(line).toMatch(
       new RegExp(
-        `^${held}  held  held .* UTC  from ${alice} to ${bob}  "You are a lottery winner", release until .* UTC: mailbridge quarantine release ${held}$`,
+        `^${held}  held  held .* UTC  from ${alice} to ${bob}  "You are a lottery winner", ` +
+          `release until .* UTC: mailbridge quarantine release ${held}$`,
       ),
     );
   });
@@ -84,7 +88,10 @@ describe('spam quarantine', () => {
     const r = await refusal(send('UNSTORABLE lottery winner'));
     expect(r.responseCode).toBe(550);
     expect(r.response).toMatch(
-      /^550 5\.7\.1 Not sent: flagged by the vendor's spam filter and NOT kept in quarantine \(nothing to release, detection det_\w+\)/,
+      new RegExp(
+        String.raw`^550 5\.7\.1 Not sent: flagged by the vendor's spam filter and NOT kept in quarantine ` +
+          String.raw`\(nothing to release, detection det_\w+\)`,
+      ),
     );
     expect(r.response).not.toContain('quarantine_id');
     expect(h.quarantine.list().length).toBe(before);
@@ -93,7 +100,10 @@ describe('spam quarantine', () => {
   test('every recipient copy is held with its own id, all named in the answer', async () => {
     const r = await refusal(send('viagra for two', [bob, 'carol@elsewhere.test']));
     expect(r.response).toMatch(
-      /^550 5\.7\.1 Not sent: copy to bob@sandbox\.test held .* quarantine_id q_\w+.*; copy to carol@elsewhere\.test held .* quarantine_id q_\w+/,
+      new RegExp(
+        String.raw`^550 5\.7\.1 Not sent: copy to bob@sandbox\.test held .* quarantine_id q_\w+.*; ` +
+          String.raw`copy to carol@elsewhere\.test held .* quarantine_id q_\w+`,
+      ),
     );
     const ids = [...r.response.matchAll(/release (q_\w+)/g)].map((m) => m[1]);
     expect(ids).toHaveLength(2);
@@ -110,7 +120,9 @@ describe('spam quarantine', () => {
     const r = await releaseQuarantine(h.vendor, h.quarantine, foreign);
     expect(r).toEqual({
       ok: false,
-      text: `Could not release ${foreign}: not yours: the record belongs to another vendor account than the bridge's send key (vendor.apiKey)`,
+      text:
+        `Could not release ${foreign}: not yours: ` +
+        "the record belongs to another vendor account than the bridge's send key (vendor.apiKey)",
     });
   });
 
@@ -130,7 +142,8 @@ describe('spam quarantine', () => {
     h.sandbox.advanceClock(3 * 3600_000 + 60_000);
     const r = await releaseQuarantine(h.vendor, h.quarantine, id);
     expect(r.text).toBe(
-      `Could not release ${id}: expired: the vendor keeps held emails for 3 hours only and this one is gone; send the email again (after changing what tripped the spam filter)`,
+      `Could not release ${id}: expired: the vendor keeps held emails for 3 hours only and this one is gone; ` +
+        'send the email again (after changing what tripped the spam filter)',
     );
     expect(h.quarantine.get(id)?.status).toBe('expired');
     // the local list also knows a record past its 3 hours is expired, without asking the vendor
@@ -148,7 +161,8 @@ describe('spam quarantine', () => {
     }
     for (const id of ids.slice(0, 10)) expect((await releaseQuarantine(h.vendor, h.quarantine, id)).ok).toBe(true);
     expect((await releaseQuarantine(h.vendor, h.quarantine, ids[10])).text).toBe(
-      `Could not release ${ids[10]}: limit reached: the vendor allows 10 releases per 3 hours and has put the account under review; wait, or contact the vendor`,
+      `Could not release ${ids[10]}: limit reached: the vendor allows 10 releases per 3 hours ` +
+        'and has put the account under review; wait, or contact the vendor',
     );
   });
 });
@@ -201,7 +215,11 @@ describe('vendor errors', () => {
     const r = await refusal(send('partial', [bob, 'carol@nodot']));
     expect(r.responseCode).toBe(550);
     expect(r.response).toMatch(
-      /^550 5\.0\.0 Not delivered to every recipient: sent to bob@sandbox\.test \(id em_\w+\); NOT sent to carol@nodot: 554 5\.6\.0 The vendor rejected the message as invalid \(VALIDATION_ERROR: .*\)\. Do not resend to the recipients it was sent to\.$/,
+      new RegExp(
+        String.raw`^550 5\.0\.0 Not delivered to every recipient: sent to bob@sandbox\.test \(id em_\w+\); ` +
+          String.raw`NOT sent to carol@nodot: 554 5\.6\.0 The vendor rejected the message as invalid ` +
+          String.raw`\(VALIDATION_ERROR: .*\)\. Do not resend to the recipients it was sent to\.$`,
+      ),
     );
     expect(await inbox()).toContain('partial');
     expect(h.submitted.at(-1)?.vendorIds).toHaveLength(1);

@@ -46,7 +46,8 @@ export async function startDaemon(configFile: string, imapPort: number): Promise
   const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
   // the environment the Dockerfile gives the daemon
   const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'start', '--config', configFile], {
+  // started as the Dockerfile's entrypoint starts it
+  const child = spawn(process.execPath, ['--expose-gc', ...nodeArgs, bin, 'start', '--config', configFile], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env,
   });

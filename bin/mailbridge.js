@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --expose-gc
 'use strict';
 require('../dist/cli.js')
   .main(process.argv)

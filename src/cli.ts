@@ -62,7 +62,8 @@ export function buildProgram(): Command {
       const cfg = load(opts.config);
       const bridge = await startBridge(cfg, createLogger(cfg.logLevel));
       print(
-        `mailbridge listening: IMAP ${cfg.listen.host}:${bridge.ports.imap}, SMTP ${cfg.listen.host}:${bridge.ports.smtp}`,
+        `mailbridge listening: IMAP ${cfg.listen.host}:${bridge.ports.imap}, ` +
+          `SMTP ${cfg.listen.host}:${bridge.ports.smtp}`,
       );
       await waitForSignal(() => bridge.close());
     });
@@ -139,7 +140,8 @@ export function buildProgram(): Command {
   account
     .command('add')
     .description(
-      'store a mailbox token pair (tokens are read from MAILBRIDGE_ACCESS_TOKEN/MAILBRIDGE_REFRESH_TOKEN or stdin, never from the command line); the first time, print the bridge password for mail clients',
+      'store a mailbox token pair (tokens are read from MAILBRIDGE_ACCESS_TOKEN/MAILBRIDGE_REFRESH_TOKEN ' +
+        'or stdin, never from the command line); the first time, print the bridge password for mail clients',
     )
     .requiredOption('--mailbox <address>', 'mailbox address')
     .addOption(configOption())
@@ -154,7 +156,8 @@ export function buildProgram(): Command {
       if (hadPassword) print('The bridge password is unchanged; "mailbridge account password" makes a new one.');
       else
         print(
-          `Bridge password (use it in your mail client; it is shown only now): ${secrets.setBridgePassword(opts.mailbox)}`,
+          'Bridge password (use it in your mail client; it is shown only now): ' +
+            secrets.setBridgePassword(opts.mailbox),
         );
     });
   account

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { resolveAssumptions, type Assumptions } from './upstream/assumptions';
+import { assumptionOverridesSchema, resolveAssumptions, type Assumptions } from './upstream/assumptions';
 
 const port = z.number().int().min(0).max(65535);
 const url = z
@@ -74,11 +74,11 @@ export const configSchema = z
      */
     copyToFolder: z.enum(['refuse', 'move']).default('move'),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    assumptions: z.record(z.string(), z.unknown()).default({}),
+    /** Overrides of src/upstream/assumptions.ts, deep-merged onto its defaults. */
+    assumptions: assumptionOverridesSchema.default({}),
   })
   .strict();
 
-export type ConfigInput = z.input<typeof configSchema>;
 export type Config = Omit<z.output<typeof configSchema>, 'assumptions'> & {
   assumptions: Assumptions;
   /** Absolute path of the state directory. */
@@ -147,7 +147,8 @@ function describeIssue(issue: z.core.$ZodIssue, source: string): string {
 
 /** Validates a raw config object (file contents with env overrides applied). */
 export function parseConfig(raw: unknown, source = 'config', baseDir = process.cwd()): Config {
-  const result = configSchema.safeParse(raw);
+  // reportInput tells a missing field (input undefined) from a wrong-typed one
+  const result = configSchema.safeParse(raw, { reportInput: true });
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((i) => describeIssue(i, source)).join('\n'));
   }

@@ -38,12 +38,13 @@ export async function runDemo(opts: DemoOptions, print: (line: string) => void):
   });
   const bridge = await startBridge(config, createLogger(config.logLevel));
   const password = bridge.secrets.setBridgePassword(demoMailbox);
+  const security = 'connection security STARTTLS (or None)  authentication Normal password';
   [
     'mailbridge demo is running against the built-in sandbox vendor.',
     '',
     'Thunderbird: Account Settings > Add Mail Account > Configure manually',
-    `  Incoming  IMAP  server 127.0.0.1  port ${bridge.ports.imap}  connection security STARTTLS (or None)  authentication Normal password`,
-    `  Outgoing  SMTP  server 127.0.0.1  port ${bridge.ports.smtp}  connection security STARTTLS (or None)  authentication Normal password`,
+    `  Incoming  IMAP  server 127.0.0.1  port ${bridge.ports.imap}  ${security}`,
+    `  Outgoing  SMTP  server 127.0.0.1  port ${bridge.ports.smtp}  ${security}`,
     `  Username  ${demoMailbox}`,
     `  Password  ${password}`,
     '  (the certificate is self-signed for localhost: accept the exception once)',

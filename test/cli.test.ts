@@ -66,7 +66,7 @@ describe('configuration', () => {
       file,
       JSON.stringify({
         vendor: { readUrl: 'not a url', mailUrl: 'http://x', graphUrl: 'http://x' },
-        listen: { imapPort: 70000 },
+        listen: { imapPort: 70000, smtpPort: '25' },
         pollIntervalSecond: 5,
       }),
     );
@@ -77,8 +77,30 @@ describe('configuration', () => {
       const text = (err as Error).message;
       expect(text).toMatch(/"vendor\.readUrl".*absolute URL/);
       expect(text).toMatch(/"listen\.imapPort"/);
+      // a value of the wrong type is not reported as missing
+      expect(text).toMatch(/"listen\.smtpPort".*expected number, received string/);
       expect(text).toMatch(/unknown key\(s\) pollIntervalSecond/);
     }
+  });
+
+  test('the assumptions section is validated like the others: a wrong type or an unknown key is named', async () => {
+    const file = writeConfig({
+      assumptions: {
+        commands: { search: { name: 7 }, serch: { name: 'find' } },
+        resultFields: { updated: '' },
+        unsupportedCommandCodes: 'UNKNOWN_COMMAND',
+      },
+    });
+    const res = await mailbridge(['doctor', '--config', file]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/config field "assumptions\.commands\.search\.name".*expected string/);
+    expect(res.stderr).toMatch(/config field "assumptions\.commands".*unknown key\(s\) serch: remove them or fix/);
+    expect(res.stderr).toMatch(/config field "assumptions\.resultFields\.updated".*non-empty/);
+    expect(res.stderr).toMatch(/config field "assumptions\.unsupportedCommandCodes".*expected array/);
+    // a valid override still deep-merges onto the defaults
+    const ok = loadConfig(writeConfig({ assumptions: { commands: { search: { name: 'find' } } } }), {});
+    expect(ok.assumptions.commands.search.name).toBe('find');
+    expect(ok.assumptions.commands.flag.name).toBe('flag');
   });
 
   test('MAILBRIDGE_* variables override the file, and are validated too', () => {
@@ -100,7 +122,7 @@ describe('configuration', () => {
 });
 
 describe('commands against the sandbox', () => {
-  test('account add stores tokens from the environment, prints a bridge password; doctor and domains work', async () => {
+  test('account add stores tokens from the environment and prints a bridge password; doctor, domains', async () => {
     const file = writeConfig();
     const tokens = sandbox.issueTokens('alice@sandbox.test');
     const added = await mailbridge(['account', 'add', '--mailbox', 'alice@sandbox.test', '--config', file], {

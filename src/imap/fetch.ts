@@ -97,7 +97,10 @@ function rowValues(row: MessageRow): Record<string, unknown> {
 
 type QueryOptions = { acceptUTF8Enabled: boolean } & Record<string, unknown>;
 
-/** FETCH values: ENVELOPE/BODYSTRUCTURE copied as compiled wire text (mime/compiled-summary.ts), the rest through imap-core. */
+/**
+ * FETCH values: ENVELOPE/BODYSTRUCTURE copied as compiled wire text (mime/compiled-summary.ts),
+ * the rest through imap-core.
+ */
 function fetchValues(
   session: ImapSession,
   query: FetchQueryItem[],

@@ -194,7 +194,8 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
   const noFolderChanges = async () => {
     throw new Refusal(
       'cannot',
-      'The mail vendor API cannot create, rename or delete folders; manage folders in webmail (a label is created by copying a message to Labels/<name>)',
+      'The mail vendor API cannot create, rename or delete folders; manage folders in webmail ' +
+        '(a label is created by copying a message to Labels/<name>)',
     );
   };
   server.onCreate = hook('create', noFolderChanges);

@@ -101,7 +101,9 @@ class CorpusContent implements MessageContent {
           mime: 'message/delivery-status',
           size: 0,
           inline: false,
-          fixed: `Reporting-MTA: dns; mx.sandbox.test\nFinal-Recipient: rfc822; nobody@nowhere.example\nAction: failed\nStatus: 5.1.1\nDiagnostic-Code: smtp; 550 5.1.1 User unknown\n`,
+          fixed:
+            'Reporting-MTA: dns; mx.sandbox.test\nFinal-Recipient: rfc822; nobody@nowhere.example\n' +
+            'Action: failed\nStatus: 5.1.1\nDiagnostic-Code: smtp; 550 5.1.1 User unknown\n',
         },
         {
           name: 'original.txt',
@@ -119,7 +121,9 @@ class CorpusContent implements MessageContent {
           mime: 'message/feedback-report',
           size: 0,
           inline: false,
-          fixed: `Feedback-Type: abuse\nUser-Agent: ExampleFBL/1.0\nVersion: 1\nOriginal-Mail-From: <${this.envelope.owner}>\nSource-IP: 198.51.100.7\n`,
+          fixed:
+            'Feedback-Type: abuse\nUser-Agent: ExampleFBL/1.0\nVersion: 1\n' +
+            `Original-Mail-From: <${this.envelope.owner}>\nSource-IP: 198.51.100.7\n`,
         },
       ];
     }
@@ -225,7 +229,9 @@ class CorpusContent implements MessageContent {
     });
     const external = this.kind === 'newsletter';
     if (external)
-      html += `<p><img src="https://cdn.news.example/banner-${this.seq}.png" alt="banner"><a href="https://news.example/unsubscribe">Unsubscribe</a></p>`;
+      html +=
+        `<p><img src="https://cdn.news.example/banner-${this.seq}.png" alt="banner">` +
+        '<a href="https://news.example/unsubscribe">Unsubscribe</a></p>';
     html += '</body></html>';
     return { html, text: paras.join('\n\n'), external_images: external };
   }
@@ -252,7 +258,8 @@ class CorpusContent implements MessageContent {
       spamScore: spam ? 6 + rng.int(0, 30) / 10 : rng.int(0, 25) / 10,
       listUnsubscribe:
         this.kind === 'newsletter'
-          ? `<mailto:unsubscribe@${this.envelope.fromEmail.split('@')[1]}>, <https://news.example/unsubscribe?u=${this.seq}>`
+          ? `<mailto:unsubscribe@${this.envelope.fromEmail.split('@')[1]}>, ` +
+            `<https://news.example/unsubscribe?u=${this.seq}>`
           : null,
       contentType,
     };

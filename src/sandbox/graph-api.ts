@@ -1,4 +1,4 @@
-import type { Assumptions } from '../upstream/assumptions';
+import type { WireFormat } from './wire-format';
 import type { Accounts } from './accounts';
 import { ArgError, optString, reqString } from './args';
 import { sendJson, isObject, type Conditions, type Handler } from './http';
@@ -11,13 +11,13 @@ export interface GraphDeps {
   store: SandboxStore;
   accounts: Accounts;
   conditions: Conditions;
-  assumptions: Assumptions;
+  wireFormat: WireFormat;
   /** Mutable: the control API rotates it. */
   domains: string[];
 }
 
 export function graphApi(deps: GraphDeps): Handler {
-  const { store, accounts, conditions, assumptions: a } = deps;
+  const { store, accounts, conditions, wireFormat: a } = deps;
   let created = 0;
 
   return async (req, res, url) => {

@@ -1,4 +1,3 @@
-import { defaultAssumptions, type Assumptions } from '../upstream/assumptions';
 import { Accounts } from './accounts';
 import { controlApi } from './control-api';
 import { graphApi } from './graph-api';
@@ -9,10 +8,12 @@ import { readApi } from './read-api';
 import { SandboxStore } from './store';
 import { TokenAuthority } from './tokens';
 import { Traffic, type SandboxStats } from './traffic';
+import { wireFormatWith, type WireFormatOverrides } from './wire-format';
 
 /**
- * A faithful in-process emulator of the vendor API (shared/spec/mail-api.md plus
- * src/upstream/assumptions.ts) for tests, benchmarks and `mailbridge demo`. See docs/sandbox.md.
+ * A faithful in-process emulator of the vendor API (shared/spec/mail-api.md plus its own reading
+ * of what the spec leaves out, ./wire-format.ts) for tests, benchmarks and `mailbridge demo`.
+ * See docs/sandbox.md.
  */
 
 export type { FaultOptions } from './http';
@@ -33,9 +34,12 @@ export interface SandboxOptions {
   faults?: FaultOptions;
   /** Send-and-manage key of the main account; a second account gets `${apiKey}-2`. */
   apiKey?: string;
-  assumptions?: Assumptions;
+  /** A vendor shaped differently from ./wire-format.ts where the spec is silent (deep-merged). */
+  wireFormat?: WireFormatOverrides;
   /** Clock base; advanceClock() adds an offset on top. */
   now?: () => number;
+  /** Monotonic clock of the rate limits (spec section 8); performance.now() unless a test steers it. */
+  trafficClock?: () => number;
 }
 
 export interface Sandbox {
@@ -65,7 +69,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const base = opts.now ?? Date.now;
   let offset = 0;
   const now = () => base() + offset;
-  const assumptions = opts.assumptions ?? defaultAssumptions;
+  const wireFormat = wireFormatWith(opts.wireFormat);
   const apiKey = opts.apiKey ?? 'sandbox-api-key';
   const otherApiKey = `${apiKey}-2`;
   const count = opts.messages ?? 200;
@@ -79,7 +83,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   for (const address of others) store.addMailbox(address);
 
   const tokens = new TokenAuthority(now);
-  const traffic = new Traffic();
+  const traffic = new Traffic(opts.trafficClock);
   const conditions = new Conditions(seed, opts.latencyMs ?? 0, opts.faults ?? {});
   const accounts = new Accounts([apiKey, otherApiKey]);
   const quarantine = new Quarantine(seed, now);
@@ -102,21 +106,21 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const read = await listen(
       host,
       ports.read ?? 0,
-      readApi({ store, tokens, traffic, conditions, assumptions }),
-      internal({ type: assumptions.errorType, code: 'INTERNAL', message: 'internal error' }),
+      readApi({ store, tokens, traffic, conditions, wireFormat }),
+      internal({ type: wireFormat.errorType, code: 'INTERNAL', message: 'internal error' }),
     );
     listeners.push(read);
     const mail = await listen(
       host,
       ports.mail ?? 0,
-      mailApi({ store, accounts, quarantine, conditions, assumptions, outbox, now }),
+      mailApi({ store, accounts, quarantine, conditions, wireFormat, outbox, now }),
       internal({ error: 'Unexpected server error', code: 'INTERNAL_SERVER_ERROR' }),
     );
     listeners.push(mail);
     const graph = await listen(
       host,
       ports.graph ?? 0,
-      graphApi({ store, accounts, conditions, assumptions, domains }),
+      graphApi({ store, accounts, conditions, wireFormat, domains }),
       internal({ error: 'Unexpected server error', code: 'INTERNAL_SERVER_ERROR' }),
     );
     listeners.push(graph);

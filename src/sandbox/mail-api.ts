@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import type { Assumptions } from '../upstream/assumptions';
+import type { WireFormat } from './wire-format';
 import type { Account, Accounts } from './accounts';
 import { ArgError } from './args';
 import { sanitizeHtml, sanitizeSubject, htmlToText } from './body-format';
@@ -34,7 +34,7 @@ export interface MailDeps {
   accounts: Accounts;
   quarantine: Quarantine;
   conditions: Conditions;
-  assumptions: Assumptions;
+  wireFormat: WireFormat;
   outbox: OutboxEntry[];
   now(): number;
 }
@@ -68,7 +68,7 @@ export async function keyedRoute(
 }
 
 export function mailApi(deps: MailDeps): Handler {
-  const { store, accounts, quarantine, conditions, assumptions: a, outbox } = deps;
+  const { store, accounts, quarantine, conditions, wireFormat: a, outbox } = deps;
   let sends = 0;
 
   function queue(account: Account, out: Outgoing, releasedFrom: string | null): string {

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type http from 'node:http';
-import type { Assumptions } from '../upstream/assumptions';
+import type { WireFormat } from './wire-format';
 import type { CommandResult } from '../upstream/types';
 import { ArgError } from './args';
 import { isObject, readJson, sendJson, type Conditions, type Handler } from './http';
@@ -20,11 +20,11 @@ export interface ReadDeps {
   tokens: TokenAuthority;
   traffic: Traffic;
   conditions: Conditions;
-  assumptions: Assumptions;
+  wireFormat: WireFormat;
 }
 
 export function readApi(deps: ReadDeps): Handler {
-  const { store, tokens, traffic, conditions, assumptions: a } = deps;
+  const { store, tokens, traffic, conditions, wireFormat: a } = deps;
   const commands = commandTable(a);
   const fail = (
     res: http.ServerResponse,
@@ -93,7 +93,7 @@ export function readApi(deps: ReadDeps): Handler {
     traffic.countCommand(ctx.box.address, name);
     if (!isObject(cmd) || name === '') return error('INVALID_ARGS', 'each command needs a command name');
     const fn = commands.get(name);
-    if (!fn) return error(a.unsupportedCommandCodes[0], `unknown command: ${name}`);
+    if (!fn) return error(a.unknownCommandCode, `unknown command: ${name}`);
     if (cmd.args !== undefined && !isObject(cmd.args)) return error('INVALID_ARGS', 'args must be an object');
     if (conditions.roll(conditions.faults.errorRate)) return error('INTERNAL', 'internal error');
     try {
@@ -116,7 +116,7 @@ export function readApi(deps: ReadDeps): Handler {
       return fail(res, 400, 'INVALID_ARGS', `at most ${maxCommandsPerRequest} commands per request`);
     const box = store.mailbox(mailbox);
     if (!box) return fail(res, 401, 'INVALID_TOKEN', 'the mailbox of this token no longer exists');
-    const ctx: CommandContext = { store, box, assumptions: a };
+    const ctx: CommandContext = { store, box, wireFormat: a };
     const results = list.map((cmd, i) => runCommand(ctx, cmd, i));
     const writes = list.some((cmd) => isObject(cmd) && writeCommands.has(String(cmd.command)));
     if (writes && conditions.roll(conditions.faults.lostWriteAnswerRate)) req.socket.destroy();

@@ -1,4 +1,4 @@
-import type { Assumptions } from '../upstream/assumptions';
+import type { WireFormat } from './wire-format';
 import type { Recipient, VendorMessage } from '../upstream/types';
 import { ArgError, optBool, optInt, optRecipients, optString, optStrings, reqString } from './args';
 import { bodyPair } from './body-format';
@@ -15,7 +15,7 @@ const defaultLimit = 50;
 export interface CommandContext {
   store: SandboxStore;
   box: MailboxState;
-  assumptions: Assumptions;
+  wireFormat: WireFormat;
 }
 
 type Args = Record<string, unknown>;
@@ -40,9 +40,9 @@ function idsArg(args: Args): string[] {
 }
 
 function pageArgs(args: Args, ctx: CommandContext): { limit: number; cursor: SortKey | null } {
-  const max = ctx.assumptions.commands.listThreads.maxLimit;
+  const max = ctx.wireFormat.commands.listThreads.maxLimit;
   const limit = optInt(args, 'limit', 1, max) ?? Math.min(defaultLimit, max);
-  const raw = optString(args, ctx.assumptions.commands.listThreads.cursorArg);
+  const raw = optString(args, ctx.wireFormat.commands.listThreads.cursorArg);
   const cursor = raw ? decodeCursor(raw) : null;
   if (raw && !cursor) throw new ArgError('invalid cursor');
   return { limit, cursor };
@@ -68,20 +68,23 @@ function eachMessage(
 }
 
 const listFolders: CommandFn = (_args, ctx) => ({
-  [ctx.assumptions.folderListField]: ctx.box.listFolders(),
-  [ctx.assumptions.labelListField]: ctx.box.labels(),
+  [ctx.wireFormat.folderListField]: ctx.box.listFolders(),
+  [ctx.wireFormat.labelListField]: ctx.box.labels(),
 });
 
 /** The folder to list, or (A22) every message carrying a label: exactly one of the two. */
 function listedIndex(args: Args, ctx: CommandContext): FolderIndex {
-  const label = optString(args, ctx.assumptions.commands.listThreads.labelArg);
+  const label = optString(args, ctx.wireFormat.commands.listThreads.labelArg);
   if (label === undefined) return ctx.box.folder(folderArg(args, ctx, true) as string);
   if (args.folder !== undefined)
-    throw new ArgError(`use either folder or ${ctx.assumptions.commands.listThreads.labelArg}`);
+    throw new ArgError(`use either folder or ${ctx.wireFormat.commands.listThreads.labelArg}`);
   return ctx.box.labelIndex(label);
 }
 
-/** A11: threads newest activity first; `is_read: false` keeps threads with an unread message here; A22 label listing. */
+/**
+ * A11: threads newest activity first; `is_read: false` keeps threads with an unread message here;
+ * A22 label listing.
+ */
 const listThreads: CommandFn = (args, ctx) => {
   const index = listedIndex(args, ctx);
   const isRead = optBool(args, 'is_read');
@@ -104,10 +107,10 @@ const listThreads: CommandFn = (args, ctx) => {
       // the whole conversation, all folders; message_uids covers only this folder
       message_count: ctx.box.threadSize(threadId),
       last_received_at: new Date(last.receivedAt).toISOString(),
-      [ctx.assumptions.threadMessageUidsField]: messages.map((m) => m.uid),
+      [ctx.wireFormat.threadMessageUidsField]: messages.map((m) => m.uid),
     });
   }
-  return { threads, [ctx.assumptions.commands.listThreads.nextCursorField]: next };
+  return { threads, [ctx.wireFormat.commands.listThreads.nextCursorField]: next };
 };
 
 const getMessages: CommandFn = (args, ctx) => {
@@ -129,8 +132,8 @@ const search: CommandFn = (args, ctx) => {
   const page = hits.slice(0, limit);
   const next = hits.length > limit ? encodeCursor(keyOf(page[page.length - 1])) : null;
   return {
-    [ctx.assumptions.resultFields.searchUids]: page.map((m) => m.uid),
-    [ctx.assumptions.commands.listThreads.nextCursorField]: next,
+    [ctx.wireFormat.resultFields.searchUids]: page.map((m) => m.uid),
+    [ctx.wireFormat.commands.listThreads.nextCursorField]: next,
   };
 };
 
@@ -149,7 +152,7 @@ const flag: CommandFn = (args, ctx) => {
     if (change.isStarred !== undefined) m.isStarred = change.isStarred;
     if (change.isImportant !== undefined) m.isImportant = change.isImportant;
   });
-  return { [ctx.assumptions.resultFields.updated]: done, [ctx.assumptions.resultFields.notFound]: notFound };
+  return { [ctx.wireFormat.resultFields.updated]: done, [ctx.wireFormat.resultFields.notFound]: notFound };
 };
 
 /** A6. */
@@ -161,7 +164,7 @@ const label: CommandFn = (args, ctx) => {
   const { done, notFound } = eachMessage(ctx, ids, (m) => {
     m.labels = [...new Set([...m.labels.filter((l) => !remove.includes(l)), ...add])];
   });
-  return { [ctx.assumptions.resultFields.updated]: done, [ctx.assumptions.resultFields.notFound]: notFound };
+  return { [ctx.wireFormat.resultFields.updated]: done, [ctx.wireFormat.resultFields.notFound]: notFound };
 };
 
 /** A7: after a move the message has exactly that one folder. */
@@ -169,7 +172,7 @@ const move: CommandFn = (args, ctx) => {
   const ids = idsArg(args);
   const folder = folderArg(args, ctx, true) as string;
   const { done, notFound } = eachMessage(ctx, ids, (m) => ctx.box.move(m, folder));
-  return { [ctx.assumptions.resultFields.moved]: done, [ctx.assumptions.resultFields.notFound]: notFound };
+  return { [ctx.wireFormat.resultFields.moved]: done, [ctx.wireFormat.resultFields.notFound]: notFound };
 };
 
 function sendFromMailbox(
@@ -233,8 +236,8 @@ const reply: CommandFn = (args, ctx) => {
   });
 };
 
-/** Command name (as configured in the assumptions) -> implementation. */
-export function commandTable(a: Assumptions): Map<string, CommandFn> {
+/** Command name (as in the wire format) -> implementation. */
+export function commandTable(a: WireFormat): Map<string, CommandFn> {
   const c = a.commands;
   return new Map<string, CommandFn>([
     [c.listFolders.name, listFolders],

@@ -1,4 +1,4 @@
-import type { Assumptions } from '../upstream/assumptions';
+import type { WireFormat } from './wire-format';
 import { ArgError, isEmail, optString, parseAddressList, reqString } from './args';
 import { bodyPair } from './body-format';
 import { isObject } from './http';
@@ -8,7 +8,7 @@ import type { IncomingFile, Outgoing } from './store';
  * Validation of POST /v3.0/send (documented fields plus the optional ones of A16).
  * Throws ArgError, which the route answers as A17 (400 VALIDATION_ERROR).
  */
-export function parseSendRequest(body: unknown, a: Assumptions): Outgoing {
+export function parseSendRequest(body: unknown, a: WireFormat): Outgoing {
   if (!isObject(body)) throw new ArgError('body must be a JSON object');
   const f = a.send.optionalFields;
   const to = reqString(body, 'to');

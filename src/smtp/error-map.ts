@@ -104,8 +104,15 @@ export const releaseCommand = (quarantineId: string) => `mailbridge quarantine r
 export function describeHold(hold: SpamHold): string {
   const detection = hold.detectionId ? `, detection ${hold.detectionId}` : '';
   if (!hold.quarantineId)
-    return `flagged by the vendor's spam filter and NOT kept in quarantine (nothing to release${detection}); change the content and send again`;
-  return `held in the vendor's spam quarantine as quarantine_id ${hold.quarantineId}${detection}, releasable for ${hold.expiresIn ?? '3 hours'} (until ${utcMinute(hold.expiresAt)}); to deliver it anyway run: ${releaseCommand(hold.quarantineId)}`;
+    return (
+      `flagged by the vendor's spam filter and NOT kept in quarantine (nothing to release${detection}); ` +
+      'change the content and send again'
+    );
+  return (
+    `held in the vendor's spam quarantine as quarantine_id ${hold.quarantineId}${detection}, ` +
+    `releasable for ${hold.expiresIn ?? '3 hours'} (until ${utcMinute(hold.expiresAt)}); ` +
+    `to deliver it anyway run: ${releaseCommand(hold.quarantineId)}`
+  );
 }
 
 /** 550 5.7.1 for a submission the spam filter stopped; one entry per recipient copy. */

@@ -23,16 +23,21 @@ export function listQuarantine(store: QuarantineStore, now = new Date()): string
       r.status === 'held' && r.expiresAt > now
         ? `, release until ${stamp(r.expiresAt)}: ${releaseCommand(r.quarantineId)}`
         : '';
-    return `${r.quarantineId}  ${stateOf(r, now)}  held ${stamp(r.heldAt)}  from ${r.account} to ${r.recipient}  "${r.subject}"${releasable}`;
+    return (
+      `${r.quarantineId}  ${stateOf(r, now)}  held ${stamp(r.heldAt)}  ` +
+      `from ${r.account} to ${r.recipient}  "${r.subject}"${releasable}`
+    );
   });
 }
 
 /** Each refusal of the release route (spec 7.1), said as what it means and what to do. */
 const releaseRefusals: Readonly<Record<string, string>> = {
   QUARANTINE_EXPIRED:
-    'expired: the vendor keeps held emails for 3 hours only and this one is gone; send the email again (after changing what tripped the spam filter)',
+    'expired: the vendor keeps held emails for 3 hours only and this one is gone; ' +
+    'send the email again (after changing what tripped the spam filter)',
   RELEASE_LIMIT_REACHED:
-    'limit reached: the vendor allows 10 releases per 3 hours and has put the account under review; wait, or contact the vendor',
+    'limit reached: the vendor allows 10 releases per 3 hours and has put the account under review; ' +
+    'wait, or contact the vendor',
   QUARANTINE_FORBIDDEN:
     "not yours: the record belongs to another vendor account than the bridge's send key (vendor.apiKey)",
   QUARANTINE_NOT_FOUND: 'not found: the id is unknown to the vendor or the email was already released',
@@ -43,7 +48,8 @@ const releaseRefusals: Readonly<Record<string, string>> = {
 
 function refusalText(err: VendorError, local: QuarantineRecord | null): string {
   if (err.code === 'QUARANTINE_NOT_FOUND' && local?.status === 'released') {
-    return `already released: this bridge released it before${local.detail ? ` (email id ${local.detail})` : ''}; nothing more to do`;
+    const id = local.detail ? ` (email id ${local.detail})` : '';
+    return `already released: this bridge released it before${id}; nothing more to do`;
   }
   return releaseRefusals[err.code] ?? `the vendor refused (${err.code}: ${err.message.slice(0, 160)})`;
 }
@@ -61,7 +67,9 @@ export async function releaseQuarantine(
     const to = local ? ` to ${local.recipient}` : '';
     return {
       ok: true,
-      text: `Released ${quarantineId}: the vendor sanitizes its subject and body and delivers it${to}${result.id ? ` (email id ${result.id})` : ''}.`,
+      text:
+        `Released ${quarantineId}: the vendor sanitizes its subject and body and delivers it${to}` +
+        `${result.id ? ` (email id ${result.id})` : ''}.`,
     };
   } catch (err) {
     if (err instanceof TransportError)

@@ -89,7 +89,9 @@ function serverOptions(opts: SmtpServerOptions, secure: boolean): SMTPServerOpti
           smtpError({
             code: 535,
             enhanced: '5.7.8',
-            text: 'Authentication failed: log in with the mailbox address and its bridge password ("mailbridge account password")',
+            text:
+              'Authentication failed: log in with the mailbox address and its bridge password ' +
+              '("mailbridge account password")',
           }),
         );
       }

@@ -97,7 +97,8 @@ export const migrations: string[] = [
     imap TEXT,
     PRIMARY KEY (account, message_uid)
   );
-  INSERT INTO metadata_rowid (account, message_uid, size, data, imap) SELECT account, message_uid, size, data, imap FROM metadata;
+  INSERT INTO metadata_rowid (account, message_uid, size, data, imap)
+    SELECT account, message_uid, size, data, imap FROM metadata;
   DROP TABLE metadata;
   ALTER TABLE metadata_rowid RENAME TO metadata;
   `,

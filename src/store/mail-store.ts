@@ -144,7 +144,6 @@ export class MailStore {
         'DELETE FROM messages WHERE folder_id = ? AND message_uid IN (SELECT value FROM json_each(?)) RETURNING uid, message_uid',
       ),
       tombstone: p('INSERT OR REPLACE INTO expunged (folder_id, uid, modseq) VALUES (?, ?, ?)'),
-      vanished: p('SELECT uid FROM expunged WHERE folder_id = ? AND modseq > ? ORDER BY uid').pluck(),
       putMetadata: p(
         'INSERT OR REPLACE INTO message_cache (account, message_uid, size, summary, header, message) VALUES (?, ?, ?, ?, ?, ?)',
       ),
@@ -166,8 +165,6 @@ export class MailStore {
       pruneMetadata: p(
         'DELETE FROM message_cache WHERE account = ? AND NOT EXISTS (SELECT 1 FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.account = message_cache.account AND m.message_uid = message_cache.message_uid)',
       ),
-      renameFolder: p('UPDATE folders SET name = ? WHERE account = ? AND name = ?'),
-      deleteFolder: p('DELETE FROM folders WHERE id = ?'),
     };
   }
 
@@ -381,11 +378,6 @@ export class MailStore {
     })();
   }
 
-  /** UIDs expunged after `modseq` (QRESYNC VANISHED). */
-  vanishedSince(account: string, folder: string, modseq: number): number[] {
-    return this.stmt.vanished.all(this.folderId(account, folder), modseq) as number[];
-  }
-
   /** Those of `messageUids` whose stored form is a placeholder (mime/describe.ts). */
   unconvertible(account: string, messageUids: readonly string[]): string[] {
     if (!messageUids.length) return [];
@@ -439,23 +431,5 @@ export class MailStore {
   /** Drops cached messages no folder of the account holds any more; returns how many. */
   pruneMetadata(account: string): number {
     return this.stmt.pruneMetadata.run(account).changes;
-  }
-
-  /** Keeps UIDs and UIDVALIDITY: the folder's messages move with it. */
-  renameFolder(account: string, from: string, to: string): void {
-    if (this.stmt.folderId.get(account, to)) throw new Error(`folder ${to} already exists`);
-    this.stmt.renameFolder.run(to, account, from);
-    this.folderIds.clear();
-    this.rowCache.clear();
-  }
-
-  /** Forgets the folder; re-creating it later gives a new UIDVALIDITY. */
-  deleteFolder(account: string, folder: string): void {
-    const row = this.stmt.folderId.get(account, folder) as { id: number } | undefined;
-    if (row) {
-      this.stmt.deleteFolder.run(row.id);
-      this.rowCache.delete(row.id);
-    }
-    this.folderIds.delete(`${account}\u0000${folder}`);
   }
 }

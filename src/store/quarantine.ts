@@ -44,7 +44,8 @@ export class QuarantineStore {
   record(r: Omit<QuarantineRecord, 'status' | 'detail'>): void {
     this.db
       .prepare(
-        `INSERT OR REPLACE INTO quarantine (quarantine_id, account, recipient, subject, message_id, held_at, expires_at, status, detail)
+        `INSERT OR REPLACE INTO quarantine
+           (quarantine_id, account, recipient, subject, message_id, held_at, expires_at, status, detail)
          VALUES (?, ?, ?, ?, ?, ?, ?, 'held', NULL)`,
       )
       .run(r.quarantineId, r.account, r.recipient, r.subject, r.messageId, r.heldAt.getTime(), r.expiresAt.getTime());

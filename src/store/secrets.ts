@@ -56,7 +56,8 @@ function readFile(file: string): SecretsFile {
     data = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<SecretsFile>;
   } catch (err) {
     throw new Error(
-      `${file} is not valid JSON (${(err as Error).message}); restore it from backup or delete it and run "mailbridge account add" again`,
+      `${file} is not valid JSON (${(err as Error).message}); ` +
+        'restore it from backup or delete it and run "mailbridge account add" again',
     );
   }
   const accounts = data.accounts ?? {};

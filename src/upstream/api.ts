@@ -63,8 +63,6 @@ export interface MailboxApi {
     args: ListScope & { isRead?: boolean; limit?: number; cursor?: string | null },
     lane?: Lane,
   ): Promise<{ threads: VendorThread[]; nextCursor: string | null }>;
-  /** Every thread of a folder, following the cursor to the end. Default lane `sync`. */
-  listAllThreads(folder: string, lane?: Lane): Promise<VendorThread[]>;
   /** Ids split into groups of 50, packed 20 commands a request, results matched back by id. Default lane `sync`. */
   getMessages(
     ids: string[],

@@ -1,105 +1,137 @@
+import { z } from 'zod';
+import { deepMerge, type DeepPartial } from '../util/deep-merge';
+
 /**
  * Every assumption mailbridge makes about what the vendor spec (shared/spec/mail-api.md)
- * does NOT show lives here, one comment each. The sandbox implements exactly these
- * defaults, the README lists them, and the config file's `assumptions` key overrides any
- * of them (deep-merged), so a real vendor that differs needs a config change, not a patch.
+ * does NOT show lives here, one comment each. The sandbox implements the same defaults from
+ * its own definition (src/sandbox/wire-format.ts, checked against hand-written fixtures in
+ * test/contract), the README lists them, and the config file's `assumptions` key overrides any
+ * of them (deep-merged, validated like every other config section), so a real vendor that
+ * differs needs a config change, not a patch.
  */
 
-export interface CommandAssumption {
-  /** Command name sent in `commands[].command`. */
-  name: string;
+const name = z.string().min(1, 'must be a non-empty name, e.g. "search"');
+const field = z.string().min(1, 'must be a non-empty JSON field name');
+
+/** Command name sent in `commands[].command`. */
+const command = { name };
+
+const assumptionsSchema = z
+  .object({
+    commands: z
+      .object({
+        /** Documented: list_folders, no args. */
+        listFolders: z.object(command).strict(),
+        /** Documented name and args folder/is_read/limit; pagination assumed below. */
+        listThreads: z
+          .object({
+            ...command,
+            /** A1: largest `limit` the vendor accepts (spec: "default and maximum not shown"). */
+            maxLimit: z.number().int().min(1),
+            /** A2: pagination arg carrying the opaque cursor returned by the previous page. */
+            cursorArg: field,
+            /** A3: result field holding the cursor of the next page; null/absent on the last page. */
+            nextCursorField: field,
+            /**
+             * A22: arg that lists by label instead of folder: threads holding a message that carries
+             * the label, in any folder; the thread's message uids are then those carrying the label.
+             */
+            labelArg: field,
+          })
+          .strict(),
+        /** Documented: get_messages with ids (<=50) or id, include. */
+        getMessages: z.object(command).strict(),
+        /** A4: full-text search. args {query, folder?, limit?, cursor?} -> {message_uids[], next_cursor}. */
+        search: z.object(command).strict(),
+        /** A5: flags. args {ids (<=50), is_read?, is_starred?, is_important?} -> {updated[], not_found[]}. */
+        flag: z.object(command).strict(),
+        /** A6: labels. args {ids (<=50), add?: string[], remove?: string[]} -> {updated[], not_found[]}. */
+        label: z.object(command).strict(),
+        /** A7: move. args {ids (<=50), folder} -> {moved[], not_found[]}; one folder per message after a move. */
+        move: z.object(command).strict(),
+        /**
+         * A8: send from the mailbox. args {to: [{email,name?}], cc?, bcc?, subject, html?, text?,
+         * in_reply_to?, references?} -> {message_uid}. The bridge sends via /v3.0/send instead.
+         */
+        send: z.object(command).strict(),
+        /** A9: reply. args {message_uid, html?, text?} -> {message_uid}. Not used by the bridge yet. */
+        reply: z.object(command).strict(),
+      })
+      .strict(),
+    /**
+     * A10: list_folders result data is {folders: [{name, role, total, unread}]} where role is one of
+     * inbox|sent|drafts|trash|spam|archive or null, total/unread are message counts.
+     */
+    folderListField: field,
+    /** A21: list_folders result data also holds the mailbox's label names here (string[]). */
+    labelListField: field,
+    /**
+     * A11: thread fields besides last_message_uid: thread_id, subject, message_count,
+     * last_received_at and message_uids (uids of the thread's messages IN THE LISTED FOLDER,
+     * oldest first). Threads come newest activity first.
+     */
+    threadMessageUidsField: field,
+    /** A12: type value of a failed top-level response or command result. */
+    errorType: field,
+    /**
+     * A13: command error codes meaning "this command does not exist here". The bridge answers
+     * NO [CANNOT] for these instead of treating them as a transient failure.
+     */
+    unsupportedCommandCodes: z.array(field),
+    /** A14: get_messages with include: [] returns the base fields only (no body, no attachments). */
+    metadataInclude: z.array(field),
+    /** A15: token refresh response body is {access_token, refresh_token, expires_in (seconds)}. */
+    tokenRefresh: z.object({ accessField: field, refreshField: field, expiresInField: field }).strict(),
+    /**
+     * A16: /v3.0/send optional fields: text (plain body), cc/bcc (comma separated strings),
+     * replyTo, headers (object, e.g. Message-ID, In-Reply-To, References), attachments
+     * [{filename, content (base64), contentType, contentId?}]. `to` is one address, so the
+     * bridge makes one call per envelope recipient.
+     */
+    send: z
+      .object({
+        optionalFields: z.object({ text: field, replyTo: field, headers: field, attachments: field }).strict(),
+      })
+      .strict(),
+    /** A17: send request validation failures are HTTP 400 {error, code: VALIDATION_ERROR}. */
+    sendValidationCode: field,
+    /**
+     * A18: sender creation is POST {graph_url}/v3.0/senders {domain, local_part?, name?} ->
+     * {success, sender: {email, domain}}; mailbox tokens are then generated in webmail.
+     */
+    senderPath: z.string().regex(/^\//, 'must be a path starting with "/", e.g. "/v3.0/senders"'),
+    /** A19: quarantine release success body is {success: true, id} (id of the queued email). */
+    releaseIdField: field,
+    /**
+     * A20: result field names of the assumed commands: the uid list of search (A4), the
+     * confirmed ids of flag/label (A5/A6) and of move (A7), and the unknown ids of those writes
+     * (named like get_messages' documented not_found).
+     */
+    resultFields: z.object({ searchUids: field, updated: field, moved: field, notFound: field }).strict(),
+    /**
+     * A23: the vendor counts against a mailbox's limit (15 a second, 15 in flight) every request
+     * it can tie to the mailbox: token refreshes (by their refresh token) and requests refused
+     * as TOKEN_EXPIRED too. The bridge's gate counts them either way (it cannot know); the
+     * sandbox counts them only when this is true.
+     */
+    limitCountsTokenRequests: z.boolean(),
+  })
+  .strict();
+
+export type Assumptions = z.infer<typeof assumptionsSchema>;
+export type AssumptionOverrides = DeepPartial<Assumptions>;
+
+/** The same shape with every key optional at every depth; unknown keys are refused like elsewhere in the config. */
+function overridable(schema: z.ZodType): z.ZodType {
+  if (!(schema instanceof z.ZodObject)) return schema;
+  const shape = Object.fromEntries(
+    Object.entries(schema.shape as Record<string, z.ZodType>).map(([k, v]) => [k, overridable(v).optional()]),
+  );
+  return z.object(shape).strict();
 }
 
-export interface Assumptions {
-  commands: {
-    /** Documented: list_folders, no args. */
-    listFolders: CommandAssumption;
-    /** Documented name and args folder/is_read/limit; pagination assumed below. */
-    listThreads: CommandAssumption & {
-      /** A1: largest `limit` the vendor accepts (spec: "default and maximum not shown"). */
-      maxLimit: number;
-      /** A2: pagination arg carrying the opaque cursor returned by the previous page. */
-      cursorArg: string;
-      /** A3: result field holding the cursor of the next page; null/absent on the last page. */
-      nextCursorField: string;
-      /**
-       * A22: arg that lists by label instead of folder: threads holding a message that carries
-       * the label, in any folder; the thread's message uids are then those carrying the label.
-       */
-      labelArg: string;
-    };
-    /** Documented: get_messages with ids (<=50) or id, include. */
-    getMessages: CommandAssumption;
-    /** A4: full-text search. args {query, folder?, limit?, cursor?} -> {message_uids[], next_cursor}. */
-    search: CommandAssumption;
-    /** A5: flags. args {ids (<=50), is_read?, is_starred?, is_important?} -> {updated[], not_found[]}. */
-    flag: CommandAssumption;
-    /** A6: labels. args {ids (<=50), add?: string[], remove?: string[]} -> {updated[], not_found[]}. */
-    label: CommandAssumption;
-    /** A7: move. args {ids (<=50), folder} -> {moved[], not_found[]}; a message has one folder after a move. */
-    move: CommandAssumption;
-    /**
-     * A8: send from the mailbox. args {to: [{email,name?}], cc?, bcc?, subject, html?, text?,
-     * in_reply_to?, references?} -> {message_uid}. The bridge sends via /v3.0/send instead.
-     */
-    send: CommandAssumption;
-    /** A9: reply. args {message_uid, html?, text?} -> {message_uid}. Not used by the bridge yet. */
-    reply: CommandAssumption;
-  };
-  /**
-   * A10: list_folders result data is {folders: [{name, role, total, unread}]} where role is one of
-   * inbox|sent|drafts|trash|spam|archive or null, total/unread are message counts.
-   */
-  folderListField: string;
-  /** A21: list_folders result data also holds the mailbox's label names here (string[]). */
-  labelListField: string;
-  /**
-   * A11: thread fields besides last_message_uid: thread_id, subject, message_count,
-   * last_received_at and message_uids (uids of the thread's messages IN THE LISTED FOLDER,
-   * oldest first). Threads come newest activity first.
-   */
-  threadMessageUidsField: string;
-  /** A12: type value of a failed top-level response or command result. */
-  errorType: string;
-  /**
-   * A13: command error codes meaning "this command does not exist here". The bridge answers
-   * NO [CANNOT] for these instead of treating them as a transient failure.
-   */
-  unsupportedCommandCodes: string[];
-  /** A14: get_messages with include: [] returns the base fields only (no body, no attachments). */
-  metadataInclude: string[];
-  /** A15: token refresh response body is {access_token, refresh_token, expires_in (seconds)}. */
-  tokenRefresh: { accessField: string; refreshField: string; expiresInField: string };
-  /**
-   * A16: /v3.0/send optional fields: text (plain body), cc/bcc (comma separated strings),
-   * replyTo, headers (object, e.g. Message-ID, In-Reply-To, References), attachments
-   * [{filename, content (base64), contentType, contentId?}]. `to` is one address, so the
-   * bridge makes one call per envelope recipient.
-   */
-  send: { optionalFields: { text: string; replyTo: string; headers: string; attachments: string } };
-  /** A17: send request validation failures are HTTP 400 {error, code: VALIDATION_ERROR}. */
-  sendValidationCode: string;
-  /**
-   * A18: sender creation is POST {graph_url}/v3.0/senders {domain, local_part?, name?} ->
-   * {success, sender: {email, domain}}; mailbox tokens are then generated in webmail.
-   */
-  senderPath: string;
-  /** A19: quarantine release success body is {success: true, id} (id of the queued email). */
-  releaseIdField: string;
-  /**
-   * A20: result field names of the assumed commands: the uid list of search (A4), the
-   * confirmed ids of flag/label (A5/A6) and of move (A7), and the unknown ids of those writes
-   * (named like get_messages' documented not_found).
-   */
-  resultFields: { searchUids: string; updated: string; moved: string; notFound: string };
-  /**
-   * A23: the vendor counts against a mailbox's limit (15 a second, 15 in flight) every request
-   * it can tie to the mailbox: token refreshes (by their refresh token) and requests refused
-   * as TOKEN_EXPIRED too. The bridge's gate counts them either way (it cannot know); the
-   * sandbox counts them only when this is true.
-   */
-  limitCountsTokenRequests: boolean;
-}
+/** The config file's `assumptions` section. */
+export const assumptionOverridesSchema = overridable(assumptionsSchema) as z.ZodType<AssumptionOverrides>;
 
 export const defaultAssumptions: Assumptions = {
   commands: {
@@ -133,22 +165,6 @@ export const defaultAssumptions: Assumptions = {
   resultFields: { searchUids: 'message_uids', updated: 'updated', moved: 'moved', notFound: 'not_found' },
   limitCountsTokenRequests: true,
 };
-
-type DeepPartial<T> = {
-  [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K];
-};
-export type AssumptionOverrides = DeepPartial<Assumptions>;
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function deepMerge<T>(base: T, over: unknown): T {
-  if (!isPlainObject(base) || !isPlainObject(over)) return (over === undefined ? base : over) as T;
-  const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(over)) out[k] = deepMerge((base as Record<string, unknown>)[k], v);
-  return out as T;
-}
 
 /** Defaults with the config file's `assumptions` overrides applied. */
 export function resolveAssumptions(overrides: AssumptionOverrides | undefined): Assumptions {

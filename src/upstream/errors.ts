@@ -88,7 +88,9 @@ export class NeedsNewTokensError extends Error {
   readonly kind: ErrorKind = 'auth';
   constructor(readonly mailbox: string) {
     super(
-      `the vendor refused the refresh token of ${mailbox}; generate a new key pair in webmail settings, then run: mailbridge account add --mailbox ${mailbox} (it reads the pair from MAILBRIDGE_ACCESS_TOKEN/MAILBRIDGE_REFRESH_TOKEN or stdin)`,
+      `the vendor refused the refresh token of ${mailbox}; generate a new key pair in webmail settings, ` +
+        `then run: mailbridge account add --mailbox ${mailbox} ` +
+        '(it reads the pair from MAILBRIDGE_ACCESS_TOKEN/MAILBRIDGE_REFRESH_TOKEN or stdin)',
     );
     this.name = 'NeedsNewTokensError';
   }

@@ -348,17 +348,6 @@ export class MailboxClient implements MailboxApi {
     };
   }
 
-  async listAllThreads(folder: string, lane: Lane = 'sync'): Promise<VendorThread[]> {
-    const all: VendorThread[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.listThreads({ folder, cursor }, lane);
-      all.push(...page.threads);
-      cursor = page.nextCursor;
-    } while (cursor);
-    return all;
-  }
-
   async getMessages(
     ids: string[],
     include?: string[],

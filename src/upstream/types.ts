@@ -107,15 +107,6 @@ export interface SendRequest {
   [optional: string]: unknown;
 }
 
-export interface SpamDetected {
-  error: string;
-  code: 'SPAM_DETECTED';
-  detectionId: string;
-  quarantine_id: string | null;
-  release_instructions: string | null;
-  expires_in: string | null;
-}
-
 export interface SharedDomainList {
   success: boolean;
   domains: string[];

@@ -27,7 +27,8 @@ export async function readTokensFromEnvOrStdin(
   rl.close();
   if (lines.length < 2) {
     throw new Error(
-      'no token pair given: set MAILBRIDGE_ACCESS_TOKEN and MAILBRIDGE_REFRESH_TOKEN, or pipe the two tokens on stdin (access first)',
+      'no token pair given: set MAILBRIDGE_ACCESS_TOKEN and MAILBRIDGE_REFRESH_TOKEN, ' +
+        'or pipe the two tokens on stdin (access first)',
     );
   }
   return { accessToken: lines[0], refreshToken: lines[1] };

@@ -128,7 +128,8 @@ test('what the client was told OK survives SIGKILL of the daemon', async () => {
   const labelled = await client.messageCopy(String(await uidOf(labelling)), 'Labels/Keep', { uid: true });
   const labelUid = labelled && [...(labelled.uidMap?.values() ?? [])][0];
   const draft = Buffer.from(
-    `From: ${mailbox}\r\nTo: bob@sandbox.test\r\nSubject: Unsent thoughts\r\nMessage-ID: <crash-draft@mailbridge.test>\r\n\r\nhalf written\r\n`,
+    `From: ${mailbox}\r\nTo: bob@sandbox.test\r\nSubject: Unsent thoughts\r\n` +
+      'Message-ID: <crash-draft@mailbridge.test>\r\n\r\nhalf written\r\n',
   );
   const appended = must(await client.append('Drafts', draft, ['\\Draft']), 'APPENDUID');
   await killHard(daemon);

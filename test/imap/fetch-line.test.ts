@@ -168,7 +168,7 @@ test('non-ASCII ENVELOPE and BODYSTRUCTURE take the variant of the session kind'
   for (const row of differ) expect(plain(row, summaries.get(row.messageUid))).toMatch(/=\?utf-8\?/i);
 });
 
-test('sequence numbers are the positions imap-core finds, in any order, with messages missing or expunged meanwhile', () => {
+test('sequence numbers are the positions imap-core finds, any order, messages missing or expunged meanwhile', () => {
   const query = queryOf('UID FETCH 1:* (FLAGS)', []);
   // every third message gone from the session's view, the rest shuffled (deterministically)
   const uidList = rows

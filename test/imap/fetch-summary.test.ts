@@ -82,12 +82,13 @@ test.each([
   }
 });
 
-test('messages missing from the cache (an older version, a lost file) are described again and answered the same', async () => {
+test('messages missing from the cache (older version, lost file) are described again, answered the same', async () => {
   const session = await rawSession(h.bridge.ports.imap, mailbox, h.password);
   const db = new Database(path.join(h.stateDir, 'mailbridge.db'));
   try {
     const draft =
-      'From: alice@sandbox.test\r\nSubject: unsent =?utf-8?q?d=C3=A9j=C3=A0?=\r\nMessage-ID: <draft-1@local>\r\n\r\nnot sent yet\r\n';
+      'From: alice@sandbox.test\r\nSubject: unsent =?utf-8?q?d=C3=A9j=C3=A0?=\r\n' +
+      'Message-ID: <draft-1@local>\r\n\r\nnot sent yet\r\n';
     expect(await session.append('Drafts', draft)).toMatch(/OK \[APPENDUID/);
     const query = 'UID FETCH 1:* (ENVELOPE BODYSTRUCTURE RFC822.SIZE BODY.PEEK[HEADER.FIELDS (SUBJECT)] BODY.PEEK[1])';
     const answers = async () => {

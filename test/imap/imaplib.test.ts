@@ -63,7 +63,8 @@ test('wrong bridge password is refused and the vendor token is never accepted as
   const attempt = (password: string) =>
     run('python3', [
       '-c',
-      `import imaplib,sys\nm=imaplib.IMAP4('127.0.0.1',${h.bridge.ports.imap})\ntry:\n  m.login(sys.argv[1], sys.argv[2]); print('OK')\nexcept imaplib.IMAP4.error as e: print('NO', e)`,
+      `import imaplib,sys\nm=imaplib.IMAP4('127.0.0.1',${h.bridge.ports.imap})\n` +
+        "try:\n  m.login(sys.argv[1], sys.argv[2]); print('OK')\nexcept imaplib.IMAP4.error as e: print('NO', e)",
       mailbox,
       password,
     ]);
@@ -124,7 +125,7 @@ print(json.dumps(out))
 `;
 import { requireTools } from '../support/tools';
 
-test('python imaplib organises: UID MOVE, COPY to a label folder, EXPUNGE there; APPEND and CREATE refused', async () => {
+test('python imaplib organises: UID MOVE, COPY to a label folder, EXPUNGE there; APPEND, CREATE refused', async () => {
   const inbox = (
     await control<{ messages: VendorMessage[] }>(
       h.sandbox,

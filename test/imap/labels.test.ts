@@ -28,7 +28,7 @@ async function uidOf(messageId: string): Promise<number> {
 }
 
 describe('labels as folders', () => {
-  test('each vendor label is listed under Labels/ and holds exactly the labelled messages of every folder', async () => {
+  test('each vendor label is listed under Labels/, holding exactly the labelled messages of every folder', async () => {
     const [inbox1, inbox2] = await vendorFolder(s.h.sandbox, 'INBOX');
     const [archived] = await vendorFolder(s.h.sandbox, 'Archive');
     for (const m of [inbox1, inbox2, archived]) await setLabels(m.message_uid, ['Projects', 'Two words']);
@@ -59,7 +59,7 @@ describe('labels as folders', () => {
     expect((await s.client.mailboxOpen('Labels/Two words')).exists).toBe(expected.length);
   });
 
-  test('COPY to Labels/<new> adds the label at the vendor, keeps the message in place, and reports COPYUID', async () => {
+  test('COPY to Labels/<new> adds the label at the vendor, keeps the message in place, reports COPYUID', async () => {
     await s.client.mailboxOpen('INBOX');
     const [, , target] = await vendorFolder(s.h.sandbox, 'INBOX');
     const uid = await uidOf(target.message_id);

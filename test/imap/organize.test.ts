@@ -39,14 +39,22 @@ describe('organising mail through IMAP', () => {
   });
 
   test('CREATE is refused with a clear reason', async () => {
-    await expect(s.client.mailboxCreate('Projects')).rejects.toThrow();
+    const err = (await s.client.mailboxCreate('Projects').then(
+      () => null,
+      (e: unknown) => e,
+    )) as { serverResponseCode?: string; responseText?: string } | null;
+    // the vendor has no folder management: a permanent refusal that says where folders are managed
+    expect(err?.serverResponseCode).toBe('CANNOT');
+    expect(err?.responseText).toMatch(/cannot create.*folders/i);
+    expect(err?.responseText).toMatch(/webmail/);
     const list = await s.client.list();
     expect(list.some((f) => f.path === 'Projects')).toBe(false);
   });
 
   test('drafts are kept locally, survive a restart, and can be replaced', async () => {
     const draft = Buffer.from(
-      `From: ${mailbox}\r\nTo: bob@sandbox.test\r\nSubject: Draft one\r\nMessage-ID: <draft-1@mailbridge.test>\r\n\r\nwork in progress\r\n`,
+      `From: ${mailbox}\r\nTo: bob@sandbox.test\r\nSubject: Draft one\r\n` +
+        'Message-ID: <draft-1@mailbridge.test>\r\n\r\nwork in progress\r\n',
     );
     const appended = must(await s.client.append('Drafts', draft, ['\\Draft', '\\Seen']), 'APPENDUID');
     expect(appended?.uid).toBeGreaterThan(0);
@@ -62,7 +70,8 @@ describe('organising mail through IMAP', () => {
 
   test("the client's Sent copy of a message sent through the bridge is recognised, not duplicated", async () => {
     const raw = Buffer.from(
-      `From: Alice <${mailbox}>\r\nTo: bob@sandbox.test\r\nSubject: Sent through the bridge\r\nMessage-ID: <sent-copy-1@mailbridge.test>\r\nContent-Type: text/plain\r\n\r\nhello bob\r\n`,
+      `From: Alice <${mailbox}>\r\nTo: bob@sandbox.test\r\nSubject: Sent through the bridge\r\n` +
+        'Message-ID: <sent-copy-1@mailbridge.test>\r\nContent-Type: text/plain\r\n\r\nhello bob\r\n',
     );
     const transport = nodemailer.createTransport({
       host: '127.0.0.1',

@@ -95,7 +95,8 @@ describe('describeMessage', () => {
   it('describes without attachment bytes and agrees with a full parse of the real message', () => {
     const described = describeMessage(richMessage());
     const row = describeRecord(richMessage());
-    expect(row.summary.length + row.header.length + row.message.length).toBeLessThan(20_000); // a 3 MB attachment is not in it
+    // a 3 MB attachment is not in it
+    expect(row.summary.length + row.header.length + row.message.length).toBeLessThan(20_000);
     expect(externalAttachments(described.mimeTree).map((r) => r.attachmentId)).toEqual(['logo', 'big', 'notes']);
 
     const full = buildMessage(richMessage(), attachmentBytes);
@@ -118,7 +119,7 @@ describe('describeMessage', () => {
 });
 
 describe('serving with the attachment storage', () => {
-  it('full message: exact size, real bytes, parses back to the vendor content; second fetch hits the cache', async () => {
+  it('full message: exact size, real bytes, parses back to the vendor content; a second fetch is cached', async () => {
     const msg = richMessage();
     const source = new MemorySource(attachmentBytes);
     const storage = createAttachmentStorage(source, { cacheDir: path.join(tmp, 'cache-a') });

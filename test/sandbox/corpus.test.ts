@@ -60,7 +60,7 @@ describe('corpus', () => {
     expect(new Set(p.subarray(0, 4096)).size).toBeGreaterThan(64); // not a constant fill
   });
 
-  test('realistic content: threads across INBOX and Sent, inline cid images, bounce, complaint, non-ASCII, flags', async () => {
+  test('realistic content: threads over INBOX and Sent, cid images, bounce, complaint, non-ASCII, flags', async () => {
     const all = await dump(a, alice, undefined, 'body,attachments,headers');
     const folders = new Set(all.map((m) => m.folders[0]));
     expect([...folders].sort()).toEqual(['Archive', 'Drafts', 'INBOX', 'Sent', 'Spam', 'Trash']);
@@ -94,14 +94,11 @@ describe('corpus', () => {
     expect(times[times.length - 1] - times[0]).toBeGreaterThan(600 * 86_400_000);
   });
 
-  test('100,000 messages start in under 5 s and list_threads/get_messages stay fast', async () => {
-    const started = Date.now();
+  test('a 100,000-message corpus pages through list_threads and serves get_messages in full batches', async () => {
+    // how fast this starts and answers is measured by `npm run bench` (bench/scale.ts), not here
     const big = await startSandbox({ messages: 100_000 });
     try {
-      expect(Date.now() - started).toBeLessThan(5_000);
       const token = big.issueTokens(alice).accessToken;
-      await one(big, token, 'list_threads', { folder: 'INBOX', limit: 100 }); // builds the order once
-      const t0 = Date.now();
       let cursor: string | null = null;
       const uids: string[] = [];
       for (let i = 0; i < 10; i++) {
@@ -110,9 +107,12 @@ describe('corpus', () => {
           limit: 100,
           ...(cursor ? { cursor } : {}),
         });
+        expect(page.threads).toHaveLength(100);
+        expect(page.next_cursor).not.toBeNull();
         uids.push(...page.threads.map((t) => t.last_message_uid));
         cursor = page.next_cursor;
       }
+      expect(new Set(uids).size).toBe(1_000);
       const got = await commands(
         big,
         token,
@@ -121,12 +121,12 @@ describe('corpus', () => {
           args: { ids: uids.slice(i * 50, i * 50 + 50) },
         })),
       );
-      expect(got.body.results.every((r) => (r.data as { messages: unknown[] }).messages.length === 50)).toBe(true);
-      expect(Date.now() - t0).toBeLessThan(2_000);
+      const batches = got.body.results.map((r) => (r.data as { messages: VendorMessage[] }).messages);
+      expect(batches.flat().map((m) => m.message_uid)).toEqual(uids);
     } finally {
       await big.close();
     }
-  }, 30_000);
+  });
 });
 
 describe('control API', () => {

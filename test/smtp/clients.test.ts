@@ -26,7 +26,7 @@ const byMessageId = async (mailbox: string, messageId: string) =>
   (await h.messages(mailbox)).find((m) => m.message_id === messageId);
 
 describe('nodemailer', () => {
-  test('STARTTLS submission with html and a binary attachment arrives intact, Message-ID and Reply-To kept', async () => {
+  test('STARTTLS submission with html and a binary attachment arrives intact, with Message-ID, Reply-To', async () => {
     const bytes = crypto.randomBytes(70_000);
     const info = await h.transport().sendMail({
       from: { name: 'Alice Ärger', address: alice },

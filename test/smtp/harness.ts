@@ -162,15 +162,14 @@ export async function startSmtpHarness(opts: SmtpHarnessOptions = {}): Promise<S
       if (!res.ok) throw new Error(`account-state ${code}: ${res.status} ${await res.text()}`);
     },
     async messages(mailbox, folder = 'INBOX') {
-      const res = await fetch(
-        `${sandbox.urls.control}/messages?mailbox=${encodeURIComponent(mailbox)}&folder=${folder}&include=body,attachments,full_headers`,
-      );
+      const query = new URLSearchParams({ mailbox, folder, include: 'body,attachments,full_headers' });
+      const res = await fetch(`${sandbox.urls.control}/messages?${query}`);
       return ((await res.json()) as { messages: VendorMessage[] }).messages;
     },
     async attachment(mailbox, messageUid, attachmentId) {
       if (mailbox !== bob) throw new Error('attachments are fetched for bob only');
       const res = await fetch(
-        `${sandbox.urls.read}/v1/raw?message_id=${encodeURIComponent(messageUid)}&attachment_id=${encodeURIComponent(attachmentId)}`,
+        `${sandbox.urls.read}/v1/raw?${new URLSearchParams({ message_id: messageUid, attachment_id: attachmentId })}`,
         { headers: { authorization: bobToken } },
       );
       if (!res.ok) throw new Error(`raw: ${res.status}`);

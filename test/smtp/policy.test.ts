@@ -109,7 +109,8 @@ describe('SIZE', () => {
     await d.send(`RCPT TO:<${bob}>`);
     expect(await d.send('DATA')).toMatch(/^354/);
     const line = 'x'.repeat(998);
-    const body = `Subject: too big\r\n\r\n${Array.from({ length: Math.ceil(maxBytes / 1000) + 5 }, () => line).join('\r\n')}\r\n.\r\n`;
+    const lines = Array.from({ length: Math.ceil(maxBytes / 1000) + 5 }, () => line);
+    const body = `Subject: too big\r\n\r\n${lines.join('\r\n')}\r\n.\r\n`;
     expect(await d.send(body)).toBe(`552 5.3.4 Message exceeds the ${maxBytes}-byte size limit`);
     d.close();
     expect(await outboxSize()).toBe(before);

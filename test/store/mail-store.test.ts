@@ -70,15 +70,11 @@ describe('MailStore', () => {
     expect(rows[2]).toMatchObject({ flags: ['\\Seen'], idate: Date.parse('2024-01-02T03:04:05Z') });
   });
 
-  it('gives each folder its own UID space, and a re-created folder a new UIDVALIDITY', () => {
+  it('gives each folder its own UID space', () => {
     store.assignUids(A, 'INBOX', ['a', 'b']);
     expect(store.assignUids(A, 'Archive', ['b', 'a']).map((r) => r.uid)).toEqual([1, 2]);
     expect(store.assignUids('other@example.com', 'INBOX', ['a']).map((r) => r.uid)).toEqual([1]);
-    const old = store.folderState(A, 'Archive').uidValidity;
-    store.deleteFolder(A, 'Archive');
-    const fresh = store.folderState(A, 'Archive');
-    expect(fresh.uidValidity).toBeGreaterThan(old);
-    expect(fresh).toMatchObject({ count: 0, uidNext: 1 });
+    expect(store.folderState(A, 'Archive')).toMatchObject({ count: 2, uidNext: 3 });
   });
 
   it('bumps MODSEQ on flag changes and expunges, keeping tombstones', () => {
@@ -103,7 +99,6 @@ describe('MailStore', () => {
     ]);
     expect(removed[0].modseq).toBe(m2 + 1);
     expect(store.listMessages(A, 'INBOX').map((r) => r.uid)).toEqual([2]);
-    expect(store.vanishedSince(A, 'INBOX', m2)).toEqual([1, 3]);
     expect(store.expunge(A, 'INBOX', ['a'])).toEqual([]);
     // an expunged message that comes back is a new message with a new UID
     expect(store.assignUids(A, 'INBOX', ['a'])[0].uid).toBe(4);
@@ -148,42 +143,27 @@ describe('MailStore', () => {
     expect(store.pruneMetadata(A)).toBe(1);
   });
 
-  it('renames folders keeping UIDs', () => {
-    store.assignUids(A, 'Old', ['a', 'b']);
-    const validity = store.folderState(A, 'Old').uidValidity;
-    store.renameFolder(A, 'Old', 'New');
-    expect(store.folderState(A, 'New')).toMatchObject({ uidValidity: validity, count: 2, uidNext: 3 });
-    expect(store.folderState(A, 'Old').count).toBe(0);
-    expect(() => store.renameFolder(A, 'Old', 'New')).toThrow(/exists/);
-  });
-
-  it('handles 100,000 messages quickly (timings printed)', () => {
+  it('keeps 100,000 messages of one folder: UIDs, a no-op re-sync, listing after reopen, counts, lookups', () => {
+    // how fast these run is measured by `npm run bench` (bench/scale.ts), not here
     const ids = Array.from({ length: 100_000 }, (_, i) => ({
       messageUid: `m${i}`,
       flags: i % 3 ? ['\\Seen'] : [],
       idate: new Date(1_700_000_000_000 + i),
     }));
-    let t = performance.now();
     expect(store.assignUids(A, 'Big', ids)).toHaveLength(100_000);
-    const assignMs = performance.now() - t;
-    t = performance.now();
     expect(store.assignUids(A, 'Big', ids)).toHaveLength(0);
-    const reassignMs = performance.now() - t;
     store.close();
     store = MailStore.open(dir);
-    t = performance.now();
     const rows = store.listMessages(A, 'Big');
-    const listMs = performance.now() - t;
-    t = performance.now();
-    const again = store.listMessages(A, 'Big');
-    const warmListMs = performance.now() - t;
-    expect(again).toEqual(rows);
+    expect(store.listMessages(A, 'Big')).toEqual(rows);
     expect(rows).toHaveLength(100_000);
+    expect(rows[0]).toMatchObject({ uid: 1, messageUid: 'm0', flags: [] });
     expect(rows[99_999]).toMatchObject({ uid: 100_000, messageUid: 'm99999', flags: [] });
-    t = performance.now();
-    expect(store.folderState(A, 'Big')).toMatchObject({ count: 100_000, unseen: 33_334 });
-    const stateMs = performance.now() - t;
-    t = performance.now();
+    expect(rows[1]).toMatchObject({ uid: 2, messageUid: 'm1', flags: ['\\Seen'] });
+    // every third message (i % 3 === 0) is unseen: 0, 3, ..., 99,999
+    expect(store.folderState(A, 'Big')).toMatchObject({ count: 100_000, unseen: 33_334, uidNext: 100_001 });
+    const found = store.getByUids(A, 'Big', [1, 50_000, 100_000, 100_001]);
+    expect(found.map((r) => r.messageUid)).toEqual(['m0', 'm49999', 'm99999']);
     expect(
       store.getByUids(
         A,
@@ -191,10 +171,5 @@ describe('MailStore', () => {
         rows.map((r) => r.uid),
       ),
     ).toHaveLength(100_000);
-    const byUidsMs = performance.now() - t;
-    console.log(
-      `100k: assignUids ${assignMs.toFixed(0)} ms, re-assign (no-op) ${reassignMs.toFixed(0)} ms, listMessages ${listMs.toFixed(0)} ms cold / ${warmListMs.toFixed(0)} ms cached, ` +
-        `folderState ${stateMs.toFixed(1)} ms, getByUids(all) ${byUidsMs.toFixed(0)} ms`,
-    );
   });
 });

@@ -1,12 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { parseConfig } from '../../src/config';
-import { resolveAssumptions } from '../../src/upstream/assumptions';
 import { VendorError } from '../../src/upstream/errors';
 import { mailbox, useUpstreamHarness } from './harness';
 
-/** A vendor whose flag command and result field differ from the defaults (A5, A20). */
+/** A vendor whose flag command and result field differ from the defaults (A5, A20): sandbox and bridge told alike. */
 const overrides = { commands: { flag: { name: 'set_flags' } }, resultFields: { updated: 'changed' } };
-const h = useUpstreamHarness({ messages: 50, assumptions: resolveAssumptions(overrides) });
+const h = useUpstreamHarness({ messages: 50, wireFormat: overrides });
 
 describe('assumptions are overridable from the config, and the sandbox follows them', () => {
   test('overridden names work end to end; the defaults then meet UNKNOWN_COMMAND', async () => {

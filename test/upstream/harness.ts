@@ -9,6 +9,7 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandb
 import { SecretStore, importInitialTokens } from '../../src/store/secrets';
 import type { LimiterOptions } from '../../src/upstream/rate-limiter';
 import { VendorClient } from '../../src/upstream/vendor-client';
+import type { ManualClock } from '../support/manual-clock';
 
 export const mailbox = 'alice@sandbox.test';
 export const hour = 3600_000;
@@ -28,8 +29,12 @@ export interface UpstreamHarness {
 /**
  * Per test file: one sandbox, a logger whose output is captured (to prove no token leaks),
  * and per test a fresh token pair and state dir. Clients made here are closed after each test.
+ * With `trafficClock` the sandbox's rate windows follow that manual clock instead of real time.
  */
-export function useUpstreamHarness(opts: SandboxOptions = { messages: 300 }): UpstreamHarness {
+export function useUpstreamHarness(
+  opts: SandboxOptions = { messages: 300 },
+  trafficClock?: ManualClock,
+): UpstreamHarness {
   const h: UpstreamHarness = {
     sandbox: undefined as unknown as Sandbox,
     stateDir: '',
@@ -46,9 +51,10 @@ export function useUpstreamHarness(opts: SandboxOptions = { messages: 300 }): Up
     ),
     clients: [],
 
-    /** New tokens and state dir; waits out the previous test's requests in the vendor's 1 s window. */
+    /** New tokens and state dir; the previous test's requests leave the vendor's 1 s window. */
     async fresh(): Promise<void> {
-      await new Promise((r) => setTimeout(r, 1100));
+      if (trafficClock) trafficClock.skip(1_000);
+      else await new Promise((r) => setTimeout(r, 1100));
       h.stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-upstream-'));
       const tokens = h.sandbox.issueTokens(mailbox);
       const s = h.sandbox;
@@ -79,7 +85,7 @@ export function useUpstreamHarness(opts: SandboxOptions = { messages: 300 }): Up
   };
 
   beforeAll(async () => {
-    h.sandbox = await startSandbox(opts);
+    h.sandbox = await startSandbox({ ...opts, trafficClock: trafficClock?.now });
   });
   afterAll(async () => {
     await h.sandbox?.close();

@@ -5,7 +5,7 @@ import { mailbox, useUpstreamHarness } from './harness';
 const h = useUpstreamHarness({ messages: 150 });
 
 async function inboxIds(count: number): Promise<string[]> {
-  const threads = await h.client().client.mailbox(mailbox).listAllThreads('INBOX');
+  const { threads } = await h.client().client.mailbox(mailbox).listThreads({ folder: 'INBOX', limit: 100 });
   const ids = threads.flatMap((t) => t.message_uids).slice(0, count);
   expect(ids).toHaveLength(count);
   return ids;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config';
 import type { Logger } from './log';
+import { LoginGuard } from './auth/login-guard';
 import { AccountRegistry } from './domain/account-registry';
 import { AccountView } from './domain/account-view';
 import { MailboxPoller } from './domain/poller';
@@ -31,6 +32,7 @@ export async function startBridge(config: Config, logger: Logger): Promise<Runni
   const store = MailStore.open(config.stateDir);
   const tls = await loadOrCreateTls(config.tls, config.stateDir);
   const notifier = new ImapNotifier();
+  const logins = new LoginGuard({ freeFailures: config.limits.freeLoginFailures }, logger);
   const accounts = new AccountRegistry(secrets);
   const pollers: MailboxPoller[] = [];
   const mailboxes = new Set([...config.accounts.map((a) => a.mailbox), ...secrets.mailboxes()]);
@@ -61,11 +63,14 @@ export async function startBridge(config: Config, logger: Logger): Promise<Runni
     notifier,
     logger,
     maxMessageBytes: config.maxMessageBytes,
+    limits: config.limits,
+    logins,
   });
   const smtpServer = createSmtpServer({
     config,
     vendor,
     secrets,
+    logins,
     quarantine: new QuarantineStore(store.db),
     logger,
     tls,

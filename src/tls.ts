@@ -10,6 +10,28 @@ export interface TlsPair {
 }
 
 /**
+ * What every TLS listener (IMAP, SMTP, implicit and STARTTLS) accepts: TLS 1.2 or later
+ * and, for TLS 1.2, only ECDHE key exchange (forward secrecy) with an AEAD cipher (GCM or
+ * ChaCha20-Poly1305). TLS 1.3 suites all have both properties. No RSA key exchange, no
+ * CBC, no SHA-1 MACs.
+ */
+export const tlsPolicy = {
+  minVersion: 'TLSv1.2',
+  ciphers: [
+    'TLS_AES_128_GCM_SHA256',
+    'TLS_AES_256_GCM_SHA384',
+    'TLS_CHACHA20_POLY1305_SHA256',
+    'ECDHE-ECDSA-AES128-GCM-SHA256',
+    'ECDHE-RSA-AES128-GCM-SHA256',
+    'ECDHE-ECDSA-AES256-GCM-SHA384',
+    'ECDHE-RSA-AES256-GCM-SHA384',
+    'ECDHE-ECDSA-CHACHA20-POLY1305',
+    'ECDHE-RSA-CHACHA20-POLY1305',
+  ].join(':'),
+  honorCipherOrder: true,
+} as const;
+
+/**
  * The configured pair, or a self-signed one for localhost kept in the state dir so clients
  * that pinned it on first use keep trusting it across restarts.
  */

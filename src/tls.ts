@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -49,6 +50,19 @@ export async function loadOrCreateTls(
   writeFileAtomic(keyFile, pems.private);
   writeFileAtomic(certFile, pems.cert);
   return { key: pems.private, cert: pems.cert };
+}
+
+/**
+ * The certificate as a trust store takes it: PEM (Linux update-ca-certificates, macOS
+ * Keychain, Thunderbird) or DER (Windows certificate import). Only the first certificate
+ * of a configured chain: that is the one the listeners present.
+ */
+export function certificateForTrustStore(
+  certPem: string,
+  format: 'pem' | 'der',
+): { data: Buffer; fingerprint: string } {
+  const cert = new X509Certificate(certPem);
+  return { data: format === 'der' ? cert.raw : Buffer.from(cert.toString()), fingerprint: cert.fingerprint256 };
 }
 
 /**

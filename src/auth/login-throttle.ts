@@ -28,7 +28,7 @@ interface PeerState {
   lastFailureAt: number;
   inFlight: number;
   queued: number;
-  /** Settles when the last queued attempt is done: queued attempts run in turn. */
+  /** Settles when every attempt so far is done: queued attempts run in turn, after those. */
   tail: Promise<unknown>;
 }
 
@@ -52,8 +52,12 @@ export class LoginThrottle {
 
   async attempt(peer: string, verify: () => Promise<boolean>): Promise<Attempt> {
     const state = this.state(peer);
-    if (state.queued === 0 && state.failures + state.inFlight < this.opts.freeFailures)
-      return this.run(state, verify, 0);
+    if (state.queued === 0 && state.failures + state.inFlight < this.opts.freeFailures) {
+      const now = this.run(state, verify, 0);
+      // a queued attempt waits for this one too, and then knows whether it failed
+      state.tail = Promise.all([state.tail, now.catch(() => undefined)]);
+      return now;
+    }
     state.queued++;
     const turn = state.tail.then(async () => {
       const delayedMs = this.delayFor(state.failures);

@@ -54,6 +54,14 @@ test('a whole line past the limit before login is refused the same way', async (
   await w.closed;
 });
 
+test('SMTP answers a line past the limit with 421 and closes', async () => {
+  const s = await smtp();
+  await s.until(/^220 .*\r\n/m);
+  await s.write(`EHLO ${'h'.repeat(limits.maxLineBytesBeforeLogin + 100)}`);
+  expect(await s.until(/^421 .*\r\n/m)).toMatch(/^421 .*Command line too long\r\n/m);
+  await s.closed;
+});
+
 test('after login the longer limit applies: a 20 KB UID set is fine', async () => {
   const w = await imap();
   await w.write(`a LOGIN "${mailbox}" "${h.password}"\r\na SELECT INBOX\r\n`);

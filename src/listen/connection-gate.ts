@@ -10,8 +10,9 @@ export class ConnectionGate {
 
   constructor(private readonly limits: Pick<Limits, 'maxConnections' | 'maxConnectionsPerPeer'>) {}
 
-  /** Records the connection and returns true, or returns false if a cap is reached. */
+  /** Records the connection (once per id) and returns true, or returns false if a cap is reached. */
   admit(id: string, peer: string): boolean {
+    if (this.open.has(id)) return true;
     const fromPeer = this.perPeer.get(peer) ?? 0;
     if (this.open.size >= this.limits.maxConnections || fromPeer >= this.limits.maxConnectionsPerPeer) return false;
     this.open.set(id, peer);

@@ -85,6 +85,15 @@ test('APPEND before login gets no continuation: its literal is never read', asyn
   await w.closed;
 });
 
+test('before login no literal over 1 KB is taken', async () => {
+  const w = await imap();
+  await w.write('a LOGIN {2000}\r\n');
+  const answer = await w.until(/^a (OK|NO|BAD).*\r\n/m);
+  expect(answer).not.toMatch(/^\+/m);
+  expect(answer).toMatch(/^a NO Literal too large\r\n/m);
+  w.close();
+});
+
 test('after login an APPEND over APPENDLIMIT is refused before its literal', async () => {
   const w = await imap();
   await w.write(`a LOGIN "${mailbox}" "${h.password}"\r\n`);

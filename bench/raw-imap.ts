@@ -21,19 +21,29 @@ export class RawImap {
       this.waiter?.();
     });
     socket.on('close', () => {
-      this.closed = new Error('connection closed');
+      this.closed = new Error(`connection closed after: ${this.buffer.toString('latin1', 0, 200)}`);
       this.waiter?.();
     });
   }
 
-  static async login(port: number, user: string, password: string): Promise<RawImap> {
-    const socket = net.connect(port, '127.0.0.1');
+  /** A session that has been greeted, not logged in (from `localAddress` if given, e.g. 127.0.0.2). */
+  static async connect(port: number, localAddress?: string): Promise<RawImap> {
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress });
     await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
     const client = new RawImap(socket);
     await client.untilLine((line) => line.startsWith('* OK'));
-    const login = await client.command(`LOGIN ${quote(user)} ${quote(password)}`);
+    return client;
+  }
+
+  static async login(port: number, user: string, password: string): Promise<RawImap> {
+    const client = await RawImap.connect(port);
+    const login = await client.tryLogin(user, password);
     if (login.status !== 'OK') throw new Error(`LOGIN failed: ${login.text}`);
     return client;
+  }
+
+  tryLogin(user: string, password: string): ReturnType<RawImap['command']> {
+    return this.command(`LOGIN ${quote(user)} ${quote(password)}`);
   }
 
   /**
@@ -57,6 +67,10 @@ export class RawImap {
     const [, status] = done.split(' ');
     const end = performance.now();
     return { ms: end - start, firstByteMs: (this.firstByteAt ?? end) - start, status, text: done, fetches, bytes };
+  }
+
+  close(): void {
+    this.socket.destroy();
   }
 
   async logout(): Promise<void> {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config';
 import type { Logger } from './log';
+import { LoginGuard } from './auth/login-guard';
 import { AccountRegistry } from './domain/account-registry';
 import { AccountView } from './domain/account-view';
 import { MailboxPoller } from './domain/poller';
@@ -11,6 +12,7 @@ import { createSmtpServer } from './smtp/server';
 import { MailStore } from './store';
 import { QuarantineStore } from './store/quarantine';
 import { SecretStore, importInitialTokens } from './store/secrets';
+import { enforceStatePermissions } from './store/state-permissions';
 import { loadOrCreateTls } from './tls';
 import { createVendorClient } from './upstream/vendor-client';
 
@@ -25,12 +27,17 @@ export interface RunningBridge {
 /** Starts everything the `start` command runs: state, vendor client, IMAP, SMTP, pollers. */
 export async function startBridge(config: Config, logger: Logger): Promise<RunningBridge> {
   fs.mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+  // what an earlier run or the user left, before anything is read from it
+  enforceStatePermissions(config.stateDir);
   const secrets = SecretStore.open(config.stateDir);
   importInitialTokens(config, secrets);
   const vendor = createVendorClient(config, secrets, logger);
   const store = MailStore.open(config.stateDir);
   const tls = await loadOrCreateTls(config.tls, config.stateDir);
+  // and what opening the store created under the process umask (database, WAL)
+  enforceStatePermissions(config.stateDir);
   const notifier = new ImapNotifier();
+  const logins = new LoginGuard({ freeFailures: config.limits.freeLoginFailures }, logger);
   const accounts = new AccountRegistry(secrets);
   const pollers: MailboxPoller[] = [];
   const mailboxes = new Set([...config.accounts.map((a) => a.mailbox), ...secrets.mailboxes()]);
@@ -62,11 +69,14 @@ export async function startBridge(config: Config, logger: Logger): Promise<Runni
     notifier,
     logger,
     maxMessageBytes: config.maxMessageBytes,
+    limits: config.limits,
+    logins,
   });
   const smtpServer = createSmtpServer({
     config,
     vendor,
     secrets,
+    logins,
     quarantine: new QuarantineStore(store.db),
     logger,
     tls,

@@ -12,6 +12,7 @@ import { createVendorClient } from './upstream/vendor-client';
 import { readTokensFromEnvOrStdin } from './util/read-secret';
 import { listQuarantine, releaseQuarantine } from './smtp/quarantine-commands';
 import { openDatabase } from './store/db';
+import { certificateForTrustStore, loadOrCreateTls } from './tls';
 import { QuarantineStore } from './store/quarantine';
 
 const defaultConfigFile = 'mailbridge.json';
@@ -172,6 +173,25 @@ export function buildProgram(): Command {
       print(`New bridge password for ${opts.mailbox}: ${secrets.setBridgePassword(opts.mailbox)}`);
     });
 
+  program
+    .command('cert')
+    .description('the TLS certificate of the IMAP and SMTP listeners')
+    .command('export')
+    .description(
+      'write the certificate for a mail client or the OS trust store (the self-signed one is created if missing)',
+    )
+    .option('-o, --out <file>', 'file to write instead of standard output')
+    .option('--der', 'DER (binary, for Windows) instead of PEM')
+    .addOption(configOption())
+    .action(async (opts: { out?: string; der?: boolean; config?: string }) => {
+      const cfg = load(opts.config);
+      const { cert } = await loadOrCreateTls(cfg.tls, cfg.stateDir);
+      const { data, fingerprint } = certificateForTrustStore(cert, opts.der ? 'der' : 'pem');
+      if (opts.out) fs.writeFileSync(opts.out, data, { mode: 0o644 });
+      else process.stdout.write(data);
+      process.stderr.write(`SHA-256 fingerprint: ${fingerprint}\n`);
+    });
+
   const quarantine = program.command('quarantine').description('submissions held by the vendor spam filter');
   quarantine
     .command('list')
@@ -206,11 +226,18 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * The first SIGINT/SIGTERM closes gracefully (the listeners drain for at most
+ * limits.shutdownDrainSeconds); a second one while that runs exits at once.
+ */
 function waitForSignal(close: () => Promise<void>): Promise<void> {
   return new Promise((resolve) => {
+    const now = () => process.exit(130);
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      process.once('SIGINT', now);
+      process.once('SIGTERM', now);
       close().then(resolve, resolve);
     };
     process.on('SIGINT', stop);

@@ -9,6 +9,34 @@ const url = z
   .url('must be an absolute URL such as https://api.example.com')
   .transform((u) => u.replace(/\/+$/, ''));
 
+const seconds = z.number().min(1).max(86_400);
+
+const limitsSchema = z
+  .object({
+    /** Longest command line before login (IMAP and SMTP); longer ones get a BAD and a disconnect. */
+    maxLineBytesBeforeLogin: z.number().int().min(1024).max(1_048_576).default(8192),
+    /** Longest IMAP command line after login (long UID sets); literals do not count. */
+    maxLineBytes: z.number().int().min(1024).max(16_777_216).default(65_536),
+    /** Open connections per protocol (IMAP listeners together, SMTP listeners together). */
+    maxConnections: z.number().int().min(1).max(100_000).default(400),
+    /** Open connections per protocol from one address (all local clients share 127.0.0.1). */
+    maxConnectionsPerPeer: z.number().int().min(1).max(100_000).default(250),
+    /** A client that has not logged in this long after connecting is disconnected. */
+    loginTimeoutSeconds: seconds.default(60),
+    /** A connection with no traffic this long is closed (an IMAP client in IDLE is only pinged). */
+    socketTimeoutSeconds: seconds.default(5 * 60 + 37),
+    /** IDLE ends after this (RFC 2177: clients re-issue it at least every 29 minutes). */
+    idleTimeoutSeconds: seconds.default(31 * 60),
+    /** Failed logins from one address answered at once; later ones wait a growing delay. */
+    freeLoginFailures: z.number().int().min(0).max(1000).default(3),
+    /** At SIGTERM, how long transfers in progress may finish before every client is disconnected. */
+    shutdownDrainSeconds: z.number().min(0).max(600).default(10),
+  })
+  .strict()
+  .prefault({});
+
+export type Limits = z.output<typeof limitsSchema>;
+
 const accountSchema = z
   .object({
     mailbox: z.string().email('must be the mailbox address, e.g. "me@example.com"'),
@@ -73,6 +101,8 @@ export const configSchema = z
      * copy that moves is worse than no copy.
      */
     copyToFolder: z.enum(['refuse', 'move']).default('move'),
+    /** What the listeners allow each client (README "Limits and hardening"). */
+    limits: limitsSchema,
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Overrides of src/upstream/assumptions.ts, deep-merged onto its defaults. */
     assumptions: assumptionOverridesSchema.default({}),
@@ -102,6 +132,15 @@ const envOverrides: Array<[string, string[], 'string' | 'number']> = [
   ['MAILBRIDGE_POLL_INTERVAL', ['pollIntervalSeconds'], 'number'],
   ['MAILBRIDGE_FRESHNESS', ['freshnessSeconds'], 'number'],
   ['MAILBRIDGE_LOG_LEVEL', ['logLevel'], 'string'],
+  ['MAILBRIDGE_MAX_LINE_BYTES_BEFORE_LOGIN', ['limits', 'maxLineBytesBeforeLogin'], 'number'],
+  ['MAILBRIDGE_MAX_LINE_BYTES', ['limits', 'maxLineBytes'], 'number'],
+  ['MAILBRIDGE_MAX_CONNECTIONS', ['limits', 'maxConnections'], 'number'],
+  ['MAILBRIDGE_MAX_CONNECTIONS_PER_PEER', ['limits', 'maxConnectionsPerPeer'], 'number'],
+  ['MAILBRIDGE_LOGIN_TIMEOUT', ['limits', 'loginTimeoutSeconds'], 'number'],
+  ['MAILBRIDGE_SOCKET_TIMEOUT', ['limits', 'socketTimeoutSeconds'], 'number'],
+  ['MAILBRIDGE_IDLE_TIMEOUT', ['limits', 'idleTimeoutSeconds'], 'number'],
+  ['MAILBRIDGE_FREE_LOGIN_FAILURES', ['limits', 'freeLoginFailures'], 'number'],
+  ['MAILBRIDGE_SHUTDOWN_DRAIN', ['limits', 'shutdownDrainSeconds'], 'number'],
 ];
 
 export class ConfigError extends Error {

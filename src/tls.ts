@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -8,6 +9,28 @@ export interface TlsPair {
   key: string;
   cert: string;
 }
+
+/**
+ * What every TLS listener (IMAP, SMTP, implicit and STARTTLS) accepts: TLS 1.2 or later
+ * and, for TLS 1.2, only ECDHE key exchange (forward secrecy) with an AEAD cipher (GCM or
+ * ChaCha20-Poly1305). TLS 1.3 suites all have both properties. No RSA key exchange, no
+ * CBC, no SHA-1 MACs.
+ */
+export const tlsPolicy = {
+  minVersion: 'TLSv1.2',
+  ciphers: [
+    'TLS_AES_128_GCM_SHA256',
+    'TLS_AES_256_GCM_SHA384',
+    'TLS_CHACHA20_POLY1305_SHA256',
+    'ECDHE-ECDSA-AES128-GCM-SHA256',
+    'ECDHE-RSA-AES128-GCM-SHA256',
+    'ECDHE-ECDSA-AES256-GCM-SHA384',
+    'ECDHE-RSA-AES256-GCM-SHA384',
+    'ECDHE-ECDSA-CHACHA20-POLY1305',
+    'ECDHE-RSA-CHACHA20-POLY1305',
+  ].join(':'),
+  honorCipherOrder: true,
+} as const;
 
 /**
  * The configured pair, or a self-signed one for localhost kept in the state dir so clients
@@ -27,6 +50,19 @@ export async function loadOrCreateTls(
   writeFileAtomic(keyFile, pems.private);
   writeFileAtomic(certFile, pems.cert);
   return { key: pems.private, cert: pems.cert };
+}
+
+/**
+ * The certificate as a trust store takes it: PEM (Linux update-ca-certificates, macOS
+ * Keychain, Thunderbird) or DER (Windows certificate import). Only the first certificate
+ * of a configured chain: that is the one the listeners present.
+ */
+export function certificateForTrustStore(
+  certPem: string,
+  format: 'pem' | 'der',
+): { data: Buffer; fingerprint: string } {
+  const cert = new X509Certificate(certPem);
+  return { data: format === 'der' ? cert.raw : Buffer.from(cert.toString()), fingerprint: cert.fingerprint256 };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { AccountView } from './account-view';
 
 export interface PasswordCheck {
-  verifyBridgePassword(mailbox: string, password: string): boolean;
+  verifyBridgePassword(mailbox: string, password: string): Promise<boolean>;
 }
 
 /** The bridged accounts, looked up by the login name mail clients use (the mailbox address). */
@@ -23,9 +23,10 @@ export class AccountRegistry {
   }
 
   /** The canonical account name if `password` is that account's bridge password. */
-  authenticate(username: string, password: string): string | null {
+  async authenticate(username: string, password: string): Promise<string | null> {
     const view = this.get(username.trim());
-    if (!view || !this.passwords.verifyBridgePassword(view.account, password)) return null;
-    return view.account;
+    // an unknown user is checked too (against no hash), so it is answered as slowly as a known one
+    const ok = await this.passwords.verifyBridgePassword(view?.account ?? username.trim(), password);
+    return view && ok ? view.account : null;
   }
 }

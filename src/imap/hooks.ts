@@ -1,10 +1,12 @@
 import type { IMAPServer } from '@zone-eu/wildduck/imap-core';
+import type { LoginGuard } from '../auth/login-guard';
 import type { Logger } from '../log';
 import type { AccountRegistry } from '../domain/account-registry';
 import type { AccountView, ImapFolder } from '../domain/account-view';
 import { rememberFailure } from './error-responses';
 import { isLoopback } from '../util/net';
 import { Refusal } from '../domain/refusal';
+import { trackActivity } from './activity';
 import { folderKey } from './notifier';
 import type { ImapSession } from './session';
 import { fetchMessages, type FetchOptions } from './fetch';
@@ -24,7 +26,12 @@ function splitKey(key: string): { account: string; folder: string } {
   return { account: String(key).slice(0, i), folder: String(key).slice(i + 1) };
 }
 
-export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: AccountRegistry, logger: Logger): void {
+export function installHooks(
+  server: InstanceType<typeof IMAPServer>,
+  accounts: AccountRegistry,
+  logins: LoginGuard,
+  logger: Logger,
+): void {
   /** Runs `fn` and maps its result or failure onto imap-core's callback convention. */
   const hook =
     <A extends unknown[]>(
@@ -36,7 +43,7 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
       const session = raw.pop() as ImapSession;
       const view = accounts.get(session.user.id);
       if (!view) return callback(null, 'NONEXISTENT');
-      fn(view, session, ...(raw as A)).then(
+      trackActivity(session, fn(view, session, ...(raw as A))).then(
         (results) => callback(null, ...results),
         (err: unknown) => {
           const failure = rememberFailure(session, err);
@@ -70,9 +77,17 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
         }),
       );
     }
-    const account = accounts.authenticate(login.username, login.password);
-    if (!account) return callback(null);
-    callback(null, { user: { id: account, username: account } });
+    const attempt = {
+      protocol: 'imap' as const,
+      peer: login.connection?.remoteAddress ?? '',
+      username: login.username,
+    };
+    logins
+      .login(attempt, () => accounts.authenticate(login.username, login.password))
+      .then(
+        (account) => (account ? callback(null, { user: { id: account, username: account } }) : callback(null)),
+        (err: Error) => callback(err),
+      );
   };
 
   server.onList = hook('list', async (view) => [(await view.folders()).map(toListEntry)]);

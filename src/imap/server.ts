@@ -1,8 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { IMAPServer } from '@zone-eu/wildduck/imap-core';
+import type { LoginGuard } from '../auth/login-guard';
+import type { Limits } from '../config';
 import type { Logger } from '../log';
-import type { TlsPair } from '../tls';
+import { ConnectionGate, tooManyConnections } from '../listen/connection-gate';
+import { dismissWhenIdle } from '../listen/drain';
+import { LoginDeadlines } from '../listen/login-deadline';
+import { type TlsPair, tlsPolicy } from '../tls';
 import type { AccountRegistry } from '../domain/account-registry';
+import { isActive } from './activity';
 import { installFailureResponses } from './error-responses';
 import type { ImapNotifier } from './notifier';
 import { installHooks } from './hooks';
@@ -18,15 +24,30 @@ export interface ImapServerOptions {
   logger: Logger;
   /** Largest APPEND literal accepted (bytes). */
   maxMessageBytes: number;
+  limits: Limits;
+  logins: LoginGuard;
 }
 
 export interface RunningImap {
   port: number;
   securePort: number | null;
+  /** Stops listening, lets commands in progress finish (up to limits.shutdownDrainSeconds), says BYE to everyone. */
   close(): Promise<void>;
 }
 
 type ImapCoreServer = InstanceType<typeof IMAPServer>;
+
+/** The parts of an imap-core connection the listener uses. */
+interface ImapConnection {
+  session: { id: string; remoteAddress: string; user?: unknown };
+  /** Set while a command with a literal is still being received. */
+  _currentCommand: unknown;
+  writeStream: { readableLength: number };
+  send(line: string): void;
+  close(force?: boolean): void;
+}
+
+const connectionsOf = (server: ImapCoreServer) => server.connections as Set<ImapConnection>;
 
 function listen(server: ImapCoreServer, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -39,31 +60,69 @@ function listen(server: ImapCoreServer, port: number, host: string): Promise<num
   });
 }
 
-function create(opts: ImapServerOptions, secure: boolean): ImapCoreServer {
+function bye(connection: ImapConnection, reason: string): void {
+  connection.send(`* BYE ${reason}`);
+  connection.close();
+}
+
+/** Caps connections (gate) and disconnects clients that do not log in in time. */
+function guardConnections(server: ImapCoreServer, gate: ConnectionGate, limits: Limits): void {
+  const deadlines = new LoginDeadlines(limits.loginTimeoutSeconds * 1000);
+  server.onConnect = (session: ImapConnection['session'], callback: (err?: Error) => void) => {
+    if (!gate.admit(session.id, session.remoteAddress)) return callback(new Error(tooManyConnections));
+    deadlines.start(session.id, () => {
+      if (session.user) return;
+      for (const c of connectionsOf(server)) if (c.session === session) bye(c, 'Login timeout, closing connection');
+    });
+    callback();
+  };
+  server.onClose = (session: ImapConnection['session'], callback: () => void) => {
+    deadlines.stop(session.id);
+    gate.release(session.id);
+    callback();
+  };
+}
+
+function create(opts: ImapServerOptions, secure: boolean, gate: ConnectionGate): ImapCoreServer {
+  const { limits } = opts;
   const server = new IMAPServer({
     secure,
     // STARTTLS is offered; LOGIN without it is accepted only from loopback (checked in onAuth)
     ignoreSTARTTLS: true,
     key: opts.tls.key,
     cert: opts.tls.cert,
+    ...tlsPolicy,
     id: { name: 'mailbridge', vendor: 'mailbridge', 'support-url': 'https://localhost/' },
     maxMessage: opts.maxMessageBytes,
+    maxLineLength: limits.maxLineBytes,
+    maxLineLengthUnauthenticated: limits.maxLineBytesBeforeLogin,
+    socketTimeout: limits.socketTimeoutSeconds * 1000,
+    idleTimeout: limits.idleTimeoutSeconds * 1000,
+    // after this, close() says BYE to the connections still busy
+    closeTimeout: Math.max(limits.shutdownDrainSeconds * 1000, 1),
     logger: opts.logger.child({ component: 'imap' }),
     skipFetchLog: true,
     // answers go out as several writes (untagged lines, then the tagged one): without this,
     // Nagle's algorithm holds the last write until the client's delayed ACK, about 40 ms a command
     noDelay: true,
-    // clients in IDLE for 30 min are expected to re-issue IDLE (RFC 2177)
-    idleTimeout: 31 * 60 * 1000,
   });
   server.notifier = opts.notifier;
-  installHooks(server, opts.accounts, opts.logger);
+  guardConnections(server, gate, limits);
+  installHooks(server, opts.accounts, opts.logins, opts.logger);
   server.on('error', (err: Error) => opts.logger.warn({ err: err.message }, 'imap connection error'));
   return server;
 }
 
 function closeServer(server: ImapCoreServer): Promise<void> {
-  return new Promise((resolve) => server.close(() => resolve()));
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  return dismissWhenIdle(
+    {
+      connections: () => connectionsOf(server),
+      busy: (c) => !!c._currentCommand || isActive(c.session) || c.writeStream.readableLength > 0,
+      dismiss: (c) => bye(c, 'Server shutting down'),
+    },
+    closed,
+  );
 }
 
 /** imap-core reports protocol errors through WildDuck's GELF hook, which prints to stderr by default. */
@@ -80,12 +139,13 @@ function routeProtocolErrors(logger: Logger): void {
 export async function startImapServer(opts: ImapServerOptions): Promise<RunningImap> {
   installFailureResponses();
   routeProtocolErrors(opts.logger);
-  const plain = create(opts, false);
+  const gate = new ConnectionGate(opts.limits);
+  const plain = create(opts, false, gate);
   const port = await listen(plain, opts.port, opts.host);
   let secure: ImapCoreServer | null = null;
   let securePort: number | null = null;
   if (opts.securePort !== null) {
-    secure = create(opts, true);
+    secure = create(opts, true, gate);
     securePort = await listen(secure, opts.securePort, opts.host);
   }
   return {

@@ -1,10 +1,14 @@
 import type { AddressInfo } from 'node:net';
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions } from 'smtp-server';
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
+import { LoginGuard } from '../auth/login-guard';
 import type { Config } from '../config';
+import { ConnectionGate, tooManyConnections } from '../listen/connection-gate';
+import { dismissWhenIdle } from '../listen/drain';
+import { LoginDeadlines } from '../listen/login-deadline';
 import type { Logger } from '../log';
 import type { QuarantineStore } from '../store/quarantine';
 import type { SecretStore } from '../store/secrets';
-import type { TlsPair } from '../tls';
+import { type TlsPair, tlsPolicy } from '../tls';
 import type { VendorApi } from '../upstream/api';
 import { isLoopback } from '../util/net';
 import { deliver, type Submitted } from './deliver';
@@ -23,6 +27,8 @@ export interface SmtpServerOptions {
   config: Config;
   vendor: VendorApi;
   secrets: Pick<SecretStore, 'verifyBridgePassword'>;
+  /** Shared with IMAP so a peer's failures count across both; by default one of its own. */
+  logins?: LoginGuard;
   quarantine: QuarantineStore;
   logger: Logger;
   tls: TlsPair;
@@ -32,8 +38,30 @@ export interface SmtpServerOptions {
 
 export interface SmtpServer {
   listen(): Promise<{ port: number; securePort?: number }>;
+  /** Stops listening, lets submissions in progress finish (up to limits.shutdownDrainSeconds), answers 421 to everyone. */
   close(): Promise<void>;
 }
+
+/** What the listeners share: the connection caps, login deadlines and the sessions inside DATA. */
+interface Guards {
+  gate: ConnectionGate;
+  deadlines: LoginDeadlines;
+  /** Ids of sessions whose message is being received or delivered. */
+  transfers: Set<string>;
+  logins: LoginGuard;
+}
+
+/** The parts of an smtp-server connection the listener uses. */
+interface SmtpConnection {
+  id: string;
+  session: SMTPServerSession;
+  send(code: number, message: string): void;
+}
+
+const connectionsOf = (server: SMTPServer) => (server as unknown as { connections: Set<SmtpConnection> }).connections;
+
+/** A reply that smtp-server sends before closing the connection. */
+const closing = (text: string) => Object.assign(new Error(text), { responseCode: 421 });
 
 /** Each recipient is one vendor call; beyond this a client must split the message. */
 export const maxRecipients = 100;
@@ -45,14 +73,21 @@ async function readMessage(stream: SMTPServerDataStream): Promise<Buffer | null>
   return stream.sizeExceeded ? null : Buffer.concat(chunks);
 }
 
-function serverOptions(opts: SmtpServerOptions, secure: boolean): SMTPServerOptions {
-  const { config, logger } = opts;
+function serverOptions(
+  opts: SmtpServerOptions,
+  secure: boolean,
+  guards: Guards,
+  connections: () => Iterable<SmtpConnection>,
+): SMTPServerOptions {
+  const { config } = opts;
+  const { limits } = config;
   const accountFor = (username: string) =>
     config.accounts.find((a) => a.mailbox.toLowerCase() === username.toLowerCase())?.mailbox ?? username.toLowerCase();
   return {
     secure,
     key: opts.tls.key,
     cert: opts.tls.cert,
+    ...tlsPolicy,
     name: 'mailbridge',
     banner: 'mailbridge submission server',
     size: config.maxMessageBytes,
@@ -62,11 +97,24 @@ function serverOptions(opts: SmtpServerOptions, secure: boolean): SMTPServerOpti
     allowInsecureAuth: true,
     hideDSN: true, // the vendor sends no delivery status notifications
     logger: false,
+    maxCommandLength: limits.maxLineBytesBeforeLogin,
+    socketTimeout: limits.socketTimeoutSeconds * 1000,
+    // after this, close() answers 421 to the connections still busy
+    closeTimeout: Math.max(limits.shutdownDrainSeconds * 1000, 1),
     onConnect(session, callback) {
+      if (!guards.gate.admit(session.id, session.remoteAddress)) return callback(closing(tooManyConnections));
+      guards.deadlines.start(session.id, () => {
+        for (const c of connections())
+          if (c.id === session.id && !c.session.user) c.send(421, 'Login timeout, closing connection');
+      });
       // not even advertised to remote plaintext peers, so no client sends a password in clear;
       // STARTTLS starts a fresh session without this restriction
       if (!session.secure && !isLoopback(session.remoteAddress)) session.disabledCommands = ['AUTH'];
       callback();
+    },
+    onClose(session) {
+      guards.deadlines.stop(session.id);
+      guards.gate.release(session.id);
     },
     onSecure(_socket, session, callback) {
       session.disabledCommands = undefined;
@@ -83,19 +131,24 @@ function serverOptions(opts: SmtpServerOptions, secure: boolean): SMTPServerOpti
         );
       }
       const account = accountFor(String(auth.username ?? '').trim());
-      if (!opts.secrets.verifyBridgePassword(account, auth.password ?? '')) {
-        logger.warn({ username: account, remote: session.remoteAddress }, 'smtp login refused');
-        return callback(
-          smtpError({
-            code: 535,
-            enhanced: '5.7.8',
-            text:
-              'Authentication failed: log in with the mailbox address and its bridge password ' +
-              '("mailbridge account password")',
-          }),
+      const attempt = { protocol: 'smtp' as const, peer: session.remoteAddress, username: account };
+      guards.logins
+        .login(attempt, async () =>
+          (await opts.secrets.verifyBridgePassword(account, auth.password ?? '')) ? account : null,
+        )
+        .then(
+          (user) => {
+            if (user) return callback(null, { user });
+            callback(
+              smtpError({
+                code: 535,
+                enhanced: '5.7.8',
+                text: 'Authentication failed: log in with the mailbox address and its bridge password ("mailbridge account password")',
+              }),
+            );
+          },
+          (err: Error) => callback(err),
         );
-      }
-      callback(null, { user: account });
     },
     onMailFrom(address, session, callback) {
       const user = typeof session.user === 'string' ? session.user : '';
@@ -120,6 +173,7 @@ function serverOptions(opts: SmtpServerOptions, secure: boolean): SMTPServerOpti
     },
     onData(stream, session, callback) {
       const mailbox = String(session.user);
+      guards.transfers.add(session.id);
       readMessage(stream)
         .then(async (raw) => {
           if (!raw)
@@ -136,12 +190,20 @@ function serverOptions(opts: SmtpServerOptions, secure: boolean): SMTPServerOpti
           );
           return deliver(opts, mailbox, sub);
         })
+        .finally(() => guards.transfers.delete(session.id))
         .then(
           (message) => callback(null, message),
           (err: Error) => callback('responseCode' in err ? err : smtpError(answerFor(err))),
         );
     },
   };
+}
+
+function createListener(opts: SmtpServerOptions, secure: boolean, guards: Guards): SMTPServer {
+  const server: SMTPServer = new SMTPServer(serverOptions(opts, secure, guards, () => connectionsOf(server)));
+  // a client that drops mid-session is not the bridge's failure
+  server.on('error', (err) => opts.logger.debug({ err: err.message }, 'smtp connection error'));
+  return server;
 }
 
 function listenOn(server: SMTPServer, port: number, host: string): Promise<number> {
@@ -154,14 +216,31 @@ function listenOn(server: SMTPServer, port: number, host: string): Promise<numbe
   });
 }
 
+function closeServer(server: SMTPServer, transfers: Set<string>): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  return dismissWhenIdle(
+    {
+      connections: () => connectionsOf(server),
+      busy: (c) => transfers.has(c.id),
+      // smtp-server closes the connection after a 421
+      dismiss: (c) => c.send(421, 'Server shutting down'),
+    },
+    closed,
+  );
+}
+
 export function createSmtpServer(opts: SmtpServerOptions): SmtpServer {
-  const { listen } = opts.config;
+  const { listen, limits } = opts.config;
+  const guards: Guards = {
+    gate: new ConnectionGate(limits),
+    deadlines: new LoginDeadlines(limits.loginTimeoutSeconds * 1000),
+    transfers: new Set(),
+    logins: opts.logins ?? new LoginGuard({ freeFailures: limits.freeLoginFailures }, opts.logger),
+  };
   const servers = [
-    new SMTPServer(serverOptions(opts, false)),
-    ...(listen.smtpsPort === null ? [] : [new SMTPServer(serverOptions(opts, true))]),
+    createListener(opts, false, guards),
+    ...(listen.smtpsPort === null ? [] : [createListener(opts, true, guards)]),
   ];
-  // a client that drops mid-session is not the bridge's failure
-  for (const s of servers) s.on('error', (err) => opts.logger.debug({ err: err.message }, 'smtp connection error'));
   return {
     async listen() {
       const port = await listenOn(servers[0], listen.smtpPort, listen.host);
@@ -169,7 +248,7 @@ export function createSmtpServer(opts: SmtpServerOptions): SmtpServer {
       return { port, securePort: await listenOn(servers[1], listen.smtpsPort ?? 0, listen.host) };
     },
     async close() {
-      await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+      await Promise.all(servers.map((s) => closeServer(s, guards.transfers)));
     },
   };
 }

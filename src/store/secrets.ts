@@ -1,6 +1,7 @@
-import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { hashPassword, verifyPassword } from '../auth/password-hash';
 import type { Config } from '../config';
 import { registerSecret } from '../log';
 import type { TokenPair } from '../upstream/types';
@@ -19,7 +20,7 @@ export interface StoredAccount {
   updatedAt: string;
   /** Set when the vendor refused the refresh token: the reason and the fix. */
   needsNewTokens?: string;
-  /** scrypt$salt$hash of the bridge password mail clients log in with. */
+  /** Hash of the bridge password mail clients log in with (see auth/password-hash.ts). */
   passwordHash?: string;
 }
 
@@ -32,10 +33,6 @@ const fileName = 'secrets.json';
 
 function key(mailbox: string): string {
   return mailbox.trim().toLowerCase();
-}
-
-function hashPassword(password: string, salt = randomBytes(16)): string {
-  return `scrypt$${salt.toString('base64')}$${scryptSync(password, salt, 32).toString('base64')}`;
 }
 
 function stampOf(file: string): string | null {
@@ -139,14 +136,16 @@ export class SecretStore {
     return password;
   }
 
-  verifyBridgePassword(mailbox: string, password: string): boolean {
+  /** Never blocks the event loop; a mailbox without a password costs as much as one with. */
+  async verifyBridgePassword(mailbox: string, password: string): Promise<boolean> {
     const stored = this.get(mailbox)?.passwordHash;
-    if (!stored) return false;
-    const [scheme, salt, hash] = stored.split('$');
-    const expected = Buffer.from(hash ?? '', 'base64');
-    if (scheme !== 'scrypt' || !salt || expected.length === 0) return false;
-    const actual = scryptSync(password, Buffer.from(salt, 'base64'), expected.length);
-    return timingSafeEqual(expected, actual);
+    const verdict = await verifyPassword(stored, password);
+    const account = this.get(mailbox);
+    if (verdict.rehash && account && account.passwordHash === stored) {
+      account.passwordHash = hashPassword(password);
+      this.save();
+    }
+    return verdict.ok;
   }
 }
 

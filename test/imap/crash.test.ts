@@ -1,13 +1,9 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { control, mailbox, vendorFolder } from '../support/bridge-harness';
+import { type DaemonSetup, killHard, setUpDaemon, startDaemon } from '../support/daemon';
 import type { VendorMessage } from '../../src/upstream/types';
 import { must } from '../support/must';
 
@@ -17,54 +13,16 @@ import { must } from '../support/must';
  * under the UIDs the client was given.
  */
 
-const run = promisify(execFile);
-const cli = path.join(__dirname, '..', '..', 'src', 'cli.ts');
 let sandbox: Sandbox;
-let dir: string;
-let config: string;
-let port: number;
-let password: string;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: p } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return p;
-}
-
-async function startDaemon(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-r', 'tsx/cjs', cli, 'start', '--config', config], { stdio: 'ignore' });
-  for (let i = 0; i < 150; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1');
-      s.once('data', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (up) return child;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill('SIGKILL');
-  throw new Error('the daemon did not start listening');
-}
-
-function killHard(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
+let setup: DaemonSetup;
 
 async function connect(): Promise<ImapFlow> {
   const client = new ImapFlow({
     host: '127.0.0.1',
-    port,
+    port: setup.imapPort,
     secure: false,
     doSTARTTLS: false,
-    auth: { user: mailbox, pass: password },
+    auth: { user: mailbox, pass: setup.password },
     logger: false,
   });
   await client.connect();
@@ -73,48 +31,16 @@ async function connect(): Promise<ImapFlow> {
 
 beforeAll(async () => {
   sandbox = await startSandbox({ messages: 40 });
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-crash-'));
-  port = await freePort();
-  config = path.join(dir, 'config.json');
-  const tokens = sandbox.issueTokens(mailbox);
-  fs.writeFileSync(
-    config,
-    JSON.stringify({
-      vendor: {
-        readUrl: sandbox.urls.read,
-        mailUrl: sandbox.urls.mail,
-        graphUrl: sandbox.urls.graph,
-        apiKey: sandbox.apiKey,
-      },
-      accounts: [{ mailbox, ...tokens }],
-      listen: { host: '127.0.0.1', imapPort: port, smtpPort: await freePort() },
-      stateDir: path.join(dir, 'state'),
-      pollIntervalSeconds: 3600,
-      logLevel: 'silent',
-    }),
-  );
-  const { stdout } = await run(process.execPath, [
-    '-r',
-    'tsx/cjs',
-    cli,
-    'account',
-    'password',
-    '--mailbox',
-    mailbox,
-    '--config',
-    config,
-  ]);
-  password = /: (\S+)\s*$/.exec(stdout.trim())?.[1] ?? '';
-  expect(password).not.toBe('');
+  setup = await setUpDaemon(sandbox);
 });
 
 afterAll(async () => {
   await sandbox?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(setup.dir, { recursive: true, force: true });
 });
 
 test('what the client was told OK survives SIGKILL of the daemon', async () => {
-  let daemon = await startDaemon();
+  let daemon = await startDaemon(setup);
   let client = await connect();
   await client.mailboxOpen('INBOX');
   const [moving, flagging, labelling] = await vendorFolder(sandbox, 'INBOX');
@@ -134,7 +60,7 @@ test('what the client was told OK survives SIGKILL of the daemon', async () => {
   const appended = must(await client.append('Drafts', draft, ['\\Draft']), 'APPENDUID');
   await killHard(daemon);
 
-  daemon = await startDaemon();
+  daemon = await startDaemon(setup);
   try {
     client = await connect();
     await client.mailboxOpen('Archive');

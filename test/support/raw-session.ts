@@ -1,4 +1,4 @@
-import net from 'node:net';
+import { wire } from './wire';
 
 /** A raw IMAP session for byte-exact assertions: each command's whole answer as text. */
 export interface RawSession {
@@ -10,35 +10,22 @@ export interface RawSession {
 }
 
 export async function rawSession(port: number, user: string, password: string): Promise<RawSession> {
-  const socket = net.connect(port, '127.0.0.1');
-  let buffer = '';
-  let wake: (() => void) | null = null;
-  socket.setEncoding('latin1');
-  socket.on('data', (chunk: string) => {
-    buffer += chunk;
-    wake?.();
-  });
-  const until = async (done: RegExp): Promise<string> => {
-    while (!done.test(buffer)) await new Promise<void>((r) => (wake = r));
-    const out = buffer;
-    buffer = '';
-    return out;
-  };
-  await until(/^\* OK.*\r\n/m);
+  const w = await wire(port);
+  await w.until(/^\* OK.*\r\n/m);
   let n = 0;
   const tagged = (tag: string) => new RegExp(`^${tag} (OK|NO|BAD).*\\r\\n`, 'm');
   const run = async (command: string | Buffer) => {
     const tag = `t${++n}`;
-    socket.write(Buffer.concat([Buffer.from(`${tag} `), Buffer.from(command), Buffer.from('\r\n')]));
-    return until(tagged(tag));
+    await w.write(Buffer.concat([Buffer.from(`${tag} `), Buffer.from(command), Buffer.from('\r\n')]));
+    return w.until(tagged(tag), 60_000);
   };
   const append = async (folder: string, message: string, flags = '(\\Draft)') => {
     const tag = `t${++n}`;
-    socket.write(`${tag} APPEND ${folder} ${flags} {${Buffer.byteLength(message)}}\r\n`);
-    await until(/^\+ .*\r\n/m);
-    socket.write(`${message}\r\n`);
-    return until(tagged(tag));
+    await w.write(`${tag} APPEND ${folder} ${flags} {${Buffer.byteLength(message)}}\r\n`);
+    await w.until(/^\+ .*\r\n/m);
+    await w.write(`${message}\r\n`);
+    return w.until(tagged(tag), 60_000);
   };
   await run(`LOGIN "${user}" "${password}"`);
-  return { run, append, close: () => socket.destroy() };
+  return { run, append, close: w.close };
 }

@@ -180,11 +180,11 @@ describe('secret store', () => {
     expect(password).toHaveLength(24);
     expect(fs.readFileSync(secretsFile(), 'utf8')).not.toContain(password);
     const again = SecretStore.open(h.stateDir);
-    expect(again.verifyBridgePassword(mailbox, password)).toBe(true);
-    expect(again.verifyBridgePassword(mailbox, `${password}x`)).toBe(false);
-    expect(again.verifyBridgePassword('nobody@sandbox.test', password)).toBe(false);
+    expect(await again.verifyBridgePassword(mailbox, password)).toBe(true);
+    expect(await again.verifyBridgePassword(mailbox, `${password}x`)).toBe(false);
+    expect(await again.verifyBridgePassword('nobody@sandbox.test', password)).toBe(false);
     // a token rotation keeps the password
     again.putTokens(mailbox, { accessToken: 'sbx_at_rotated_value_2', refreshToken: 'sbx_rt_rotated_value_2' });
-    expect(SecretStore.open(h.stateDir).verifyBridgePassword(mailbox, password)).toBe(true);
+    expect(await SecretStore.open(h.stateDir).verifyBridgePassword(mailbox, password)).toBe(true);
   });
 });

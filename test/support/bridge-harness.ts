@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll } from 'vitest';
 import { parseConfig, type Config } from '../../src/config';
-import { createLogger } from '../../src/log';
+import { createLogger, type Logger } from '../../src/log';
 import { startBridge, type RunningBridge } from '../../src/bridge';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox';
 import type { VendorMessage } from '../../src/upstream/types';
@@ -26,6 +26,8 @@ export interface Harness {
 export interface HarnessOptions {
   sandbox?: SandboxOptions;
   config?: Record<string, unknown>;
+  /** Where the bridge logs (default: nowhere). */
+  logger?: Logger;
 }
 
 /** Sandbox vendor + bridge on ephemeral loopback ports with a fresh state dir. */
@@ -47,8 +49,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     logLevel: 'silent',
     ...opts.config,
   };
+  const logger = opts.logger ?? createLogger('silent');
   let config = parseConfig(raw);
-  let bridge = await startBridge(config, createLogger('silent'));
+  let bridge = await startBridge(config, logger);
   const password = bridge.secrets.setBridgePassword(mailbox);
 
   const harness: Harness = {
@@ -77,7 +80,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       const ports = bridge.ports;
       await bridge.close();
       config = parseConfig({ ...raw, listen: { host: '127.0.0.1', imapPort: ports.imap, smtpPort: ports.smtp } });
-      bridge = await startBridge(config, createLogger('silent'));
+      bridge = await startBridge(config, logger);
     },
     async close() {
       await bridge.close();

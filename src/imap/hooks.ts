@@ -2,7 +2,7 @@ import type { IMAPServer } from '@zone-eu/wildduck/imap-core';
 import type { Logger } from '../log';
 import type { AccountRegistry } from '../domain/account-registry';
 import type { AccountView, ImapFolder } from '../domain/account-view';
-import { rememberFailure } from './error-responses';
+import { ImapError, toImapError } from './imap-error';
 import { isLoopback } from '../util/net';
 import { Refusal } from '../domain/refusal';
 import { folderKey } from './notifier';
@@ -13,8 +13,8 @@ import { storeFlags, type StoreUpdate } from './store-handler';
 
 /**
  * imap-core hook wiring. Every hook resolves the session's account view, runs an async
- * handler, and turns a thrown error into the callback's error path with a readable reason
- * (see error-responses.ts). Hooks never throw into imap-core.
+ * handler, and hands a failure to imap-core as a typed ImapError, which imap-core answers
+ * with its code and reason (see imap-error.ts). Hooks never throw into imap-core.
  */
 
 type Callback = (err: Error | null, ...results: unknown[]) => void;
@@ -36,19 +36,21 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
       const session = raw.pop() as ImapSession;
       const view = accounts.get(session.user.id);
       if (!view) return callback(null, 'NONEXISTENT');
-      fn(view, session, ...(raw as A)).then(
-        (results) => callback(null, ...results),
-        (err: unknown) => {
-          const failure = rememberFailure(session, err);
-          logger.warn(
-            { hook: name, account: session.user.id, code: failure.code, err: (err as Error)?.message },
-            'imap operation failed',
-          );
-          const e = new Error(failure.text) as Error & { responseMessage: string };
-          e.responseMessage = failure.text;
-          callback(e);
-        },
-      );
+      const fail = (err: unknown) => {
+        const failure = toImapError(err);
+        logger[failure.code === 'SERVERBUG' ? 'error' : 'warn'](
+          { hook: name, account: session.user.id, code: failure.code, err: (err as Error)?.message },
+          'imap operation failed',
+        );
+        callback(failure);
+      };
+      fn(view, session, ...(raw as A))
+        .then((results) => callback(null, ...results))
+        // a failure while imap-core writes the results still ends the command with an answer
+        .catch(fail)
+        .catch((err: unknown) =>
+          logger.error({ hook: name, account: session.user.id, err: (err as Error)?.message }, 'imap answer failed'),
+        );
     };
 
   /** The selected folder of a session (hooks after SELECT receive the folder key). */
@@ -61,13 +63,8 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
     callback: Callback,
   ) => {
     if (login.connection && !login.connection.secure && !isLoopback(login.connection.remoteAddress)) {
-      // an error carrying `response` is passed through by imap-core as the tagged answer
       return callback(
-        Object.assign(new Error('plaintext login from a remote address'), {
-          response: 'NO',
-          code: 'PRIVACYREQUIRED',
-          message: 'Run STARTTLS first: plaintext login is accepted only from this machine',
-        }),
+        new ImapError('PRIVACYREQUIRED', 'Run STARTTLS first: plaintext login is accepted only from this machine'),
       );
     }
     const account = accounts.authenticate(login.username, login.password);

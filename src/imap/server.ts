@@ -3,7 +3,6 @@ import { IMAPServer } from '@zone-eu/wildduck/imap-core';
 import type { Logger } from '../log';
 import type { TlsPair } from '../tls';
 import type { AccountRegistry } from '../domain/account-registry';
-import { installFailureResponses } from './error-responses';
 import type { ImapNotifier } from './notifier';
 import { installHooks } from './hooks';
 
@@ -75,7 +74,6 @@ function routeProtocolErrors(logger: Logger): void {
 }
 
 export async function startImapServer(opts: ImapServerOptions): Promise<RunningImap> {
-  installFailureResponses();
   routeProtocolErrors(opts.logger);
   const plain = create(opts, false);
   const port = await listen(plain, opts.port, opts.host);

@@ -1,5 +1,3 @@
-import type { ImapFailure } from './error-responses';
-
 /** The parts of an imap-core session object the hooks use. */
 export interface ImapSession {
   id: string;
@@ -9,5 +7,4 @@ export interface ImapSession {
   formatResponse(command: string, uid: number, data?: Record<string, unknown>): unknown;
   getQueryResponse(query: unknown[], message: Record<string, unknown>, options: Record<string, unknown>): unknown[];
   isUTF8Enabled(): boolean;
-  bridgeFailure?: ImapFailure | null;
 }

@@ -8,7 +8,7 @@ export interface StoreUpdate {
   messages: number[];
   silent: boolean;
   isUid?: boolean;
-  unchangedSince?: number;
+  unchangedSince?: number | false;
 }
 
 /**
@@ -23,9 +23,9 @@ export async function storeFlags(
   session: ImapSession,
 ): Promise<number[]> {
   const rows = view.rows(folder, update.messages);
-  const modified = update.unchangedSince
-    ? rows.filter((r) => r.modseq > Number(update.unchangedSince)).map((r) => r.uid)
-    : [];
+  // imap-core passes false without UNCHANGEDSINCE; 0 fails for every message (RFC 7162 3.1.3)
+  const since = update.unchangedSince;
+  const modified = typeof since === 'number' ? rows.filter((r) => r.modseq > since).map((r) => r.uid) : [];
   const targets = rows.filter((r) => !modified.includes(r.uid));
   const result = await view.updateFlags(folder, targets, update.action, update.value, session.id);
   const condstore = session.selected !== false && !!session.selected.condstoreEnabled;

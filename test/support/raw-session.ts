@@ -5,16 +5,23 @@ export interface RawSession {
   run(command: string): Promise<string>;
   /** APPEND with a synchronizing literal: the message goes after the server's continuation. */
   append(folder: string, message: string, flags?: string): Promise<string>;
+  /** Writes bytes as they are and collects the output until `done` matches. */
+  exchange(bytes: string, done: RegExp): Promise<string>;
+  /** Everything the server sent so far, greeting included. */
+  transcript(): string;
   close(): void;
 }
 
-export async function rawSession(port: number, user: string, password: string): Promise<RawSession> {
+/** A session logged in as `user`, or a fresh one in the not authenticated state without `password`. */
+export async function rawSession(port: number, user: string, password?: string): Promise<RawSession> {
   const socket = net.connect(port, '127.0.0.1');
   let buffer = '';
+  let all = '';
   let wake: (() => void) | null = null;
   socket.setEncoding('latin1');
   socket.on('data', (chunk: string) => {
     buffer += chunk;
+    all += chunk;
     wake?.();
   });
   const until = async (done: RegExp): Promise<string> => {
@@ -38,6 +45,10 @@ export async function rawSession(port: number, user: string, password: string): 
     socket.write(`${message}\r\n`);
     return until(tagged(tag));
   };
-  await run(`LOGIN "${user}" "${password}"`);
-  return { run, append, close: () => socket.destroy() };
+  const exchange = async (bytes: string, done: RegExp) => {
+    socket.write(bytes, 'latin1');
+    return until(done);
+  };
+  if (password !== undefined) await run(`LOGIN "${user}" "${password}"`);
+  return { run, append, exchange, transcript: () => all, close: () => socket.destroy() };
 }

@@ -8,6 +8,7 @@ import { Refusal } from '../domain/refusal';
 import { folderKey } from './notifier';
 import type { ImapSession } from './session';
 import { fetchMessages, type FetchOptions } from './fetch';
+import { folderFlags } from './folder-flags';
 import { searchMessages } from './search-handler';
 import { storeFlags, type StoreUpdate } from './store-handler';
 
@@ -110,7 +111,7 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
         uidNext: opened.uidNext,
         modifyIndex: opened.highestModseq,
         uidList: opened.uids,
-        flags: ['$Important'],
+        flags: folderFlags(view.allRows(folder)),
       },
     ];
   });

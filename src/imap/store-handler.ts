@@ -28,6 +28,8 @@ export async function storeFlags(
   const modified = typeof since === 'number' ? rows.filter((r) => r.modseq > since).map((r) => r.uid) : [];
   const targets = rows.filter((r) => !modified.includes(r.uid));
   const result = await view.updateFlags(folder, targets, update.action, update.value, session.id);
+  // a keyword set for the first time in the folder is announced before the tagged OK, .SILENT or not
+  session.announceKeywords(result.updated.flatMap((u) => u.flags));
   const condstore = session.selected !== false && !!session.selected.condstoreEnabled;
   if (!update.silent || condstore) {
     for (const u of result.updated) {

@@ -129,6 +129,7 @@ export async function fetchMessages(
   folder: ImapFolder,
   options: FetchOptions,
   session: ImapSession,
+  recent: ReadonlySet<number>,
 ): Promise<void> {
   let rows = view.rows(folder, options.messages);
   if (options.changedSince) rows = rows.filter((r) => r.modseq > Number(options.changedSince));
@@ -144,6 +145,8 @@ export async function fetchMessages(
       );
     }
   }
+
+  if (recent.size) rows = rows.map((r) => (recent.has(r.uid) ? { ...r, flags: [...r.flags, '\\Recent'] } : r));
 
   const needsSummary = options.query.some((q) => isCompiledItem(q.item));
   const treeItems = options.query.filter((q) => !rowItems.has(q.item) && !isCompiledItem(q.item));

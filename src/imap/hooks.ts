@@ -9,6 +9,7 @@ import { folderKey } from './notifier';
 import type { ImapSession } from './session';
 import { fetchMessages, type FetchOptions } from './fetch';
 import { folderFlags } from './folder-flags';
+import type { RecentMessages } from './recent';
 import { searchMessages } from './search-handler';
 import { storeFlags, type StoreUpdate } from './store-handler';
 
@@ -25,7 +26,12 @@ function splitKey(key: string): { account: string; folder: string } {
   return { account: String(key).slice(0, i), folder: String(key).slice(i + 1) };
 }
 
-export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: AccountRegistry, logger: Logger): void {
+export function installHooks(
+  server: InstanceType<typeof IMAPServer>,
+  accounts: AccountRegistry,
+  logger: Logger,
+  recent: RecentMessages,
+): void {
   /** Runs `fn` and maps its result or failure onto imap-core's callback convention. */
   const hook =
     <A extends unknown[]>(
@@ -53,6 +59,12 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
           logger.error({ hook: name, account: session.user.id, err: (err as Error)?.message }, 'imap answer failed'),
         );
     };
+
+  /** The session's \Recent messages, after it claimed those that arrived since it last looked. */
+  const claimRecent = (session: ImapSession): ReadonlySet<number> => {
+    if (session.selected) recent.claimNew(session, session.selected.uidList);
+    return recent.of(session);
+  };
 
   /** The selected folder of a session (hooks after SELECT receive the folder key). */
   const selected = async (view: AccountView, key: string): Promise<ImapFolder | null> =>
@@ -91,6 +103,7 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
     return [
       {
         messages: s.messages,
+        recent: recent.unclaimed(folderKey(view.account, folder.key), () => view.allRows(folder).map((r) => r.uid)),
         uidNext: s.uidNext,
         uidValidity: s.uidValidity,
         unseen: s.unseen,
@@ -99,13 +112,16 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
     ];
   });
 
-  server.onOpen = hook('open', async (view, _s, path: string) => {
+  server.onOpen = hook('open', async (view, session, path: string) => {
     const folder = await view.folder(path);
     if (!folder) return ['NONEXISTENT'];
+    const known = view.status(folder).uidNext - 1;
     const opened = await view.open(folder);
+    const key = folderKey(view.account, folder.key);
     return [
       {
-        _id: folderKey(view.account, folder.key),
+        _id: key,
+        recent: recent.open(session, key, opened.uids, known),
         specialUse: folder.specialUse,
         uidValidity: opened.uidValidity,
         uidNext: opened.uidNext,
@@ -119,14 +135,14 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
   server.onFetch = hook('fetch', async (view, session, key: string, options: FetchOptions) => {
     const folder = await selected(view, key);
     if (!folder) return ['NONEXISTENT'];
-    await fetchMessages(view, folder, options, session);
+    await fetchMessages(view, folder, options, session, claimRecent(session));
     return [true];
   });
 
   server.onStore = hook('store', async (view, session, key: string, update: StoreUpdate) => {
     const folder = await selected(view, key);
     if (!folder) return ['NONEXISTENT'];
-    const modified = await storeFlags(view, folder, update, session);
+    const modified = await storeFlags(view, folder, update, session, claimRecent(session));
     return [true, modified];
   });
 
@@ -202,7 +218,7 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
   server.onSearch = hook('search', async (view, session, key: string, options: { query: unknown[] }) => {
     const folder = await selected(view, key);
     if (!folder) return ['NONEXISTENT'];
-    return [await searchMessages(view, folder, options.query, session)];
+    return [await searchMessages(view, folder, options.query, session, claimRecent(session))];
   });
 }
 

@@ -2,6 +2,7 @@ import type { AccountView, ImapFolder } from '../domain/account-view';
 import type { VendorMessage } from '../upstream/types';
 import { VendorError } from '../upstream/errors';
 import { matchAll, orBranches, textTerms, type SearchCandidate, type SearchTerm } from './search';
+import { RecentMessages } from './recent';
 import type { ImapSession } from './session';
 
 /** Keys evaluated on the stored header lines (TEXT also searches the header). */
@@ -39,6 +40,7 @@ export async function searchMessages(
   folder: ImapFolder,
   rawQuery: unknown[],
   session: ImapSession,
+  recent: ReadonlySet<number>,
 ): Promise<{ uidList: number[]; highestModseq: number }> {
   const query = rawQuery as SearchTerm[];
   const visible = new Set(session.selected ? session.selected.uidList : []);
@@ -68,7 +70,7 @@ export async function searchMessages(
       uid: row.uid,
       messageUid: row.messageUid,
       modseq: row.modseq,
-      flags: row.flags,
+      flags: RecentMessages.flagsOf(recent, row.uid, row.flags),
       idate: new Date(row.idate),
       size: row.size,
       headerLines,

@@ -5,6 +5,7 @@ import type { TlsPair } from '../tls';
 import type { AccountRegistry } from '../domain/account-registry';
 import type { ImapNotifier } from './notifier';
 import { installHooks } from './hooks';
+import { RecentMessages } from './recent';
 
 export interface ImapServerOptions {
   host: string;
@@ -38,7 +39,7 @@ function listen(server: ImapCoreServer, port: number, host: string): Promise<num
   });
 }
 
-function create(opts: ImapServerOptions, secure: boolean): ImapCoreServer {
+function create(opts: ImapServerOptions, secure: boolean, recent: RecentMessages): ImapCoreServer {
   const server = new IMAPServer({
     secure,
     // STARTTLS is offered; LOGIN without it is accepted only from loopback (checked in onAuth)
@@ -53,7 +54,7 @@ function create(opts: ImapServerOptions, secure: boolean): ImapCoreServer {
     idleTimeout: 31 * 60 * 1000,
   });
   server.notifier = opts.notifier;
-  installHooks(server, opts.accounts, opts.logger);
+  installHooks(server, opts.accounts, opts.logger, recent);
   server.on('error', (err: Error) => opts.logger.warn({ err: err.message }, 'imap connection error'));
   return server;
 }
@@ -75,12 +76,14 @@ function routeProtocolErrors(logger: Logger): void {
 
 export async function startImapServer(opts: ImapServerOptions): Promise<RunningImap> {
   routeProtocolErrors(opts.logger);
-  const plain = create(opts, false);
+  // both listeners serve the same sessions' folders: one \Recent bookkeeping
+  const recent = new RecentMessages();
+  const plain = create(opts, false, recent);
   const port = await listen(plain, opts.port, opts.host);
   let secure: ImapCoreServer | null = null;
   let securePort: number | null = null;
   if (opts.securePort !== null) {
-    secure = create(opts, true);
+    secure = create(opts, true, recent);
     securePort = await listen(secure, opts.securePort, opts.host);
   }
   return {

@@ -1,5 +1,6 @@
 import type { AccountView, ImapFolder } from '../domain/account-view';
 import type { FlagAction } from '../domain/flag-update';
+import { RecentMessages } from './recent';
 import type { ImapSession } from './session';
 
 export interface StoreUpdate {
@@ -21,6 +22,7 @@ export async function storeFlags(
   folder: ImapFolder,
   update: StoreUpdate,
   session: ImapSession,
+  recent: ReadonlySet<number>,
 ): Promise<number[]> {
   const rows = view.rows(folder, update.messages);
   // imap-core passes false without UNCHANGEDSINCE; 0 fails for every message (RFC 7162 3.1.3)
@@ -35,7 +37,7 @@ export async function storeFlags(
     for (const u of result.updated) {
       const response = session.formatResponse('FETCH', u.uid, {
         uid: update.isUid ? u.uid : false,
-        flags: update.silent ? false : u.flags,
+        flags: update.silent ? false : RecentMessages.flagsOf(recent, u.uid, u.flags),
         modseq: condstore ? u.modseq : false,
       });
       if (response) session.writeStream.write(response);

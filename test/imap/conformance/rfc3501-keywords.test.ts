@@ -5,6 +5,7 @@ import { status, untagged, useConformance } from '../../support/conformance';
  * RFC 3501 7.2.6 / 7.1 (FLAGS, PERMANENTFLAGS): every keyword a FETCH FLAGS shows is in the
  * folder's FLAGS as last announced; a keyword stored for the first time is announced with
  * FLAGS and PERMANENTFLAGS before the command completes, to the storing session and to others.
+ * Dovecot 2.3 does the same, for STORE .SILENT too.
  */
 
 const c = useConformance();

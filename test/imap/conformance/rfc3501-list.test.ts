@@ -1,7 +1,10 @@
 import { expect, test } from 'vitest';
 import { status, untagged, useConformance } from '../../support/conformance';
 
-/** RFC 3501 6.3.8/6.3.9: list-mailbox may hold the wildcards % and * anywhere, not only alone. */
+/**
+ * RFC 3501 6.3.8/6.3.9: list-mailbox may hold the wildcards % and * anywhere, not only alone.
+ * Dovecot 2.3 answers the same (its hierarchy delimiter is ".", the bridge's "/").
+ */
 
 const c = useConformance();
 

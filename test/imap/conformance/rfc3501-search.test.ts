@@ -1,7 +1,11 @@
 import { expect, test } from 'vitest';
 import { status, untagged, useConformance } from '../../support/conformance';
 
-/** RFC 3501 6.4.4 SEARCH: NIL as a string argument, and CHARSET. */
+/**
+ * RFC 3501 6.4.4 SEARCH: NIL as a string argument, and CHARSET. Dovecot 2.3 answers the same,
+ * except that it converts many more charsets (KOI8-R, ...) and sends a bare [BADCHARSET]; the
+ * bridge matches UTF-8 only and lists what it takes, as RFC 3501 7.1 allows.
+ */
 
 const c = useConformance({ sandbox: { messages: 12 } });
 

@@ -4,7 +4,7 @@ import { status, untagged, useConformance } from '../../support/conformance';
 /**
  * RFC 3501 9 (sequence-set): "*" is a seq-number anywhere in a set, ranges may run downwards,
  * and 0 is not a sequence number. RFC 3501 6.4.8: "n:*" with n above the last UID still
- * means the last message.
+ * means the last message. Dovecot 2.3 answers these the same way.
  */
 
 const c = useConformance({ sandbox: { messages: 5 } });

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import { status, untagged, useConformance } from '../../support/conformance';
 
-/** RFC 7162 3.1.3: UNCHANGEDSINCE 0 always fails, and the message is reported MODIFIED. */
+/** RFC 7162 3.1.3: UNCHANGEDSINCE 0 always fails, and the message is reported MODIFIED (as Dovecot 2.3 answers). */
 
 const c = useConformance();
 

@@ -5,7 +5,8 @@ import { rawSession } from '../../support/raw-session';
 
 /**
  * RFC 7888 LITERAL+: the server advertises it and takes {n+} literals without a continuation.
- * A password sent that way never comes back in any server output.
+ * A password sent that way never comes back in any server output. Dovecot 2.3 advertises
+ * LITERAL+ too.
  */
 
 const c = useConformance();

@@ -5,7 +5,8 @@ import { rawSession } from '../../support/raw-session';
 
 /**
  * RFC 9208: a server that advertises QUOTA must answer GETQUOTAROOT. The vendor has no quota,
- * so the bridge does not advertise QUOTA at all (clients then do not ask).
+ * so the bridge does not advertise QUOTA at all (clients then do not ask), like Dovecot 2.3
+ * without its quota plugin.
  */
 
 const c = useConformance();

@@ -5,7 +5,7 @@ import { status, untagged, useConformance } from '../../support/conformance';
 /**
  * RFC 3501 2.3.2: \Recent is set in exactly one session, the first to meet the message in its
  * folder; the RECENT count of SELECT and STATUS, FETCH FLAGS and SEARCH RECENT/NEW/OLD follow.
- * As in Dovecot 2.3, a client cannot STORE \\Recent (BAD).
+ * As in Dovecot 2.3, a client cannot STORE \Recent (BAD).
  */
 
 const c = useConformance({ sandbox: { messages: 8 } });

@@ -74,6 +74,8 @@ export interface FolderStatus {
 
 export interface OpenFolder extends FolderStatus {
   uids: number[];
+  /** The folder's messages, UID order (the protocol side reads their flags). */
+  rows: MessageRow[];
 }
 
 export class AccountView {
@@ -228,7 +230,7 @@ export class AccountView {
   async open(folder: ImapFolder): Promise<OpenFolder> {
     await this.syncFolder(folder);
     const rows = this.store.listMessages(this.account, folder.key);
-    return { ...this.status(folder), uids: rows.map((r) => r.uid) };
+    return { ...this.status(folder), uids: rows.map((r) => r.uid), rows };
   }
 
   rows(folder: ImapFolder, uids: number[]): MessageRow[] {

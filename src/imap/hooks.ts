@@ -127,7 +127,7 @@ export function installHooks(
         uidNext: opened.uidNext,
         modifyIndex: opened.highestModseq,
         uidList: opened.uids,
-        flags: folderFlags(view.allRows(folder)),
+        flags: folderFlags(opened.rows),
       },
     ];
   });

@@ -10,6 +10,7 @@ import {
 } from '../mime';
 import type { MessageRow, MessageSummary } from '../store';
 import { fetchLines, isLineQuery } from './fetch-line';
+import { RecentMessages } from './recent';
 import type { ImapSession } from './session';
 
 export interface FetchQueryItem {
@@ -146,7 +147,7 @@ export async function fetchMessages(
     }
   }
 
-  if (recent.size) rows = rows.map((r) => (recent.has(r.uid) ? { ...r, flags: [...r.flags, '\\Recent'] } : r));
+  if (recent.size) rows = rows.map((r) => ({ ...r, flags: RecentMessages.flagsOf(recent, r.uid, r.flags) }));
 
   const needsSummary = options.query.some((q) => isCompiledItem(q.item));
   const treeItems = options.query.filter((q) => !rowItems.has(q.item) && !isCompiledItem(q.item));

@@ -9,25 +9,16 @@ import { NeedsNewTokensError, TransportError, VendorError } from '../upstream/er
  * failure is turned into an ImapError first.
  */
 
-/** RFC 5530 response codes (and RFC 3501's) the bridge answers with. */
-export type ImapResponseCode =
-  | 'UNAVAILABLE'
-  | 'CANNOT'
-  | 'NONEXISTENT'
-  | 'SERVERBUG'
-  | 'LIMIT'
-  | 'AUTHORIZATIONFAILED'
-  | 'PRIVACYREQUIRED'
-  | 'TRYCREATE'
-  | 'BADCHARSET';
+/** RFC 5530 response codes the bridge answers failures with. */
+export type ImapResponseCode = 'UNAVAILABLE' | 'CANNOT' | 'NONEXISTENT' | 'SERVERBUG' | 'PRIVACYREQUIRED';
 
 export class ImapError extends Error {
-  readonly imapResponse: { response: 'NO' | 'BAD'; code: ImapResponseCode; message: string };
+  readonly imapResponse: { response: 'NO'; code: ImapResponseCode; message: string };
 
-  constructor(code: ImapResponseCode, text: string, response: 'NO' | 'BAD' = 'NO') {
+  constructor(code: ImapResponseCode, text: string) {
     super(text);
     this.name = 'ImapError';
-    this.imapResponse = { response, code, message: text };
+    this.imapResponse = { response: 'NO', code, message: text };
   }
 
   get code(): ImapResponseCode {

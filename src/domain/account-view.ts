@@ -81,6 +81,8 @@ export interface FolderStatus {
 
 export interface OpenFolder extends FolderStatus {
   uids: number[];
+  /** The folder's messages, UID order (the protocol side reads their flags). */
+  rows: MessageRow[];
 }
 
 export class AccountView {
@@ -236,7 +238,8 @@ export class AccountView {
     return this.syncs.activeTargets();
   }
 
-  private localStatus(folder: ImapFolder): FolderStatus {
+  /** The folder's counters as the local state has them, without asking the vendor. */
+  localStatus(folder: ImapFolder): FolderStatus {
     const s = this.store.folderState(this.account, folder.key);
     return {
       messages: s.count,
@@ -277,7 +280,7 @@ export class AccountView {
   async open(folder: ImapFolder): Promise<OpenFolder> {
     await this.syncs.ready(folder).catch((err) => this.refuseUnlistable(folder, err));
     const rows = this.store.listMessages(this.account, folder.key);
-    return { ...this.localStatus(folder), uids: rows.map((r) => r.uid) };
+    return { ...this.localStatus(folder), uids: rows.map((r) => r.uid), rows };
   }
 
   rows(folder: ImapFolder, uids: number[]): MessageRow[] {

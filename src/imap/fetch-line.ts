@@ -57,7 +57,10 @@ export function fetchLines(
       case 'uid':
         return (row) => name + row.uid;
       case 'flags':
-        return (row) => name + flagList(row.flags.map(atom));
+        return (row) => {
+          session.announceKeywords(row.flags);
+          return name + flagList(row.flags.map(atom));
+        };
       case 'modseq':
         return (row) => name + (row.modseq ? `(${row.modseq})` : '()');
       case 'internaldate':

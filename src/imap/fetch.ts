@@ -10,6 +10,7 @@ import {
 } from '../mime';
 import type { MessageRow, MessageSummary } from '../store';
 import { fetchLines, isLineQuery } from './fetch-line';
+import { RecentMessages } from './recent';
 import type { ImapSession } from './session';
 
 export interface FetchQueryItem {
@@ -132,6 +133,7 @@ export async function fetchMessages(
   folder: ImapFolder,
   options: FetchOptions,
   session: ImapSession,
+  recent: ReadonlySet<number>,
 ): Promise<void> {
   let rows = view.rows(folder, options.messages);
   if (options.changedSince) rows = rows.filter((r) => r.modseq > Number(options.changedSince));
@@ -147,6 +149,8 @@ export async function fetchMessages(
       );
     }
   }
+
+  if (recent.size) rows = rows.map((r) => ({ ...r, flags: RecentMessages.flagsOf(recent, r.uid, r.flags) }));
 
   const needsSummary = options.query.some((q) => isCompiledItem(q.item));
   const treeItems = options.query.filter((q) => !rowItems.has(q.item) && !isCompiledItem(q.item));

@@ -3,20 +3,22 @@ import type { LoginGuard } from '../auth/login-guard';
 import type { Logger } from '../log';
 import type { AccountRegistry } from '../domain/account-registry';
 import type { AccountView, ImapFolder } from '../domain/account-view';
-import { rememberFailure } from './error-responses';
+import { ImapError, toImapError } from './imap-error';
 import { isLoopback } from '../util/net';
 import { Refusal } from '../domain/refusal';
 import { trackActivity } from './activity';
 import { folderKey } from './notifier';
 import type { ImapSession } from './session';
 import { fetchMessages, type FetchOptions } from './fetch';
+import { folderFlags } from './folder-flags';
+import type { RecentMessages } from './recent';
 import { searchMessages } from './search-handler';
 import { refuseInvalidKeywords, storeFlags, type StoreUpdate } from './store-handler';
 
 /**
  * imap-core hook wiring. Every hook resolves the session's account view, runs an async
- * handler, and turns a thrown error into the callback's error path with a readable reason
- * (see error-responses.ts). Hooks never throw into imap-core.
+ * handler, and hands a failure to imap-core as a typed ImapError, which imap-core answers
+ * with its code and reason (see imap-error.ts). Hooks never throw into imap-core.
  */
 
 type Callback = (err: Error | null, ...results: unknown[]) => void;
@@ -31,6 +33,7 @@ export function installHooks(
   accounts: AccountRegistry,
   logins: LoginGuard,
   logger: Logger,
+  recent: RecentMessages,
 ): void {
   /** Runs `fn` and maps its result or failure onto imap-core's callback convention. */
   const hook =
@@ -43,20 +46,28 @@ export function installHooks(
       const session = raw.pop() as ImapSession;
       const view = accounts.get(session.user.id);
       if (!view) return callback(null, 'NONEXISTENT');
-      trackActivity(session, fn(view, session, ...(raw as A))).then(
-        (results) => callback(null, ...results),
-        (err: unknown) => {
-          const failure = rememberFailure(session, err);
-          logger.warn(
-            { hook: name, account: session.user.id, code: failure.code, err: (err as Error)?.message },
-            'imap operation failed',
-          );
-          const e = new Error(failure.text) as Error & { responseMessage: string };
-          e.responseMessage = failure.text;
-          callback(e);
-        },
-      );
+      const fail = (err: unknown) => {
+        const failure = toImapError(err);
+        logger[failure.code === 'SERVERBUG' ? 'error' : 'warn'](
+          { hook: name, account: session.user.id, code: failure.code, err: (err as Error)?.message },
+          'imap operation failed',
+        );
+        callback(failure);
+      };
+      trackActivity(session, fn(view, session, ...(raw as A)))
+        .then((results) => callback(null, ...results))
+        // a failure while imap-core writes the results still ends the command with an answer
+        .catch(fail)
+        .catch((err: unknown) =>
+          logger.error({ hook: name, account: session.user.id, err: (err as Error)?.message }, 'imap answer failed'),
+        );
     };
+
+  /** The session's \Recent messages, after it claimed those that arrived since it last looked. */
+  const claimRecent = (session: ImapSession): ReadonlySet<number> => {
+    if (session.selected) recent.claimNew(session, session.selected.uidList);
+    return recent.of(session);
+  };
 
   /** The selected folder of a session (hooks after SELECT receive the folder key). */
   const selected = async (view: AccountView, key: string): Promise<ImapFolder | null> =>
@@ -68,13 +79,8 @@ export function installHooks(
     callback: Callback,
   ) => {
     if (login.connection && !login.connection.secure && !isLoopback(login.connection.remoteAddress)) {
-      // an error carrying `response` is passed through by imap-core as the tagged answer
       return callback(
-        Object.assign(new Error('plaintext login from a remote address'), {
-          response: 'NO',
-          code: 'PRIVACYREQUIRED',
-          message: 'Run STARTTLS first: plaintext login is accepted only from this machine',
-        }),
+        new ImapError('PRIVACYREQUIRED', 'Run STARTTLS first: plaintext login is accepted only from this machine'),
       );
     }
     const attempt = {
@@ -107,6 +113,7 @@ export function installHooks(
     return [
       {
         messages: s.messages,
+        recent: recent.unclaimed(folderKey(view.account, folder.key), () => view.allRows(folder).map((r) => r.uid)),
         uidNext: s.uidNext,
         uidValidity: s.uidValidity,
         unseen: s.unseen,
@@ -115,19 +122,22 @@ export function installHooks(
     ];
   });
 
-  server.onOpen = hook('open', async (view, _s, path: string) => {
+  server.onOpen = hook('open', async (view, session, path: string) => {
     const folder = await view.folder(path);
     if (!folder) return ['NONEXISTENT'];
+    const known = view.localStatus(folder).uidNext - 1;
     const opened = await view.open(folder);
+    const key = folderKey(view.account, folder.key);
     return [
       {
-        _id: folderKey(view.account, folder.key),
+        _id: key,
+        recent: recent.open(session, key, opened.uids, known),
         specialUse: folder.specialUse,
         uidValidity: opened.uidValidity,
         uidNext: opened.uidNext,
         modifyIndex: opened.highestModseq,
         uidList: opened.uids,
-        flags: ['$Important'],
+        flags: folderFlags(opened.rows),
       },
     ];
   });
@@ -135,14 +145,14 @@ export function installHooks(
   server.onFetch = hook('fetch', async (view, session, key: string, options: FetchOptions) => {
     const folder = await selected(view, key);
     if (!folder) return ['NONEXISTENT'];
-    await fetchMessages(view, folder, options, session);
+    await fetchMessages(view, folder, options, session, claimRecent(session));
     return [true];
   });
 
   server.onStore = hook('store', async (view, session, key: string, update: StoreUpdate) => {
     const folder = await selected(view, key);
     if (!folder) return ['NONEXISTENT'];
-    const modified = await storeFlags(view, folder, update, session);
+    const modified = await storeFlags(view, folder, update, session, claimRecent(session));
     return [true, modified];
   });
 
@@ -220,7 +230,7 @@ export function installHooks(
   server.onSearch = hook('search', async (view, session, key: string, options: { query: unknown[] }) => {
     const folder = await selected(view, key);
     if (!folder) return ['NONEXISTENT'];
-    return [await searchMessages(view, folder, options.query, session)];
+    return [await searchMessages(view, folder, options.query, session, claimRecent(session))];
   });
 }
 

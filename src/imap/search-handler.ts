@@ -3,6 +3,7 @@ import type { VendorMessage } from '../upstream/types';
 import { VendorError } from '../upstream/errors';
 import { isLocalMessage } from '../store';
 import { matchAll, orBranches, textTerms, type SearchCandidate, type SearchTerm } from './search';
+import { RecentMessages } from './recent';
 import type { ImapSession } from './session';
 
 /** Keys evaluated on the stored header lines (TEXT also searches the header). */
@@ -40,6 +41,7 @@ export async function searchMessages(
   folder: ImapFolder,
   rawQuery: unknown[],
   session: ImapSession,
+  recent: ReadonlySet<number>,
 ): Promise<{ uidList: number[]; highestModseq: number }> {
   const query = rawQuery as SearchTerm[];
   const visible = new Set(session.selected ? session.selected.uidList : []);
@@ -70,7 +72,7 @@ export async function searchMessages(
       uid: row.uid,
       messageUid: row.messageUid,
       modseq: row.modseq,
-      flags: row.flags,
+      flags: RecentMessages.flagsOf(recent, row.uid, row.flags),
       idate: new Date(row.idate),
       size: row.size,
       headerLines,

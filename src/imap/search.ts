@@ -113,9 +113,7 @@ function matchTerm(c: SearchCandidate, term: SearchTerm, text: TextMatcher): boo
     case 'all':
       return true;
     case 'flag': {
-      // \Recent is never set: the bridge does not track per-session recency.
-      const has =
-        term.value !== '\\Recent' && c.flags.some((f) => f.toLowerCase() === String(term.value).toLowerCase());
+      const has = c.flags.some((f) => f.toLowerCase() === String(term.value).toLowerCase());
       return term.exists === false ? !has : has;
     }
     case 'header': {

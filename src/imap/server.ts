@@ -9,9 +9,9 @@ import { LoginDeadlines } from '../listen/login-deadline';
 import { type TlsPair, tlsPolicy } from '../tls';
 import type { AccountRegistry } from '../domain/account-registry';
 import { isActive } from './activity';
-import { installFailureResponses } from './error-responses';
 import type { ImapNotifier } from './notifier';
 import { installHooks } from './hooks';
+import { RecentMessages } from './recent';
 
 export interface ImapServerOptions {
   host: string;
@@ -83,7 +83,12 @@ function guardConnections(server: ImapCoreServer, gate: ConnectionGate, limits: 
   };
 }
 
-function create(opts: ImapServerOptions, secure: boolean, gate: ConnectionGate): ImapCoreServer {
+function create(
+  opts: ImapServerOptions,
+  secure: boolean,
+  gate: ConnectionGate,
+  recent: RecentMessages,
+): ImapCoreServer {
   const { limits } = opts;
   const server = new IMAPServer({
     secure,
@@ -108,7 +113,7 @@ function create(opts: ImapServerOptions, secure: boolean, gate: ConnectionGate):
   });
   server.notifier = opts.notifier;
   guardConnections(server, gate, limits);
-  installHooks(server, opts.accounts, opts.logins, opts.logger);
+  installHooks(server, opts.accounts, opts.logins, opts.logger, recent);
   server.on('error', (err: Error) => opts.logger.warn({ err: err.message }, 'imap connection error'));
   return server;
 }
@@ -137,15 +142,16 @@ function routeProtocolErrors(logger: Logger): void {
 }
 
 export async function startImapServer(opts: ImapServerOptions): Promise<RunningImap> {
-  installFailureResponses();
   routeProtocolErrors(opts.logger);
   const gate = new ConnectionGate(opts.limits);
-  const plain = create(opts, false, gate);
+  // both listeners serve the same sessions' folders: one \Recent bookkeeping
+  const recent = new RecentMessages();
+  const plain = create(opts, false, gate, recent);
   const port = await listen(plain, opts.port, opts.host);
   let secure: ImapCoreServer | null = null;
   let securePort: number | null = null;
   if (opts.securePort !== null) {
-    secure = create(opts, true, gate);
+    secure = create(opts, true, gate, recent);
     securePort = await listen(secure, opts.securePort, opts.host);
   }
   return {

@@ -1,5 +1,3 @@
-import type { ImapFailure } from './error-responses';
-
 /** The parts of an imap-core session object the hooks use. */
 export interface ImapSession {
   id: string;
@@ -7,7 +5,8 @@ export interface ImapSession {
   selected: { uidList: number[]; condstoreEnabled?: boolean; mailbox: string } | false;
   writeStream: { write(chunk: unknown, callback?: () => void): boolean };
   formatResponse(command: string, uid: number, data?: Record<string, unknown>): unknown;
+  /** Sends FLAGS and PERMANENTFLAGS first when `flags` holds keywords the client was not told about. */
+  announceKeywords(flags: readonly string[]): void;
   getQueryResponse(query: unknown[], message: Record<string, unknown>, options: Record<string, unknown>): unknown[];
   isUTF8Enabled(): boolean;
-  bridgeFailure?: ImapFailure | null;
 }

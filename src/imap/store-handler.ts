@@ -2,6 +2,7 @@ import type { AccountView, ImapFolder } from '../domain/account-view';
 import type { FlagAction } from '../domain/flag-update';
 import { isValidKeyword } from '../domain/flags';
 import { Refusal } from '../domain/refusal';
+import { RecentMessages } from './recent';
 import type { ImapSession } from './session';
 
 export interface StoreUpdate {
@@ -10,7 +11,7 @@ export interface StoreUpdate {
   messages: number[];
   silent: boolean;
   isUid?: boolean;
-  unchangedSince?: number;
+  unchangedSince?: number | false;
 }
 
 /**
@@ -33,20 +34,23 @@ export async function storeFlags(
   folder: ImapFolder,
   update: StoreUpdate,
   session: ImapSession,
+  recent: ReadonlySet<number>,
 ): Promise<number[]> {
   refuseInvalidKeywords(update.value);
   const rows = view.rows(folder, update.messages);
-  const modified = update.unchangedSince
-    ? rows.filter((r) => r.modseq > Number(update.unchangedSince)).map((r) => r.uid)
-    : [];
+  // imap-core passes false without UNCHANGEDSINCE; 0 fails for every message (RFC 7162 3.1.3)
+  const since = update.unchangedSince;
+  const modified = typeof since === 'number' ? rows.filter((r) => r.modseq > since).map((r) => r.uid) : [];
   const targets = rows.filter((r) => !modified.includes(r.uid));
   const result = await view.updateFlags(folder, targets, update.action, update.value, session.id);
+  // a keyword set for the first time in the folder is announced before the tagged OK, .SILENT or not
+  session.announceKeywords(result.updated.flatMap((u) => u.flags));
   const condstore = session.selected !== false && !!session.selected.condstoreEnabled;
   if (!update.silent || condstore) {
     for (const u of result.updated) {
       const response = session.formatResponse('FETCH', u.uid, {
         uid: update.isUid ? u.uid : false,
-        flags: update.silent ? false : u.flags,
+        flags: update.silent ? false : RecentMessages.flagsOf(recent, u.uid, u.flags),
         modseq: condstore ? u.modseq : false,
       });
       if (response) session.writeStream.write(response);

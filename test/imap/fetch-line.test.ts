@@ -17,7 +17,9 @@ import { rawSession } from '../support/raw-session';
 // imap-core's own parts, as the server runs them (no typings of their own)
 const load = createRequire(__filename);
 const { IMAPConnection } = load('@zone-eu/wildduck/imap-core/lib/imap-connection') as {
-  IMAPConnection: { prototype: { formatResponse(this: unknown, ...args: unknown[]): unknown } };
+  IMAPConnection: {
+    prototype: { formatResponse(this: unknown, ...args: unknown[]): unknown; announceKeywords(flags: unknown): void };
+  };
 };
 const { getQueryResponse } = load('@zone-eu/wildduck/imap-core/lib/imap-tools') as {
   getQueryResponse: ImapSession['getQueryResponse'];
@@ -79,13 +81,17 @@ function queryOf(command: string, uidList: number[]): FetchQueryItem[] {
 
 /** A session with imap-core's own formatResponse over `uidList`. */
 function sessionOf(uidList: number[], utf8: boolean): ImapSession {
-  const connection = { selected: { uidList, mailbox: 'INBOX' } };
+  const connection = {
+    selected: { uidList, mailbox: 'INBOX' },
+    announceKeywords: IMAPConnection.prototype.announceKeywords,
+  };
   return {
     id: 'test',
     user: { id: 'test', username: mailbox },
     selected: connection.selected,
     writeStream: { write: () => true },
     formatResponse: (...args) => IMAPConnection.prototype.formatResponse.call(connection, ...args),
+    announceKeywords: () => undefined,
     getQueryResponse,
     isUTF8Enabled: () => utf8,
   };

@@ -53,10 +53,13 @@ async function unreadInInbox(subject: string): Promise<number> {
 describe('RFC 3501 6.4.5: items that set \\Seen', () => {
   test.each(['RFC822.TEXT', 'BODY[TEXT]'])('FETCH n %s sets \\Seen on a writable selection', async (item) => {
     const n = await unreadInInbox(`unread for ${item}`);
-    expect(await s.run(`FETCH ${n} FLAGS`)).toContain(`* ${n} FETCH (FLAGS ())`);
+    // the new message is \Recent in this session (RFC 3501 2.3.2), and not \Seen
+    expect(await s.run(`FETCH ${n} FLAGS`)).toContain(`* ${n} FETCH (FLAGS (\\Recent))`);
     const answer = await s.run(`FETCH ${n} ${item}`);
-    expect(answer).toMatch(new RegExp(`^\\* ${n} FETCH \\(.*FLAGS \\(\\\\Seen\\)`, 'ms'));
-    expect(await s.run(`FETCH ${n} FLAGS`)).toContain(`* ${n} FETCH (FLAGS (\\Seen))`);
+    expect(answer).toMatch(new RegExp(`^\\* ${n} FETCH \\(.*FLAGS \\(\\\\Seen( \\\\Recent)?\\)`, 'ms'));
+    expect(await s.run(`FETCH ${n} FLAGS`)).toMatch(
+      new RegExp(`^\\* ${n} FETCH \\(FLAGS \\(\\\\Seen \\\\Recent\\)\\)`, 'm'),
+    );
   });
 
   test('BODY.PEEK[TEXT] and a read-only selection leave it unseen', async () => {

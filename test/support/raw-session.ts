@@ -6,11 +6,20 @@ export interface RawSession {
   run(command: string | Buffer): Promise<string>;
   /** APPEND with a synchronizing literal: the message goes after the server's continuation. */
   append(folder: string, message: string, flags?: string): Promise<string>;
+  /** Writes bytes as they are and collects the output until `done` matches. */
+  exchange(bytes: string, done: RegExp): Promise<string>;
+  /** Everything the server sent so far, greeting included. */
+  transcript(): string;
   close(): void;
 }
 
-export async function rawSession(port: number, user: string, password: string): Promise<RawSession> {
+/** A session logged in as `user`, or a fresh one in the not authenticated state without `password`. */
+export async function rawSession(port: number, user: string, password?: string): Promise<RawSession> {
   const w = await wire(port);
+  let all = '';
+  w.socket.on('data', (chunk: string) => {
+    all += chunk;
+  });
   await w.until(/^\* OK.*\r\n/m);
   let n = 0;
   const tagged = (tag: string) => new RegExp(`^${tag} (OK|NO|BAD).*\\r\\n`, 'm');
@@ -26,6 +35,10 @@ export async function rawSession(port: number, user: string, password: string): 
     await w.write(`${message}\r\n`);
     return w.until(tagged(tag), 60_000);
   };
-  await run(`LOGIN "${user}" "${password}"`);
-  return { run, append, close: w.close };
+  const exchange = async (bytes: string, done: RegExp) => {
+    await w.write(Buffer.from(bytes, 'latin1'));
+    return w.until(done, 60_000);
+  };
+  if (password !== undefined) await run(`LOGIN "${user}" "${password}"`);
+  return { run, append, exchange, transcript: () => all, close: w.close };
 }

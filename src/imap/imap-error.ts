@@ -1,0 +1,79 @@
+import { Refusal } from '../domain/refusal';
+import { NeedsNewTokensError, OutcomeUnknownError, TransportError, VendorError } from '../upstream/errors';
+
+/**
+ * Typed command failures. imap-core answers a hook error that carries `imapResponse` with
+ * exactly that status, response code and text (patch `hook-error-response`, see
+ * patches/README.md); any other error would become a bare `NO [TEMPFAIL]`. Users need to know
+ * why a command failed (vendor down, operation not offered, tokens dead), so every hook
+ * failure is turned into an ImapError first.
+ */
+
+/** RFC 5530 response codes the bridge answers failures with. */
+export type ImapResponseCode = 'UNAVAILABLE' | 'CANNOT' | 'NONEXISTENT' | 'SERVERBUG' | 'PRIVACYREQUIRED';
+
+export class ImapError extends Error {
+  readonly imapResponse: { response: 'NO'; code: ImapResponseCode; message: string };
+
+  constructor(code: ImapResponseCode, text: string) {
+    super(text);
+    this.name = 'ImapError';
+    this.imapResponse = { response: 'NO', code, message: text };
+  }
+
+  get code(): ImapResponseCode {
+    return this.imapResponse.code;
+  }
+}
+
+const refusalCodes: Record<Refusal['reason'], ImapResponseCode> = {
+  cannot: 'CANNOT',
+  nonexistent: 'NONEXISTENT',
+  unavailable: 'UNAVAILABLE',
+};
+
+function vendorFailure(err: VendorError): ImapError {
+  switch (err.kind) {
+    case 'unsupported':
+      return new ImapError(
+        'CANNOT',
+        `The mail vendor does not offer this operation (${err.code}); nothing was changed`,
+      );
+    case 'not_found':
+      return new ImapError('NONEXISTENT', `Not found at the mail vendor (${err.code})`);
+    case 'invalid':
+      return new ImapError('CANNOT', `The mail vendor refused the request (${err.code}); nothing was changed`);
+    case 'auth':
+    case 'account':
+      return new ImapError(
+        'UNAVAILABLE',
+        `The mail vendor refused the account's credentials (${err.code}); run "mailbridge doctor"`,
+      );
+    case 'rate':
+      return new ImapError(
+        'UNAVAILABLE',
+        `The mail vendor is rate limiting this mailbox (${err.code}), try again shortly`,
+      );
+    default:
+      return new ImapError(
+        'UNAVAILABLE',
+        `The mail vendor is temporarily unavailable (${err.code}), try again shortly`,
+      );
+  }
+}
+
+/** The answer a client gets for `err`; an unexpected error says only where to look. */
+export function toImapError(err: unknown): ImapError {
+  if (err instanceof ImapError) return err;
+  if (err instanceof NeedsNewTokensError)
+    return new ImapError('UNAVAILABLE', `Vendor tokens are no longer valid: ${err.message}`);
+  if (err instanceof OutcomeUnknownError)
+    return new ImapError(
+      'UNAVAILABLE',
+      'The mail vendor did not confirm the change; it may or may not have been applied, try again shortly',
+    );
+  if (err instanceof TransportError) return new ImapError('UNAVAILABLE', 'Mail vendor unreachable, try again shortly');
+  if (err instanceof VendorError) return vendorFailure(err);
+  if (err instanceof Refusal) return new ImapError(refusalCodes[err.reason], err.message);
+  return new ImapError('SERVERBUG', 'Internal bridge error; see the bridge log');
+}

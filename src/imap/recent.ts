@@ -1,0 +1,60 @@
+import type { ImapSession } from './session';
+
+/**
+ * \Recent (RFC 3501 2.3.2): a message is recent in exactly one session, the first one that
+ * meets it in its folder. Each folder keeps a watermark, the highest UID some session has
+ * claimed: SELECT claims every UID above it, and a session that meets newer messages later
+ * (its FETCH, SEARCH or STORE after they arrived) claims those. Kept in memory: after a
+ * restart the first SELECT of a folder finds recent what the state database did not hold yet.
+ * EXAMINE claims too (imap-core does not tell the hook which of the two it is).
+ */
+export class RecentMessages {
+  private readonly watermarks = new Map<string, number>();
+  private readonly claimed = new WeakMap<ImapSession, { folder: string; uids: Set<number> }>();
+
+  /**
+   * SELECT of `folder` showing `uids`; `known` is the highest UID the bridge held before the
+   * folder was synced for this SELECT (used the first time the folder is met). Returns the
+   * number of messages recent in this session.
+   */
+  open(session: ImapSession, folder: string, uids: readonly number[], known: number): number {
+    if (!this.watermarks.has(folder)) this.watermarks.set(folder, known);
+    this.claimed.set(session, { folder, uids: new Set() });
+    return this.claimNew(session, uids);
+  }
+
+  /** Claims the UIDs of the session's view that no session has claimed yet. */
+  claimNew(session: ImapSession, uids: readonly number[]): number {
+    const mine = this.claimed.get(session);
+    if (!mine) return 0;
+    const watermark = this.watermarks.get(mine.folder) ?? 0;
+    let highest = watermark;
+    // UIDs only grow, and new ones are appended: walk back from the end
+    for (let i = uids.length - 1; i >= 0 && uids[i] > watermark; i--) {
+      mine.uids.add(uids[i]);
+      highest = Math.max(highest, uids[i]);
+    }
+    this.watermarks.set(mine.folder, highest);
+    return mine.uids.size;
+  }
+
+  /** The session's recent UIDs (empty when none). */
+  of(session: ImapSession): ReadonlySet<number> {
+    return this.claimed.get(session)?.uids ?? new Set();
+  }
+
+  /** STATUS RECENT: messages of `folder` no session has claimed yet. */
+  unclaimed(folder: string, listUids: () => readonly number[]): number {
+    const watermark = this.watermarks.get(folder);
+    if (watermark === undefined) return 0;
+    const uids = listUids();
+    let count = 0;
+    for (let i = uids.length - 1; i >= 0 && uids[i] > watermark; i--) count++;
+    return count;
+  }
+
+  /** `flags` with \Recent added when `uid` is recent in the session. */
+  static flagsOf(recent: ReadonlySet<number>, uid: number, flags: readonly string[]): readonly string[] {
+    return recent.has(uid) ? [...flags, '\\Recent'] : flags;
+  }
+}

@@ -1,0 +1,33 @@
+import { expect, test } from 'vitest';
+import { status, untagged, useConformance } from '../../support/conformance';
+
+/** RFC 7162 3.1.3: UNCHANGEDSINCE 0 always fails, and the message is reported MODIFIED (as Dovecot 2.3 answers). */
+
+const c = useConformance();
+
+test('STORE (UNCHANGEDSINCE 0) changes nothing and answers MODIFIED', async () => {
+  const s = await c.session('INBOX');
+  const before = untagged(await s.run('FETCH 1 (FLAGS)'));
+  const answer = await s.run('STORE 1 (UNCHANGEDSINCE 0) +FLAGS (\\Flagged)');
+  expect(status(answer)).toMatch(/^OK \[MODIFIED 1\]/);
+  expect(untagged(await s.run('FETCH 1 (FLAGS)'))).toEqual(before);
+  s.close();
+});
+
+test('UID STORE (UNCHANGEDSINCE 0) answers MODIFIED with the UID', async () => {
+  const s = await c.session('INBOX');
+  const uid = /UID (\d+)/.exec(untagged(await s.run('FETCH 2 (UID)'))[0])?.[1];
+  const answer = await s.run(`UID STORE ${uid} (UNCHANGEDSINCE 0) -FLAGS (\\Seen)`);
+  expect(status(answer)).toMatch(new RegExp(`^OK \\[MODIFIED ${uid}\\]`));
+  s.close();
+});
+
+test('UNCHANGEDSINCE at the current MODSEQ succeeds', async () => {
+  const s = await c.session('INBOX');
+  const modseq = /MODSEQ \((\d+)\)/.exec(untagged(await s.run('FETCH 3 (MODSEQ)'))[0])?.[1];
+  const answer = await s.run(`STORE 3 (UNCHANGEDSINCE ${modseq}) +FLAGS (\\Flagged)`);
+  expect(status(answer)).toMatch(/^OK/);
+  expect(status(answer)).not.toMatch(/MODIFIED/);
+  expect(untagged(await s.run('FETCH 3 (FLAGS)'))[0]).toMatch(/\\Flagged/);
+  s.close();
+});

@@ -11,6 +11,7 @@ packages=(
   neomutt                  # IMAP client without MOVE
   isync                    # mbsync
   bsdutils                 # script(1): a pseudo-terminal for NeoMutt
+  s-nail                   # IMAP client with a strict line reader (copy *)
 )
 
 missing=()

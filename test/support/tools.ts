@@ -15,6 +15,7 @@ export const testTools = {
   neomutt: { pkg: 'neomutt', probe: ['neomutt', '-v'] },
   mbsync: { pkg: 'isync', probe: ['mbsync', '-v'] },
   script: { pkg: 'bsdutils', probe: ['script', '--version'] },
+  's-nail': { pkg: 's-nail', probe: ['s-nail', '-V'] },
 } as const;
 
 export type TestTool = keyof typeof testTools;

@@ -66,6 +66,24 @@ export const configSchema = z
      * clients that move by COPY + \Deleted + EXPUNGE (mutt, NeoMutt, some Outlook versions).
      */
     copyToFolder: z.enum(['refuse', 'move']).default('refuse'),
+    /** How received messages are composed (domain/composition-input.ts); applied when a message is first read. */
+    messages: z
+      .object({
+        /** authserv-id of Authentication-Results; null: the host of vendor.readUrl. */
+        authservId: z
+          .string()
+          .regex(/^[A-Za-z0-9.-]+$/, 'must be a host name such as mail.example.com')
+          .nullable()
+          .default(null),
+        spamFlagThreshold: z.number().default(5),
+        messagePartsUpTo: z
+          .number()
+          .int()
+          .min(0)
+          .default(1024 * 1024),
+      })
+      .strict()
+      .default({ authservId: null, spamFlagThreshold: 5, messagePartsUpTo: 1024 * 1024 }),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     assumptions: z.record(z.string(), z.unknown()).default({}),
   })

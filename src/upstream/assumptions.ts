@@ -92,6 +92,21 @@ export interface Assumptions {
    * (named like get_messages' documented not_found).
    */
   resultFields: { searchUids: string; updated: string; moved: string; notFound: string };
+  fullHeaders: {
+    /** The get_messages include value that returns full_headers (documented); '' to never ask for it. */
+    include: string;
+    /**
+     * A23: full_headers.headers_json is an object from header field name to its value as a
+     * string (a repeated field: an array of strings), the values as in the original message.
+     */
+    headersField: string;
+    /**
+     * A24: full_headers' spf_result, dkim_result and dmarc_result are RFC 8601 result keywords
+     * (pass, fail, softfail, neutral, none, temperror, permerror); anything else falls back to
+     * pass/fail from the documented spf_success/dkim_success/dmarc_success booleans.
+     */
+    resultFields: { spf: string; dkim: string; dmarc: string };
+  };
 }
 
 export const defaultAssumptions: Assumptions = {
@@ -124,6 +139,11 @@ export const defaultAssumptions: Assumptions = {
   senderPath: '/v3.0/senders',
   releaseIdField: 'id',
   resultFields: { searchUids: 'message_uids', updated: 'updated', moved: 'moved', notFound: 'not_found' },
+  fullHeaders: {
+    include: 'full_headers',
+    headersField: 'headers_json',
+    resultFields: { spf: 'spf_result', dkim: 'dkim_result', dmarc: 'dmarc_result' },
+  },
 };
 
 type DeepPartial<T> = {

@@ -5,6 +5,7 @@ import type MimeNode from 'nodemailer/lib/mime-node';
 import MimeNodeClass from 'nodemailer/lib/mime-node';
 import * as base64 from 'nodemailer/lib/base64';
 import * as qp from 'nodemailer/lib/qp';
+import { buildHeaderValue, parseHeaderValue } from 'nodemailer/lib/mime-funcs';
 import type { AttachmentMeta, Composition, Recipient, VendorMessage } from '../upstream/types';
 
 /**
@@ -99,6 +100,22 @@ function compositionHeaders(c: Composition, listUnsubscribe: string): Record<str
     if (c.spam.flagged) headers['X-Spam-Flag'] = 'YES';
   }
   return headers;
+}
+
+/**
+ * nodemailer writes a non-ASCII file name into Content-Type as `name="=?UTF-8?Q?...?="`, an
+ * encoded word inside a quoted string, which RFC 2047 (5) forbids and strict parsers flag. The
+ * name goes as an RFC 2231 parameter instead, like the filename of Content-Disposition.
+ */
+function rfc2231Name(node: MimeNode): void {
+  const filename = (node as MimeNode & { filename?: string }).filename;
+  if (!filename || !/[^\x20-\x7e]/.test(filename)) return;
+  const type = parseHeaderValue(String(node.getHeader('Content-Type') ?? 'application/octet-stream')).value;
+  node.setHeader('Content-Type', {
+    prepared: true,
+    foldLines: true,
+    value: buildHeaderValue({ value: type, params: { name: filename } }),
+  });
 }
 
 /** RFC 5322 date text from the original header when it is one, else the vendor's received_at. */
@@ -198,6 +215,7 @@ export function composeMessage(msg: VendorMessage, content: (att: AttachmentMeta
   const walk = (node: MimeNode): void => {
     const att = Buffer.isBuffer(node.content) ? attachmentContents.get(node.content) : undefined;
     if (att) attachmentNodes.set(node, att);
+    if (c) rfc2231Name(node);
     node.childNodes.forEach(walk);
   };
   walk(root);

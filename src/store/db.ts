@@ -123,6 +123,12 @@ export const migrations: string[] = [
     PRIMARY KEY (account, message_uid)
   );
   `,
+  `
+  -- a message with an empty part (BODYSTRUCTURE size 0, 0 lines) was stored 2 bytes short of
+  -- what was served (imap-core's getSize, patched): such rows are described again on their next
+  -- FETCH, with the size their bytes have
+  DELETE FROM message_cache WHERE summary LIKE '%" 0 0 %';
+  `,
 ];
 
 function migrate(db: Database): void {

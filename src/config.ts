@@ -84,6 +84,17 @@ export const configSchema = z
       })
       .strict()
       .default({ authservId: null, spamFlagThreshold: 5, messagePartsUpTo: 1024 * 1024 }),
+    submission: z
+      .object({
+        /**
+         * How every recipient gets a message that shows all To and Cc recipients (Bcc never shown):
+         * "headers", one /v3.0/send per recipient with To/Cc in its `headers` field (A25), or
+         * "command", one call of the mailbox's send command with to/cc/bcc lists (A8, A26).
+         */
+        recipients: z.enum(['headers', 'command']).default('headers'),
+      })
+      .strict()
+      .default({ recipients: 'headers' }),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     assumptions: z.record(z.string(), z.unknown()).default({}),
   })

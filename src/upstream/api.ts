@@ -5,6 +5,7 @@
 import type { Readable } from 'node:stream';
 import type {
   Command,
+  Recipient,
   CommandResult,
   SendRequest,
   SharedDomainList,
@@ -41,6 +42,20 @@ export interface FolderList {
   labels: string[] | null;
 }
 
+/** A whole message for the assumed send command (A8, with A26's attachments). */
+export interface MailboxSend {
+  messageId: string;
+  to: Recipient[];
+  cc: Recipient[];
+  bcc: Recipient[];
+  subject: string;
+  html?: string;
+  text?: string;
+  inReplyTo?: string;
+  references?: string[];
+  attachments?: Array<{ filename: string; content: string; contentType: string; contentId?: string }>;
+}
+
 /** One mailbox (one token pair). Every call goes through that mailbox's limiter. */
 export interface MailboxApi {
   readonly mailbox: string;
@@ -61,6 +76,8 @@ export interface MailboxApi {
   setFlags(ids: string[], change: FlagChange): Promise<BulkResult>;
   label(ids: string[], change: { add?: string[]; remove?: string[] }): Promise<BulkResult>;
   move(ids: string[], folder: string): Promise<BulkResult>;
+  /** The assumed send command (A8): one call for every recipient; answers the sent copy's uid. */
+  sendMessage(message: MailboxSend): Promise<{ messageUid: string }>;
   /** Attachment bytes from GET /v1/raw, streamed. */
   raw(messageUid: string, attachmentId: string): Promise<RawContent>;
   /** Cheap authenticated call used by `doctor`; refreshes the token if needed. */

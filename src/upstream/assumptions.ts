@@ -40,7 +40,10 @@ export interface Assumptions {
     move: CommandAssumption;
     /**
      * A8: send from the mailbox. args {to: [{email,name?}], cc?, bcc?, subject, html?, text?,
-     * in_reply_to?, references?} -> {message_uid}. The bridge sends via /v3.0/send instead.
+     * in_reply_to?, references?} -> {message_uid}; every recipient's copy shows To and Cc, none
+     * shows Bcc. Used for submission when submission.recipients is "command".
+     * A26: it also takes `attachments` in the shape of A16's, and `message_id`, the Message-ID
+     * the sent message gets (so a client's Sent copy can be matched).
      */
     send: CommandAssumption;
     /** A9: reply. args {message_uid, html?, text?} -> {message_uid}. Not used by the bridge yet. */
@@ -75,6 +78,9 @@ export interface Assumptions {
    * replyTo, headers (object, e.g. Message-ID, In-Reply-To, References), attachments
    * [{filename, content (base64), contentType, contentId?}]. `to` is one address, so the
    * bridge makes one call per envelope recipient.
+   * A25: `headers` may carry To and Cc; the delivered message shows them instead of the single
+   * `to`, which alone decides delivery. That is how every recipient sees the others.
+   * A27: addresses (`to`, `from`, the send command's) may be UTF-8 (RFC 6531, SMTPUTF8).
    */
   send: { optionalFields: { text: string; replyTo: string; headers: string; attachments: string } };
   /** A17: send request validation failures are HTTP 400 {error, code: VALIDATION_ERROR}. */

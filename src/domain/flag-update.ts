@@ -1,6 +1,6 @@
 import type { FolderChange } from './changes';
 import { isLocalMessage, type MessageRow } from '../store';
-import { diffVendorFlags, isEmptyDiff, type FlagDiff } from './flags';
+import { diffVendorFlags, isEmptyDiff, keepReadOnlyFlags, type FlagDiff } from './flags';
 import { expungeMessages, type SyncContext } from './folder-sync';
 import { propagateMessageFlags } from './labels';
 
@@ -45,7 +45,7 @@ export async function applyFlagUpdate(
   sessionId?: string,
 ): Promise<FlagUpdateResult> {
   const targets = rows.map((row) => {
-    const next = applyAction(row.flags, action, flags);
+    const next = keepReadOnlyFlags(row.flags, applyAction(row.flags, action, flags));
     return { row, next, diff: diffVendorFlags(row.flags, next) };
   });
   const needsVendor = targets.filter((t) => !isEmptyDiff(t.diff) && !isLocalMessage(t.row.messageUid));

@@ -115,8 +115,11 @@ export function composingApi(api: MailboxApi, a: Assumptions, s: CompositionSett
     if (!include?.includes('body')) return api.getMessages(ids, include);
     const withFull = a.fullHeaders.include && !include.includes(a.fullHeaders.include);
     const result = await api.getMessages(ids, withFull ? [...include, a.fullHeaders.include] : include);
-    for (const msg of result.messages)
+    for (const msg of result.messages) {
       msg.composition = compositionOf(msg, a, s, await fetchMessageParts(api, msg, s, logger));
+      // asked for only to compose: the composition holds what is used, the stored row stays small
+      if (withFull) delete msg.full_headers;
+    }
     return result;
   };
   return new Proxy(api, {

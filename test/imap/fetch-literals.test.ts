@@ -54,3 +54,9 @@ test('UID and the FLAGS a fetch adds come before the body literal', async () => 
   const [answer] = literals(await imap.run(`UID FETCH ${uid} (BODY[])`));
   expect(answer.before).toMatch(new RegExp(`^UID ${uid} FLAGS \\([^)]*\\\\Seen[^)]*\\) BODY\\[\\] $`));
 });
+
+test('UID and FLAGS a client lists after a body section still come first', async () => {
+  await imap.run('EXAMINE INBOX');
+  const [answer] = literals(await imap.run('FETCH 2 (BODY.PEEK[HEADER] RFC822.SIZE FLAGS UID)'));
+  expect(answer.before).toMatch(/^UID \d+ FLAGS \([^)]*\) BODY\[HEADER\] $/);
+});

@@ -124,10 +124,22 @@ export const migrations: string[] = [
   );
   `,
   `
-  -- a message with an empty part (BODYSTRUCTURE size 0, 0 lines) was stored 2 bytes short of
-  -- what was served (imap-core's getSize, patched): such rows are described again on their next
-  -- FETCH, with the size their bytes have
-  DELETE FROM message_cache WHERE summary LIKE '%" 0 0 %';
+  -- imap-core's getSize left out 2 bytes per empty leaf part (patched): the stored sizes of
+  -- such messages grow by that, which is what their bytes always were. An empty part is an
+  -- encoding followed by size 0 in the compiled BODYSTRUCTURE ("BASE64" 0 ...)
+  UPDATE message_cache SET size = size + 2 * (
+      length(json_extract(summary, '$.bodystructure'))
+      - length(replace(json_extract(summary, '$.bodystructure'), '" 0 ', ''))
+    ) / 4
+    WHERE json_extract(summary, '$.bodystructure') LIKE '%" 0 %';
+  UPDATE messages SET size = (
+      SELECT c.size FROM message_cache c JOIN folders f ON f.account = c.account
+      WHERE f.id = messages.folder_id AND c.message_uid = messages.message_uid
+    )
+    WHERE size != 0 AND EXISTS (
+      SELECT 1 FROM message_cache c JOIN folders f ON f.account = c.account
+      WHERE f.id = messages.folder_id AND c.message_uid = messages.message_uid AND c.size != messages.size
+    );
   `,
 ];
 

@@ -186,6 +186,7 @@ function sendFromMailbox(
     references?: string[];
     files?: IncomingFile[];
     messageId?: string;
+    replyTo?: string;
   },
 ) {
   if (rest.html === undefined && rest.text === undefined) throw new ArgError('html or text is required');
@@ -201,6 +202,7 @@ function sendFromMailbox(
     references: rest.references,
     files: rest.files,
     messageId: rest.messageId,
+    replyTo: rest.replyTo,
   });
   return { message_uid: (sent as StoredMessage).uid };
 }
@@ -222,6 +224,7 @@ const send: CommandFn = (args, ctx) => {
     // A26
     files: filesField(args.attachments, 'attachments'),
     messageId: optString(args, 'message_id'),
+    replyTo: optString(args, 'reply_to'),
   });
 };
 

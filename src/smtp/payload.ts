@@ -125,6 +125,7 @@ export async function buildSubmission(
         ...(mail.text ? { text: mail.text } : {}),
         ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
         ...(referencesOf(mail).length ? { references: referencesOf(mail) } : {}),
+        ...(replyTo ? { replyTo: replyTo.address } : {}),
         ...(attachments.length ? { attachments } : {}),
       };
   return { messageId, subject, payloads: recipients.map((to) => ({ ...base, to })), message };

@@ -53,6 +53,7 @@ export interface MailboxSend {
   text?: string;
   inReplyTo?: string;
   references?: string[];
+  replyTo?: string;
   attachments?: Array<{ filename: string; content: string; contentType: string; contentId?: string }>;
 }
 

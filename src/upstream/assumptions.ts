@@ -42,8 +42,8 @@ export interface Assumptions {
      * A8: send from the mailbox. args {to: [{email,name?}], cc?, bcc?, subject, html?, text?,
      * in_reply_to?, references?} -> {message_uid}; every recipient's copy shows To and Cc, none
      * shows Bcc. Used for submission when submission.recipients is "command".
-     * A26: it also takes `attachments` in the shape of A16's, and `message_id`, the Message-ID
-     * the sent message gets (so a client's Sent copy can be matched).
+     * A26: it also takes `attachments` in the shape of A16's, `reply_to` (an address), and
+     * `message_id`, the Message-ID the sent message gets (so a client's Sent copy can be matched).
      */
     send: CommandAssumption;
     /** A9: reply. args {message_uid, html?, text?} -> {message_uid}. Not used by the bridge yet. */

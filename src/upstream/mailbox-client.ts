@@ -352,6 +352,7 @@ export class MailboxClient implements MailboxApi {
       ...(m.text === undefined ? {} : { text: m.text }),
       ...(m.inReplyTo ? { in_reply_to: m.inReplyTo } : {}),
       ...(m.references?.length ? { references: m.references } : {}),
+      ...(m.replyTo ? { reply_to: m.replyTo } : {}),
       ...(m.attachments?.length ? { attachments: m.attachments } : {}),
     });
     return { messageUid: String(data.message_uid ?? '') };

@@ -59,6 +59,7 @@ describe.each(['headers', 'command'] as const)('submission.recipients = %s', (mo
     await h.transport().sendMail({
       from: { name: 'Alice Ärger', address: alice },
       to: { name: 'Bob Brown', address: bob },
+      replyTo: 'replies@sandbox.test',
       subject: 'Quartalszahlen 📈 — ein sehr langer Betreff, der über mehrere Zeilen gefaltet werden muss',
       text: 'Zahlen: siehe Anhang\nZeile zwei',
       html: '<p>Zahlen: <b>siehe Anhang</b></p>',
@@ -72,6 +73,7 @@ describe.each(['headers', 'command'] as const)('submission.recipients = %s', (mo
       body: { text: 'Zahlen: siehe Anhang\nZeile zwei', html: '<p>Zahlen: <b>siehe Anhang</b></p>' },
     });
     expect(got?.to).toEqual([{ email: bob, name: 'Bob Brown' }]);
+    expect(got?.full_headers?.headers_json).toMatchObject({ 'Reply-To': 'replies@sandbox.test' });
     const [file] = got?.attachments ?? [];
     expect(file?.file_name).toBe('Übersicht Q3 (final).bin');
     expect(await h.attachment(bob, got!.message_uid, file!.attachment_id)).toEqual(bytes);

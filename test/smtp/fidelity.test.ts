@@ -80,6 +80,24 @@ describe.each(['headers', 'command'] as const)('submission.recipients = %s', (mo
   });
 });
 
+describe('submission.recipients = command, a header naming someone outside the envelope', () => {
+  let h: SmtpHarness;
+  beforeAll(async () => {
+    h = await harness('command');
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  test('goes the per-recipient way: only the envelope recipient gets it, showing both', async () => {
+    const messageId = '<outside@client.test>';
+    const raw = `From: ${alice}\r\nTo: ${bob}, ${carol}\r\nSubject: Only for Bob\r\nMessage-ID: ${messageId}\r\n\r\nHi\r\n`;
+    await h.transport().sendMail({ envelope: { from: alice, to: [bob] }, raw });
+    expect(emails((await received(h, bob, messageId))?.to)).toEqual([bob, carol]);
+    expect(await received(h, carol, messageId)).toBeUndefined();
+  });
+});
+
 describe('8-bit headers and SMTPUTF8', () => {
   let h: SmtpHarness;
   beforeAll(async () => {

@@ -5,6 +5,12 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { mailbox, startHarness, vendorFolder, type Harness } from '../support/bridge-harness';
 import { requireTools } from '../support/tools';
 
+/**
+ * s-nail reads IMAP answers line by line: it needs each message to end with CRLF and UID
+ * ahead of the body literal, or it reads past the message and times out (its `copy *` then
+ * stops at that message).
+ */
+
 let h: Harness;
 
 beforeAll(async () => {
@@ -47,8 +53,10 @@ function snail(commands: string): Promise<{ out: string; code: number | null }> 
 
 test('s-nail copies every INBOX message to an mbox', async () => {
   const inbox = await vendorFolder(h.sandbox, 'INBOX');
-  const { out } = await snail(`copy * ${path.join(h.stateDir, 'copied.mbox')}\nquit\n`);
-  console.log(out.slice(-3000));
+  const { out, code } = await snail(`copy * ${path.join(h.stateDir, 'copied.mbox')}\nquit\n`);
+  expect(out).not.toMatch(/IMAP: |unavailable|timed out/i);
+  expect(code).toBe(0);
   const mbox = fs.readFileSync(path.join(h.stateDir, 'copied.mbox'), 'latin1');
   expect(mbox.match(/^From /gm)?.length).toBe(inbox.length);
+  for (const m of inbox) expect(mbox).toContain(`Message-ID: ${m.message_id}`);
 }, 90_000);

@@ -12,6 +12,7 @@ packages=(
   isync                    # mbsync
   bsdutils                 # script(1): a pseudo-terminal for NeoMutt
   dovecot-imapd            # reference IMAP server of the conformance suite (own config, loopback)
+  s-nail                   # IMAP client with a strict line reader (copy *)
 )
 
 missing=()

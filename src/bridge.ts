@@ -5,6 +5,7 @@ import type { Logger } from './log';
 import { LoginGuard } from './auth/login-guard';
 import { AccountRegistry } from './domain/account-registry';
 import { AccountView } from './domain/account-view';
+import { composingApi } from './domain/composition-input';
 import { MailboxPoller } from './domain/poller';
 import { startImapServer } from './imap/server';
 import { ImapNotifier } from './imap/notifier';
@@ -40,11 +41,15 @@ export async function startBridge(config: Config, logger: Logger): Promise<Runni
   const logins = new LoginGuard({ freeFailures: config.limits.freeLoginFailures }, logger);
   const accounts = new AccountRegistry(secrets);
   const pollers: MailboxPoller[] = [];
+  const composition = {
+    ...config.messages,
+    authservId: config.messages.authservId ?? new URL(config.vendor.readUrl).hostname,
+  };
   const mailboxes = new Set([...config.accounts.map((a) => a.mailbox), ...secrets.mailboxes()]);
   for (const mailbox of mailboxes) {
     const view = new AccountView({
       account: mailbox,
-      api: vendor.mailbox(mailbox),
+      api: composingApi(vendor.mailbox(mailbox), config.assumptions, composition, logger),
       store,
       assumptions: config.assumptions,
       logger,

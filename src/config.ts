@@ -103,6 +103,35 @@ export const configSchema = z
     copyToFolder: z.enum(['refuse', 'move']).default('move'),
     /** What the listeners allow each client (README "Limits and hardening"). */
     limits: limitsSchema,
+    /** How received messages are composed (domain/composition-input.ts); applied when a message is first read. */
+    messages: z
+      .object({
+        /** authserv-id of Authentication-Results; null: the host of vendor.readUrl. */
+        authservId: z
+          .string()
+          .regex(/^[A-Za-z0-9.-]+$/, 'must be a host name such as mail.example.com')
+          .nullable()
+          .default(null),
+        spamFlagThreshold: z.number().default(5),
+        messagePartsUpTo: z
+          .number()
+          .int()
+          .min(0)
+          .default(1024 * 1024),
+      })
+      .strict()
+      .default({ authservId: null, spamFlagThreshold: 5, messagePartsUpTo: 1024 * 1024 }),
+    submission: z
+      .object({
+        /**
+         * How every recipient gets a message that shows all To and Cc recipients (Bcc never shown):
+         * "headers", one /v3.0/send per recipient with To/Cc in its `headers` field (A26), or
+         * "command", one call of the mailbox's send command with to/cc/bcc lists (A8, A27).
+         */
+        recipients: z.enum(['headers', 'command']).default('headers'),
+      })
+      .strict()
+      .default({ recipients: 'headers' }),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Overrides of src/upstream/assumptions.ts, deep-merged onto its defaults. */
     assumptions: assumptionOverridesSchema.default({}),

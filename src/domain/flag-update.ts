@@ -1,7 +1,7 @@
 import { isLocalMessage, type MessageRow } from '../store';
 import type { FlagChange } from '../upstream/api';
 import type { VendorMessage } from '../upstream/types';
-import { diffVendorFlags, isEmptyDiff, mergeFlags, type FlagDiff, vendorFlags } from './flags';
+import { diffVendorFlags, isEmptyDiff, keepReadOnlyFlags, mergeFlags, type FlagDiff, vendorFlags } from './flags';
 import type { SyncContext } from './folder-sync';
 import { type Applied, settleWrite } from './settled-write';
 import { sameFlags } from './state-applier';
@@ -60,7 +60,7 @@ export async function applyFlagUpdate(
   sessionId?: string,
 ): Promise<FlagUpdateResult> {
   const targets = rows.map((row) => {
-    const next = applyAction(row.flags, action, flags);
+    const next = keepReadOnlyFlags(row.flags, applyAction(row.flags, action, flags));
     return { row, next, diff: diffVendorFlags(row.flags, next) };
   });
   const needsVendor = targets.filter((t) => !isEmptyDiff(t.diff) && !isLocalMessage(t.row.messageUid));

@@ -3,7 +3,8 @@ import type { VendorMessage } from '../upstream/types';
 
 /**
  * IMAP flags <-> vendor message state.
- *   \Seen <-> is_read, \Flagged <-> is_starred, $Important <-> is_important, keyword <-> label.
+ *   \Seen <-> is_read, \Flagged <-> is_starred, $Important <-> is_important, keyword <-> label,
+ *   $Snoozed <- snoozed_until (read-only: the spec shows no snooze command).
  * Kept locally only (the vendor has no field for them, and turning client bookkeeping into
  * webmail labels would litter the user's mailbox): \Answered, \Draft, \Deleted, and keywords
  * that are client bookkeeping by convention: "$"-prefixed ones (RFC 5788 style: $Forwarded,
@@ -18,13 +19,28 @@ const vendorFlagFields: Array<[string, keyof FlagChange]> = [
 
 const localKeywords = new Set(['junk', 'nonjunk', 'notjunk']);
 
+/**
+ * Shown from vendor state that no vendor command changes: $Snoozed while snoozed_until is set.
+ * A client's STORE of one changes nothing (the flag stays as the vendor says).
+ */
+const readOnlyFlags = ['$Snoozed'];
+
+export function isReadOnlyFlag(flag: string): boolean {
+  return readOnlyFlags.some((f) => f.toLowerCase() === flag.toLowerCase());
+}
+
+/** `next` with the read-only flags exactly as `current` has them. */
+export function keepReadOnlyFlags(current: readonly string[], next: readonly string[]): string[] {
+  return [...next.filter((f) => !isReadOnlyFlag(f)), ...current.filter(isReadOnlyFlag)];
+}
+
 export function isVendorFlag(flag: string): boolean {
   return vendorFlagFields.some(([f]) => f.toLowerCase() === flag.toLowerCase());
 }
 
 /** True for flags stored only in the bridge's state. */
 export function isLocalFlag(flag: string): boolean {
-  if (isVendorFlag(flag)) return false;
+  if (isVendorFlag(flag) || isReadOnlyFlag(flag)) return false;
   return flag.startsWith('\\') || flag.startsWith('$') || localKeywords.has(flag.toLowerCase());
 }
 
@@ -41,15 +57,19 @@ export function isValidKeyword(flag: string): boolean {
  * parenthesis) is shown only as its Labels/ folder: FLAGS never carry 8-bit bytes.
  */
 export function labelToKeyword(label: string): string | null {
-  return atom.test(label) && !isLocalFlag(label) && !isVendorFlag(label) ? label : null;
+  return atom.test(label) && !isLocalFlag(label) && !isVendorFlag(label) && !isReadOnlyFlag(label) ? label : null;
 }
 
 /** Flags the vendor state implies; labels that cannot be IMAP atoms are shown only as Labels/ folders. */
-export function vendorFlags(msg: Pick<VendorMessage, 'is_read' | 'is_starred' | 'is_important' | 'labels'>): string[] {
+export function vendorFlags(
+  msg: Pick<VendorMessage, 'is_read' | 'is_starred' | 'is_important' | 'labels'> &
+    Partial<Pick<VendorMessage, 'snoozed_until'>>,
+): string[] {
   const flags: string[] = [];
   if (msg.is_read) flags.push('\\Seen');
   if (msg.is_starred) flags.push('\\Flagged');
   if (msg.is_important) flags.push('$Important');
+  if (msg.snoozed_until) flags.push('$Snoozed');
   for (const label of msg.labels ?? []) {
     const kw = labelToKeyword(label);
     if (kw) flags.push(kw);
@@ -75,7 +95,8 @@ export function diffVendorFlags(before: readonly string[], after: readonly strin
   for (const [flag, field] of vendorFlagFields) {
     if (has(before, flag) !== has(after, flag)) change[field] = has(after, flag);
   }
-  const labelsOf = (set: readonly string[]) => set.filter((f) => !isLocalFlag(f) && !isVendorFlag(f));
+  const labelsOf = (set: readonly string[]) =>
+    set.filter((f) => !isLocalFlag(f) && !isVendorFlag(f) && !isReadOnlyFlag(f));
   const b = labelsOf(before);
   const a = labelsOf(after);
   return { change, addLabels: a.filter((f) => !has(b, f)), removeLabels: b.filter((f) => !has(a, f)) };

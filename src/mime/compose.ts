@@ -5,7 +5,8 @@ import type MimeNode from 'nodemailer/lib/mime-node';
 import MimeNodeClass from 'nodemailer/lib/mime-node';
 import * as base64 from 'nodemailer/lib/base64';
 import * as qp from 'nodemailer/lib/qp';
-import type { AttachmentMeta, Recipient, VendorMessage } from '../upstream/types';
+import { buildHeaderValue, parseHeaderValue } from 'nodemailer/lib/mime-funcs';
+import type { AttachmentMeta, Composition, Recipient, VendorMessage } from '../upstream/types';
 
 /**
  * Vendor message JSON -> RFC 822 message, deterministically: boundaries come from a hash of
@@ -85,46 +86,125 @@ function contentType(mime: string): string {
   return /^[\w.+-]+\/[\w.+-]+$/.test(mime ?? '') ? mime.toLowerCase() : 'application/octet-stream';
 }
 
+/** The header fields a composition adds (version 2), in the order they are written. */
+function compositionHeaders(c: Composition, listUnsubscribe: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const listId = c.headers['list-id']?.[0];
+  if (listId) headers['List-Id'] = oneLine(listId);
+  if (listUnsubscribe) headers['List-Unsubscribe'] = listUnsubscribe;
+  const a = c.authentication;
+  // RFC 8601: authserv-id, then one resinfo per method
+  if (a) headers['Authentication-Results'] = `${a.authservId}; spf=${a.spf}; dkim=${a.dkim}; dmarc=${a.dmarc}`;
+  if (c.spam) {
+    headers['X-Spam-Score'] = String(c.spam.score);
+    if (c.spam.flagged) headers['X-Spam-Flag'] = 'YES';
+  }
+  return headers;
+}
+
+/**
+ * nodemailer writes a non-ASCII file name into Content-Type as `name="=?UTF-8?Q?...?="`, an
+ * encoded word inside a quoted string, which RFC 2047 (5) forbids and strict parsers flag. The
+ * name goes as an RFC 2231 parameter instead, like the filename of Content-Disposition.
+ */
+function rfc2231Name(node: MimeNode): void {
+  const filename = (node as MimeNode & { filename?: string }).filename;
+  if (!filename || !/[^\x20-\x7e]/.test(filename)) return;
+  const type = parseHeaderValue(String(node.getHeader('Content-Type') ?? 'application/octet-stream')).value;
+  node.setHeader('Content-Type', {
+    prepared: true,
+    foldLines: true,
+    value: buildHeaderValue({ value: type, params: { name: filename } }),
+  });
+}
+
+/** RFC 5322 date text from the original header when it is one, else the vendor's received_at. */
+function originalDate(c: Composition | undefined, receivedAt: string): Date | string {
+  const original = c?.headers.date?.[0];
+  return original && !Number.isNaN(Date.parse(original)) ? oneLine(original) : validDate(receivedAt);
+}
+
+/**
+ * message/* bodies cannot be encoded (RFC 2046 5.2.1; RFC 3464 and 5965 want 7bit reports):
+ * the bytes go as they are, with CRLF line ends, labelled by what they hold.
+ */
+function messagePart(base64: string): { content: Buffer; contentTransferEncoding: string } {
+  const content = Buffer.from(
+    Buffer.from(base64, 'base64')
+      .toString('latin1')
+      .replace(/\r\n|\r|\n/g, '\r\n'),
+    'latin1',
+  );
+  const text = content.toString('latin1');
+  const longLine = text.split('\r\n').some((line) => line.length > 998);
+  const contentTransferEncoding =
+    longLine || text.includes('\0') ? 'binary' : /[^\x00-\x7f]/.test(text) ? '8bit' : '7bit';
+  return { content, contentTransferEncoding };
+}
+
 /**
  * Bcc: included whenever the vendor lists Bcc recipients. The vendor can only know them for
  * mail this mailbox sent (a recipient's copy never carries Bcc), and mail clients show Bcc on
  * sent messages, so hiding them would lose information the user already has.
+ *
+ * A message with a `composition` (version 2) also gets the original header fields the vendor
+ * keeps (Reply-To, List-Id, Date, In-Reply-To, References, Cc), Authentication-Results, the
+ * spam score, and its message/* attachments inline as 7bit/8bit. One without keeps the first
+ * form (version 1): a message already served never changes bytes.
  */
 export function composeMessage(msg: VendorMessage, content: (att: AttachmentMeta) => Buffer): ComposedMessage {
+  const c = msg.composition;
+  const original = (name: string) => c?.headers[name]?.map(oneLine).join(', ') || undefined;
   const attachments = msg.attachments ?? [];
   const attachmentContents = new Map<Buffer, AttachmentMeta>();
   const text = crlf(msg.body?.text);
   const html = crlf(msg.body?.html);
   const references = referenceList(msg.references);
+  const originalReferences = original('references');
   const listUnsubscribe =
     typeof msg.headers?.list_unsubscribe === 'string' ? oneLine(msg.headers.list_unsubscribe) : '';
+  const headers = c
+    ? compositionHeaders(c, listUnsubscribe)
+    : listUnsubscribe
+      ? { 'List-Unsubscribe': listUnsubscribe }
+      : {};
   const options: Mail.Options & { baseBoundary: string } = {
     baseBoundary: stableId(msg.message_uid).slice(0, 24),
     from: msg.from_email ? { name: oneLine(msg.from_name ?? ''), address: oneLine(msg.from_email) } : undefined,
     to: (msg.to ?? []).map(address),
-    cc: (msg.cc ?? []).map(address),
+    cc: original('cc') ?? (msg.cc ?? []).map(address),
     bcc: (msg.bcc ?? []).map(address),
+    replyTo: original('reply-to'),
     subject: oneLine(msg.subject ?? ''),
-    date: validDate(msg.received_at),
+    date: c ? originalDate(c, msg.received_at) : validDate(msg.received_at),
     messageId: oneLine(msg.message_id ?? '') || `<${stableId(msg.message_uid).slice(0, 32)}@mailbridge.invalid>`,
-    inReplyTo: references.at(-1),
-    references: references.length ? references : undefined,
+    inReplyTo: original('in-reply-to') ?? references.at(-1),
+    references: originalReferences ?? (references.length ? references : undefined),
     text,
     html,
     // attachments never sit at the root: a body-less message gets an empty text part first
     alternatives:
       !text && !html && attachments.length ? [{ contentType: 'text/plain; charset=utf-8', content: '' }] : undefined,
-    headers: listUnsubscribe ? { 'List-Unsubscribe': listUnsubscribe } : undefined,
+    headers: Object.keys(headers).length ? headers : undefined,
     attachments: attachments.map((att) => {
+      const common = {
+        filename: oneLine(att.file_name || 'attachment'),
+        contentDisposition: att.inline ? ('inline' as const) : ('attachment' as const),
+        cid: att.content_id ? oneLine(att.content_id).replace(/[<>]/g, '') : undefined,
+      };
+      const type = contentType(att.mime_type);
+      if (c && type.startsWith('message/')) {
+        const bytes = c.messageParts[att.attachment_id];
+        // a report part whose bytes could not be had is offered as the file it is
+        if (bytes !== undefined) return { ...common, contentType: type, ...messagePart(bytes) };
+      }
       const bytes = content(att);
       attachmentContents.set(bytes, att);
       return {
-        filename: oneLine(att.file_name || 'attachment'),
-        contentType: contentType(att.mime_type),
-        contentDisposition: att.inline ? 'inline' : 'attachment',
-        // base64 for every type, message/* included: sizes then follow from size_bytes alone
+        ...common,
+        contentType: c && type.startsWith('message/') ? 'application/octet-stream' : type,
+        // base64 for every other type: sizes then follow from size_bytes alone
         contentTransferEncoding: 'base64',
-        cid: att.content_id ? oneLine(att.content_id).replace(/[<>]/g, '') : undefined,
         content: bytes,
       };
     }),
@@ -135,6 +215,7 @@ export function composeMessage(msg: VendorMessage, content: (att: AttachmentMeta
   const walk = (node: MimeNode): void => {
     const att = Buffer.isBuffer(node.content) ? attachmentContents.get(node.content) : undefined;
     if (att) attachmentNodes.set(node, att);
+    if (c) rfc2231Name(node);
     node.childNodes.forEach(walk);
   };
   walk(root);

@@ -107,6 +107,11 @@ export function controlApi(deps: ControlDeps): Handler {
       msg.isStarred = optBool(args, 'is_starred') ?? msg.isStarred;
       msg.isImportant = optBool(args, 'is_important') ?? msg.isImportant;
       msg.labels = optStrings(args, 'labels') ?? msg.labels;
+      if (args.snoozed_until !== undefined) {
+        const until = args.snoozed_until === null ? null : Date.parse(String(args.snoozed_until));
+        if (until !== null && Number.isNaN(until)) throw new ArgError('snoozed_until must be an ISO 8601 time or null');
+        msg.snoozedUntil = until;
+      }
       return { message: toVendorMessage(msg, []) };
     },
     '/move': (args) => {

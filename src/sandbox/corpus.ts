@@ -261,7 +261,9 @@ class CorpusContent implements MessageContent {
           ? `<mailto:unsubscribe@${this.envelope.fromEmail.split('@')[1]}>, ` +
             `<https://news.example/unsubscribe?u=${this.seq}>`
           : null,
+      listId: this.kind === 'newsletter' ? `News <news.${this.envelope.fromEmail.split('@')[1]}>` : null,
       contentType,
+      senderZoneMinutes: rng.pick([0, 60, 120, -300, 330, 540]),
     };
   }
 }
@@ -367,7 +369,18 @@ export function generateCorpus(p: CorpusParams): StoredMessage[] {
       threadIdFor(p.seed, rootSeq),
       messageId,
       folder,
-      { fromName: from.name, fromEmail: from.email, to, cc, bcc: none, subject, references, inReplyTo, replyTo: null },
+      {
+        fromName: from.name,
+        fromEmail: from.email,
+        to,
+        cc,
+        bcc: none,
+        subject,
+        references,
+        inReplyTo,
+        // mailing lists answer from an address nobody reads
+        replyTo: kind === 'newsletter' ? `noreply@${from.email.split('@')[1]}` : null,
+      },
       receivedAt,
       content,
     );
@@ -415,6 +428,8 @@ export function explicitContent(args: {
     dmarc: true,
     spamScore: 0.1,
     listUnsubscribe: args.listUnsubscribe ?? null,
+    listId: null,
+    senderZoneMinutes: 0,
     contentType: hasFiles ? 'multipart/mixed' : args.files.length ? 'multipart/related' : 'multipart/alternative',
   });
 }

@@ -21,6 +21,8 @@ export interface OutboxEntry {
   to: string[];
   cc: string[];
   bcc: string[];
+  shown_to: string[];
+  shown_cc: string[];
   subject: string;
   message_id: string;
   reply_to: string | null;
@@ -80,9 +82,12 @@ export function mailApi(deps: MailDeps): Handler {
       account: account.id,
       at: new Date(deps.now()).toISOString(),
       from: out.fromEmail,
-      to: emails(out.to),
-      cc: emails(out.cc),
+      // the request's recipients; a copy may show others (A26: shown_to, shown_cc)
+      to: out.deliverTo ?? emails(out.to),
+      cc: out.deliverTo ? [] : emails(out.cc),
       bcc: emails(out.bcc),
+      shown_to: emails(out.to),
+      shown_cc: emails(out.cc),
       subject: out.subject,
       message_id: messageId,
       reply_to: out.replyTo ?? null,

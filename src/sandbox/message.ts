@@ -9,7 +9,11 @@ export interface TransportInfo {
   dmarc: boolean;
   spamScore: number;
   listUnsubscribe: string | null;
+  /** List-Id of mailing-list mail (RFC 2919). */
+  listId: string | null;
   contentType: string;
+  /** Minutes east of UTC of the sender's Date header. */
+  senderZoneMinutes: number;
 }
 
 export interface StoredAttachment {
@@ -99,21 +103,38 @@ function headersOf(msg: StoredMessage): MessageHeaders {
 
 const verdict = (ok: boolean) => (ok ? 'pass' : 'fail');
 
+const weekdays = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** RFC 5322 date-time of `at` as a sender in a zone `zoneMinutes` east of UTC writes it. */
+export function rfc5322Date(at: number, zoneMinutes: number): string {
+  const d = new Date(at + zoneMinutes * 60_000);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const zone = `${zoneMinutes < 0 ? '-' : '+'}${two(Math.floor(Math.abs(zoneMinutes) / 60))}${two(Math.abs(zoneMinutes) % 60)}`;
+  return `${weekdays[d.getUTCDay()]}, ${d.getUTCDate()} ${months[d.getUTCMonth()]} ${d.getUTCFullYear()} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} ${zone}`;
+}
+
+/** How long before its arrival the sandbox's messages were written (the Date header). */
+const sentBeforeArrivalMs = 4_000;
+
 function fullHeadersOf(msg: StoredMessage): Record<string, unknown> {
   const t = msg.content.transport();
   const e = msg.envelope;
   const date = new Date(msg.receivedAt).toUTCString();
+  const mailbox = (r: Recipient) => (r.name ? `"${r.name.replace(/["\\]/g, '\\$&')}" <${r.email}>` : r.email);
   const headersJson: Record<string, string> = {
     From: e.fromName ? `${e.fromName} <${e.fromEmail}>` : e.fromEmail,
     To: e.to.map((r) => r.email).join(', '),
     Subject: e.subject,
-    Date: date,
+    Date: rfc5322Date(msg.receivedAt - sentBeforeArrivalMs, t.senderZoneMinutes),
     'Message-ID': msg.messageId,
     'Content-Type': t.contentType,
   };
   if (e.inReplyTo) headersJson['In-Reply-To'] = e.inReplyTo;
   if (e.replyTo) headersJson['Reply-To'] = e.replyTo;
   if (e.references.length) headersJson.References = e.references.join(' ');
+  if (e.cc.length) headersJson.Cc = e.cc.map(mailbox).join(', ');
+  if (t.listId) headersJson['List-Id'] = t.listId;
   if (t.listUnsubscribe) headersJson['List-Unsubscribe'] = t.listUnsubscribe;
   return {
     ...headersOf(msg),

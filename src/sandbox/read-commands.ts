@@ -5,7 +5,8 @@ import { bodyPair } from './body-format';
 import { displayName } from './corpus';
 import { decodeCursor, encodeCursor, keyOf, type FolderIndex, type SortKey } from './folder-index';
 import { includeParts, toVendorMessage, type IncludePart, type StoredMessage } from './message';
-import type { MailboxState, SandboxStore } from './store';
+import { filesField } from './send-request';
+import type { IncomingFile, MailboxState, SandboxStore } from './store';
 
 /** The commands of POST {read_url}/v1 (spec 4.1 and assumptions A1-A11, A14). */
 
@@ -186,6 +187,9 @@ function sendFromMailbox(
     text?: string;
     inReplyTo?: string;
     references?: string[];
+    files?: IncomingFile[];
+    messageId?: string;
+    replyTo?: string;
   },
 ) {
   if (rest.html === undefined && rest.text === undefined) throw new ArgError('html or text is required');
@@ -199,6 +203,9 @@ function sendFromMailbox(
     ...bodyPair(rest.html, rest.text),
     inReplyTo: rest.inReplyTo ?? null,
     references: rest.references,
+    files: rest.files,
+    messageId: rest.messageId,
+    replyTo: rest.replyTo,
   });
   return { message_uid: (sent as StoredMessage).uid };
 }
@@ -217,6 +224,10 @@ const send: CommandFn = (args, ctx) => {
     text: optString(args, 'text'),
     inReplyTo: optString(args, 'in_reply_to'),
     references: optStrings(args, 'references'),
+    // A27
+    files: filesField(args.attachments, 'attachments'),
+    messageId: optString(args, 'message_id'),
+    replyTo: optString(args, 'reply_to'),
   });
 };
 

@@ -1,3 +1,5 @@
+import addressparser from 'nodemailer/lib/addressparser';
+import type { Recipient } from '../upstream/types';
 import type { WireFormat } from './wire-format';
 import { ArgError, isEmail, optString, parseAddressList, reqString } from './args';
 import { bodyPair } from './body-format';
@@ -25,11 +27,15 @@ export function parseSendRequest(body: unknown, a: WireFormat): Outgoing {
   const headers = headersField(body[f.headers], f.headers);
   const header = (name: string) => Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
   const references = header('references')?.match(/<[^>]+>/g) ?? undefined;
+  // A26: To and Cc in `headers` are what the delivered message shows; `to` alone is delivered to
+  const shownTo = header('to');
+  const shownCc = header('cc');
   return {
     fromName: optString(body, 'senderName') ?? '',
     fromEmail: from,
-    to: [{ email: to }],
-    cc: parseAddressList(optString(body, 'cc') ?? ''),
+    to: shownTo === undefined ? [{ email: to }] : shownAddresses(shownTo),
+    ...(shownTo === undefined && shownCc === undefined ? {} : { deliverTo: [to] }),
+    cc: shownCc === undefined ? parseAddressList(optString(body, 'cc') ?? '') : shownAddresses(shownCc),
     bcc: parseAddressList(optString(body, 'bcc') ?? ''),
     subject,
     ...bodyPair(html, text),
@@ -41,6 +47,13 @@ export function parseSendRequest(body: unknown, a: WireFormat): Outgoing {
   };
 }
 
+/** A header's mailboxes as shown, not checked: delivery goes only to the validated `to`. */
+function shownAddresses(value: string): Recipient[] {
+  return addressparser(value, { flatten: true }).flatMap((a) =>
+    a.address ? [a.name ? { email: a.address, name: a.name } : { email: a.address }] : [],
+  );
+}
+
 function headersField(v: unknown, name: string): Record<string, string> {
   if (v === undefined || v === null) return {};
   if (!isObject(v) || !Object.values(v).every((h) => typeof h === 'string'))
@@ -48,7 +61,7 @@ function headersField(v: unknown, name: string): Record<string, string> {
   return v as Record<string, string>;
 }
 
-function filesField(v: unknown, name: string): IncomingFile[] {
+export function filesField(v: unknown, name: string): IncomingFile[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw new ArgError(`${name} must be an array`);
   return v.map((item, i) => {

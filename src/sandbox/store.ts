@@ -28,6 +28,8 @@ export interface Outgoing {
   to: Recipient[];
   cc?: Recipient[];
   bcc?: Recipient[];
+  /** Who gets it, when not everyone the message shows (A26); Bcc recipients always do. */
+  deliverTo?: string[];
   subject: string;
   html: string;
   text: string;
@@ -238,7 +240,8 @@ export class SandboxStore {
       sent = this.build(sender, out, 'Sent', messageId, false);
       sent.isRead = true;
     }
-    const targets = new Set([...out.to, ...(out.cc ?? []), ...(out.bcc ?? [])].map((r) => r.email.toLowerCase()));
+    const shown = out.deliverTo ?? [...out.to, ...(out.cc ?? [])].map((r) => r.email);
+    const targets = new Set([...shown, ...(out.bcc ?? []).map((r) => r.email)].map((a) => a.toLowerCase()));
     const deliveredTo: string[] = [];
     for (const address of targets) {
       const box = this.mailbox(address);

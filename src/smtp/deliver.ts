@@ -1,6 +1,7 @@
 import type { Logger } from '../log';
 import { quarantineLifetimeMs, type QuarantineStore } from '../store/quarantine';
-import type { VendorApi } from '../upstream/api';
+import type { Config } from '../config';
+import type { MailboxSend, VendorApi } from '../upstream/api';
 import { VendorError } from '../upstream/errors';
 import type { SendRequest } from '../upstream/types';
 import {
@@ -15,13 +16,16 @@ import {
 import type { Submission } from './payload';
 
 /**
- * One submission, one /v3.0/send call per recipient, one SMTP answer. 250 only when every
+ * One submission, one SMTP answer: one send command for all recipients when configured (and
+ * the message can be expressed as one), otherwise one /v3.0/send call per recipient. 250 only when every
  * call returned an email id. The first recipient goes alone: account-level refusals (key,
  * credits, rate) then fail the whole submission before anyone got it, and the client's retry
  * of a 4xx cannot duplicate anything. The rest go together, paced by the vendor client's
  * limiter. A spam hold does not stop the rest, so every recipient's copy has its own
  * quarantine_id and releasing them all delivers to everyone.
  */
+
+export type SubmissionRecipients = Config['submission']['recipients'];
 
 export interface Submitted {
   mailbox: string;
@@ -70,8 +74,30 @@ async function sendOne(deps: DeliverDeps, mailbox: string, sub: Submission, payl
   }
 }
 
+/** One send command for every recipient (submission.recipients "command"). */
+async function deliverByCommand(deps: DeliverDeps, mailbox: string, sub: Submission, message: MailboxSend) {
+  const recipients = message.to.length + message.cc.length + message.bcc.length;
+  try {
+    const { messageUid } = await deps.vendor.mailbox(mailbox).sendMessage(message);
+    deps.onSubmitted?.({ mailbox, messageId: sub.messageId, vendorIds: [messageUid] });
+    deps.logger.info({ mailbox, recipients }, 'submission sent by the send command');
+    return `Sent to ${recipients} recipient(s) in one send command, vendor message uid ${messageUid}`;
+  } catch (err) {
+    const failed = answerFor(err);
+    const code = err instanceof VendorError ? err.code : (err as Error).name;
+    deps.logger.warn({ mailbox, code, smtp: failed.code }, 'send command refused');
+    throw smtpError(failed);
+  }
+}
+
 /** Resolves with the 250 text, rejects with an smtp-server error carrying the answer. */
-export async function deliver(deps: DeliverDeps, mailbox: string, sub: Submission): Promise<string> {
+export async function deliver(
+  deps: DeliverDeps,
+  mailbox: string,
+  sub: Submission,
+  recipients: SubmissionRecipients = 'headers',
+): Promise<string> {
+  if (recipients === 'command' && sub.message) return deliverByCommand(deps, mailbox, sub, sub.message);
   const [first, ...rest] = sub.payloads;
   const firstOutcome = await sendOne(deps, mailbox, sub, first);
   if ('failed' in firstOutcome) throw smtpError(firstOutcome.failed);

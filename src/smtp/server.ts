@@ -150,6 +150,18 @@ function serverOptions(
           (err: Error) => callback(err),
         );
     },
+    onRcptTo(address, session, callback) {
+      // RFC 6531: a non-ASCII address only in a transaction the client opened with SMTPUTF8
+      if (/[^\x00-\x7f]/.test(address.address) && !session.envelope.smtpUtf8)
+        return callback(
+          smtpError({
+            code: 553,
+            enhanced: '5.6.7',
+            text: `${address.address} is not ASCII: send MAIL FROM with the SMTPUTF8 parameter (RFC 6531)`,
+          }),
+        );
+      callback();
+    },
     onMailFrom(address, session, callback) {
       const user = typeof session.user === 'string' ? session.user : '';
       if (!user)
@@ -188,7 +200,7 @@ function serverOptions(
             session.envelope.rcptTo.map((r) => r.address),
             config.assumptions,
           );
-          return deliver(opts, mailbox, sub);
+          return deliver(opts, mailbox, sub, config.submission.recipients);
         })
         .finally(() => guards.transfers.delete(session.id))
         .then(

@@ -125,10 +125,29 @@ export const migrations: string[] = [
   );
   `,
   `
-  -- ENVELOPE now has NIL for a missing Subject, BODYSTRUCTURE the default charset of text
-  -- parts, and a draft's JSON its text for SEARCH (patches/, message-cache.ts): rows are
-  -- described again on first use
-  DELETE FROM message_cache;
+  -- a draft's stored JSON now carries its text for SEARCH BODY/TEXT: drafts are described again
+  -- from their own bytes on first use. Vendor messages keep the ENVELOPE/BODYSTRUCTURE they were
+  -- first served with (a UID's answers never change); messages described from now on get NIL for
+  -- a missing Subject and the default charset of text parts
+  DELETE FROM message_cache WHERE message_uid LIKE 'local:%';
+  `,
+  `
+  -- imap-core's getSize left out 2 bytes per empty leaf part (patched): the stored sizes of
+  -- such messages grow by that, which is what their bytes always were. An empty part is an
+  -- encoding followed by size 0 in the compiled BODYSTRUCTURE ("BASE64" 0 ...)
+  UPDATE message_cache SET size = size + 2 * (
+      length(json_extract(summary, '$.bodystructure'))
+      - length(replace(json_extract(summary, '$.bodystructure'), '" 0 ', ''))
+    ) / 4
+    WHERE json_extract(summary, '$.bodystructure') LIKE '%" 0 %';
+  UPDATE messages SET size = (
+      SELECT c.size FROM message_cache c JOIN folders f ON f.account = c.account
+      WHERE f.id = messages.folder_id AND c.message_uid = messages.message_uid
+    )
+    WHERE size != 0 AND EXISTS (
+      SELECT 1 FROM message_cache c JOIN folders f ON f.account = c.account
+      WHERE f.id = messages.folder_id AND c.message_uid = messages.message_uid AND c.size != messages.size
+    );
   `,
 ];
 

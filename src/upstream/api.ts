@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import type { Lane } from './rate-limiter';
 import type {
   Command,
+  Recipient,
   CommandResult,
   SendRequest,
   SharedDomainList,
@@ -40,6 +41,21 @@ export type ListScope = { folder: string } | { label: string };
 export interface FolderList {
   folders: VendorFolder[];
   labels: string[] | null;
+}
+
+/** A whole message for the assumed send command (A8, with A27's attachments). */
+export interface MailboxSend {
+  messageId: string;
+  to: Recipient[];
+  cc: Recipient[];
+  bcc: Recipient[];
+  subject: string;
+  html?: string;
+  text?: string;
+  inReplyTo?: string;
+  references?: string[];
+  replyTo?: string;
+  attachments?: Array<{ filename: string; content: string; contentType: string; contentId?: string }>;
 }
 
 /**
@@ -86,6 +102,8 @@ export interface MailboxApi {
   setFlags(ids: string[], change: FlagChange, lane?: Lane): Promise<BulkResult>;
   label(ids: string[], change: { add?: string[]; remove?: string[] }, lane?: Lane): Promise<BulkResult>;
   move(ids: string[], folder: string, lane?: Lane): Promise<BulkResult>;
+  /** The assumed send command (A8): one call for every recipient; answers the sent copy's uid. Lane `write`. */
+  sendMessage(message: MailboxSend): Promise<{ messageUid: string }>;
   /** Attachment bytes from GET /v1/raw, streamed. Default lane `content`. */
   raw(messageUid: string, attachmentId: string, lane?: Lane): Promise<RawContent>;
   /** Cheap authenticated call used by `doctor`; refreshes the token if needed. Lane `content`: a person waits. */

@@ -51,7 +51,10 @@ const assumptionsSchema = z
         move: z.object(command).strict(),
         /**
          * A8: send from the mailbox. args {to: [{email,name?}], cc?, bcc?, subject, html?, text?,
-         * in_reply_to?, references?} -> {message_uid}. The bridge sends via /v3.0/send instead.
+         * in_reply_to?, references?} -> {message_uid}; every recipient's copy shows To and Cc, none
+         * shows Bcc. Used for submission when submission.recipients is "command".
+         * A27: it also takes `attachments` in the shape of A16's, `reply_to` (an address), and
+         * `message_id`, the Message-ID the sent message gets (so a client's Sent copy can be matched).
          */
         send: z.object(command).strict(),
         /** A9: reply. args {message_uid, html?, text?} -> {message_uid}. Not used by the bridge yet. */
@@ -87,6 +90,9 @@ const assumptionsSchema = z
      * replyTo, headers (object, e.g. Message-ID, In-Reply-To, References), attachments
      * [{filename, content (base64), contentType, contentId?}]. `to` is one address, so the
      * bridge makes one call per envelope recipient.
+     * A26: `headers` may carry To and Cc; the delivered message shows them instead of the single
+     * `to`, which alone decides delivery. That is how every recipient sees the others.
+     * A28: addresses (`to`, `from`, the send command's) may be UTF-8 (RFC 6531, SMTPUTF8).
      */
     send: z
       .object({
@@ -115,6 +121,23 @@ const assumptionsSchema = z
      * sandbox counts them only when this is true.
      */
     limitCountsTokenRequests: z.boolean(),
+    fullHeaders: z
+      .object({
+        /** The get_messages include value that returns full_headers (documented); '' to never ask for it. */
+        include: z.string(),
+        /**
+         * A24: full_headers.headers_json is an object from header field name to its value as a
+         * string (a repeated field: an array of strings), the values as in the original message.
+         */
+        headersField: field,
+        /**
+         * A25: full_headers' spf_result, dkim_result and dmarc_result are RFC 8601 result keywords
+         * (pass, fail, softfail, neutral, none, temperror, permerror); anything else falls back to
+         * pass/fail from the documented spf_success/dkim_success/dmarc_success booleans.
+         */
+        resultFields: z.object({ spf: field, dkim: field, dmarc: field }).strict(),
+      })
+      .strict(),
   })
   .strict();
 
@@ -164,6 +187,11 @@ export const defaultAssumptions: Assumptions = {
   releaseIdField: 'id',
   resultFields: { searchUids: 'message_uids', updated: 'updated', moved: 'moved', notFound: 'not_found' },
   limitCountsTokenRequests: true,
+  fullHeaders: {
+    include: 'full_headers',
+    headersField: 'headers_json',
+    resultFields: { spf: 'spf_result', dkim: 'dkim_result', dmarc: 'dmarc_result' },
+  },
 };
 
 /** Defaults with the config file's `assumptions` overrides applied. */

@@ -1,7 +1,7 @@
 import { finished, type Readable } from 'node:stream';
 import { redactSecrets, type Logger } from '../log';
 import type { Assumptions } from './assumptions';
-import type { BulkResult, FlagChange, FolderList, ListScope, MailboxApi, RawContent } from './api';
+import type { BulkResult, FlagChange, FolderList, ListScope, MailboxApi, MailboxSend, RawContent } from './api';
 import { WriteBatcher } from './write-batcher';
 import { errorKinds, OutcomeUnknownError, TransportError, VendorError } from './errors';
 import type { Http } from './http';
@@ -462,6 +462,27 @@ export class MailboxClient implements MailboxApi {
   move(ids: string[], folder: string, lane: Lane = 'write'): Promise<BulkResult> {
     const c = this.assumptions;
     return this.bulk(c.commands.move.name, ids, { folder }, c.resultFields.moved, lane);
+  }
+
+  async sendMessage(m: MailboxSend): Promise<{ messageUid: string }> {
+    const data = await this.one<Record<string, unknown>>(
+      this.assumptions.commands.send.name,
+      {
+        message_id: m.messageId,
+        to: m.to,
+        cc: m.cc,
+        bcc: m.bcc,
+        subject: m.subject,
+        ...(m.html === undefined ? {} : { html: m.html }),
+        ...(m.text === undefined ? {} : { text: m.text }),
+        ...(m.inReplyTo ? { in_reply_to: m.inReplyTo } : {}),
+        ...(m.references?.length ? { references: m.references } : {}),
+        ...(m.replyTo ? { reply_to: m.replyTo } : {}),
+        ...(m.attachments?.length ? { attachments: m.attachments } : {}),
+      },
+      'write',
+    );
+    return { messageUid: String(data.message_uid ?? '') };
   }
 
   async raw(messageUid: string, attachmentId: string, lane: Lane = 'content'): Promise<RawContent> {

@@ -29,6 +29,9 @@ test('first sync in sync; a click downloads in content; a bulk download in sync'
   expect(listThreads.mock.calls.length).toBeGreaterThan(0);
   expect(new Set(listThreads.mock.calls.map((c) => c[1]))).toEqual(new Set(['sync']));
 
+  // (the first sync fetched message/* parts, which are composed inline, in the sync lane too)
+  expect(new Set(raw.mock.calls.map((c) => c[2]))).toEqual(new Set(raw.mock.calls.length ? ['sync'] : []));
+  raw.mockClear();
   // open messages one by one until one of them needed an attachment from the vendor
   for (let seq = 1; seq <= exists && raw.mock.calls.length === 0; seq++)
     expect(await session.run(`FETCH ${seq} BODY.PEEK[]`)).toMatch(/ OK /);

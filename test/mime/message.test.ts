@@ -105,8 +105,8 @@ describe('describeMessage', () => {
     expect(described.bodystructure).toEqual(indexer.getBodyStructure(parsed));
     expect(described.envelope).toEqual(indexer.getEnvelope(parsed));
     expect(described.size).toBe(indexer.getSize(parsed));
-    // only the final CRLF after the closing boundary is not served (imap-core's getSize)
-    expect(full.length - described.size).toBe(2);
+    // every byte is counted, the final CRLF included
+    expect(described.size).toBe(full.length);
   });
 
   it('copies ENVELOPE values with their Buffers (imap-core encodes them in place)', () => {

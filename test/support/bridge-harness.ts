@@ -18,8 +18,8 @@ export interface Harness {
   password: string;
   stateDir: string;
   client(): Promise<ImapFlow>;
-  /** Stops and starts the bridge on the same state dir (and ports). */
-  restart(): Promise<void>;
+  /** Stops and starts the bridge on the same state dir (and ports), with `config` merged into its config. */
+  restart(config?: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -76,10 +76,14 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       await client.connect();
       return client;
     },
-    async restart() {
+    async restart(changes = {}) {
       const ports = bridge.ports;
       await bridge.close();
-      config = parseConfig({ ...raw, listen: { host: '127.0.0.1', imapPort: ports.imap, smtpPort: ports.smtp } });
+      config = parseConfig({
+        ...raw,
+        ...changes,
+        listen: { host: '127.0.0.1', imapPort: ports.imap, smtpPort: ports.smtp },
+      });
       bridge = await startBridge(config, logger);
     },
     async close() {

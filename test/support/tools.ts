@@ -17,6 +17,7 @@ export const testTools = {
   script: { pkg: 'bsdutils', probe: ['script', '--version'] },
   // the reference server of the conformance suite (test/imap/conformance), run privately
   dovecot: { pkg: 'dovecot-imapd', probe: ['/usr/sbin/dovecot', '--version'] },
+  's-nail': { pkg: 's-nail', probe: ['s-nail', '-V'] },
 } as const;
 
 export type TestTool = keyof typeof testTools;

@@ -14,7 +14,8 @@ section(
     { name: 'FLAGS, UID, INTERNALDATE, RFC822.SIZE', commands: ['FETCH 1:* (UID FLAGS INTERNALDATE RFC822.SIZE)'] },
     { name: 'ENVELOPE', commands: ['FETCH 1:* ENVELOPE'] },
     { name: 'BODYSTRUCTURE', commands: ['FETCH 1:7,9:* BODYSTRUCTURE'] },
-    { name: 'BODY (non-extensible)', commands: ['FETCH 1:* BODY'] },
+    { name: 'BODY (non-extensible)', commands: ['FETCH 1:7,9:* BODY'] },
+    { name: 'BODY with an RFC 2231 parameter', commands: ['FETCH 8 BODY'], differs: rfc2231Decoded },
     // message 8 of the seeded corpus has a file name in RFC 2231 form (filename*=UTF-8''...)
     { name: 'BODYSTRUCTURE with an RFC 2231 parameter', commands: ['FETCH 8 BODYSTRUCTURE'], differs: rfc2231Decoded },
     { name: 'UID FETCH', commands: ['UID FETCH 2:4 (FLAGS)'] },

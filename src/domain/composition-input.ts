@@ -1,0 +1,131 @@
+import type { Logger } from '../log';
+import type { MailboxApi } from '../upstream/api';
+import type { Lane } from '../upstream/rate-limiter';
+import type { Assumptions } from '../upstream/assumptions';
+import type { Composition, VendorMessage } from '../upstream/types';
+
+/**
+ * What a message is composed from besides the vendor's JSON (mime/compose.ts), derived once
+ * when the bridge first reads the message and stored with it: the original header fields the
+ * vendor keeps in full_headers (A24), the RFC 8601 results (A25), the spam score, and the
+ * bytes of message/* attachments (bounce and complaint reports), which MIME requires inline
+ * as 7bit/8bit. Settings that shape the message (authserv-id, spam threshold) are applied
+ * here, so a later config change never alters a message already served.
+ */
+
+export interface CompositionSettings {
+  /** authserv-id of Authentication-Results: the vendor, who checked SPF/DKIM/DMARC. */
+  authservId: string;
+  /** X-Spam-Flag: YES from this spam_score on. */
+  spamFlagThreshold: number;
+  /** message/* attachments up to this size are fetched and served inline; larger ones as files. */
+  messagePartsUpTo: number;
+}
+
+/** Original header fields a composed message takes over from the vendor's copy of the header. */
+const copiedHeaders = new Set(['reply-to', 'list-id', 'date', 'in-reply-to', 'references', 'cc']);
+
+/** RFC 8601 result keywords (methods spf, dkim, dmarc). */
+const authResults = new Set(['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror', 'policy']);
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A24: headers_json maps a field name to its value, or to the values of a repeated field. */
+function originalHeaders(full: Record<string, unknown> | undefined, a: Assumptions): Record<string, string[]> {
+  const json = full?.[a.fullHeaders.headersField];
+  const out: Record<string, string[]> = {};
+  if (!isRecord(json)) return out;
+  for (const [name, value] of Object.entries(json)) {
+    const key = name.toLowerCase();
+    if (!copiedHeaders.has(key)) continue;
+    const values = (Array.isArray(value) ? value : [value]).filter(
+      (v): v is string => typeof v === 'string' && v !== '',
+    );
+    if (values.length) out[key] = [...(out[key] ?? []), ...values];
+  }
+  return out;
+}
+
+/** A25: the detailed result when it is an RFC 8601 keyword, else pass/fail from the boolean of `headers`. */
+function authResult(detailed: unknown, success: unknown): string | null {
+  if (typeof detailed === 'string' && authResults.has(detailed.trim().toLowerCase()))
+    return detailed.trim().toLowerCase();
+  return typeof success === 'boolean' ? (success ? 'pass' : 'fail') : null;
+}
+
+export function compositionOf(
+  msg: VendorMessage,
+  a: Assumptions,
+  s: CompositionSettings,
+  messageParts: Record<string, string>,
+): Composition {
+  const h = msg.headers;
+  const full = msg.full_headers;
+  const r = a.fullHeaders.resultFields;
+  const spf = authResult(full?.[r.spf], h?.spf_success);
+  const dkim = authResult(full?.[r.dkim], h?.dkim_success);
+  const dmarc = authResult(full?.[r.dmarc], h?.dmarc_success);
+  const score = typeof h?.spam_score === 'number' && Number.isFinite(h.spam_score) ? h.spam_score : null;
+  return {
+    version: 2,
+    headers: originalHeaders(full, a),
+    authentication: spf && dkim && dmarc ? { authservId: s.authservId, spf, dkim, dmarc } : null,
+    spam: score === null ? null : { score, flagged: score >= s.spamFlagThreshold },
+    messageParts,
+  };
+}
+
+async function readAll(api: MailboxApi, messageUid: string, attachmentId: string, lane?: Lane): Promise<string> {
+  const { stream } = await api.raw(messageUid, attachmentId, lane);
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('base64');
+}
+
+/** The message/* attachments' bytes; one that cannot be fetched is left out (served as a file). */
+async function fetchMessageParts(
+  api: MailboxApi,
+  msg: VendorMessage,
+  s: CompositionSettings,
+  logger: Logger,
+  lane?: Lane,
+): Promise<Record<string, string>> {
+  const parts: Record<string, string> = {};
+  for (const att of msg.attachments ?? []) {
+    if (!/^message\//i.test(att.mime_type ?? '') || att.size_bytes > s.messagePartsUpTo) continue;
+    try {
+      parts[att.attachment_id] = await readAll(api, msg.message_uid, att.attachment_id, lane);
+    } catch (err) {
+      logger.warn(
+        { mailbox: api.mailbox, message: msg.message_uid, attachment: att.attachment_id, err: (err as Error).message },
+        'message/* attachment not fetched; served as a file',
+      );
+    }
+  }
+  return parts;
+}
+
+/**
+ * The mailbox API as the domain reads content through it: a get_messages that asks for
+ * bodies (a content read, not a flag refresh) also asks for full_headers and returns each
+ * message with its composition.
+ */
+export function composingApi(api: MailboxApi, a: Assumptions, s: CompositionSettings, logger: Logger): MailboxApi {
+  // the caller's lane goes on to the message/* downloads: a click's stay in `content`
+  const getMessages: MailboxApi['getMessages'] = async (ids, include, lane) => {
+    if (!include?.includes('body')) return api.getMessages(ids, include, lane);
+    const withFull = a.fullHeaders.include && !include.includes(a.fullHeaders.include);
+    const result = await api.getMessages(ids, withFull ? [...include, a.fullHeaders.include] : include, lane);
+    for (const msg of result.messages) {
+      msg.composition = compositionOf(msg, a, s, await fetchMessageParts(api, msg, s, logger, lane));
+      // asked for only to compose: the composition holds what is used, the stored row stays small
+      if (withFull) delete msg.full_headers;
+    }
+    return result;
+  };
+  return new Proxy(api, {
+    get: (target, key, receiver) => (key === 'getMessages' ? getMessages : Reflect.get(target, key, receiver)),
+  });
+}

@@ -1,0 +1,69 @@
+import { describe, expect, test } from 'vitest';
+import { compositionOf } from '../../src/domain/composition-input';
+import { resolveAssumptions } from '../../src/upstream/assumptions';
+import type { VendorMessage } from '../../src/upstream/types';
+import { richMessage } from '../mime/fixtures';
+
+const settings = { authservId: 'mx.vendor.example', spamFlagThreshold: 5, messagePartsUpTo: 1024 };
+
+function message(full: Record<string, unknown>, spam = 1.5): VendorMessage {
+  const m = richMessage();
+  return { ...m, headers: { ...m.headers!, spam_score: spam }, full_headers: full };
+}
+
+describe('composition from the vendor data', () => {
+  test('A24: the copied fields of headers_json, by any case, repeated fields as arrays', () => {
+    const c = compositionOf(
+      message({
+        headers_json: {
+          'REPLY-TO': 'list@example.org',
+          'List-Id': 'Team <team.example.org>',
+          Received: 'not copied',
+          Cc: ['a@example.org', 'b@example.org'],
+          Date: 'Tue, 3 Mar 2026 09:15:00 +0100',
+        },
+      }),
+      resolveAssumptions({}),
+      settings,
+      {},
+    );
+    expect(c.headers).toEqual({
+      'reply-to': ['list@example.org'],
+      'list-id': ['Team <team.example.org>'],
+      cc: ['a@example.org', 'b@example.org'],
+      date: ['Tue, 3 Mar 2026 09:15:00 +0100'],
+    });
+  });
+
+  test('A25: detailed RFC 8601 results win over the booleans; anything else falls back to them', () => {
+    const c = compositionOf(
+      message({ spf_result: 'SoftFail', dkim_result: { verdict: 'pass' }, dmarc_result: 'none' }),
+      resolveAssumptions({}),
+      settings,
+      {},
+    );
+    const h = richMessage().headers!;
+    expect(c.authentication).toEqual({
+      authservId: 'mx.vendor.example',
+      spf: 'softfail',
+      dkim: h.dkim_success ? 'pass' : 'fail',
+      dmarc: 'none',
+    });
+  });
+
+  test('the field names are assumptions a config can override', () => {
+    const a = resolveAssumptions({
+      fullHeaders: { headersField: 'raw_headers', resultFields: { spf: 'spf' } },
+    });
+    const c = compositionOf(message({ raw_headers: { 'List-Id': '<x.example>' }, spf: 'neutral' }), a, settings, {});
+    expect(c.headers).toEqual({ 'list-id': ['<x.example>'] });
+    expect(c.authentication?.spf).toBe('neutral');
+  });
+
+  test('the spam flag follows the threshold of the moment the message is first read', () => {
+    const a = resolveAssumptions({});
+    expect(compositionOf(message({}, 4.9), a, settings, {}).spam).toEqual({ score: 4.9, flagged: false });
+    expect(compositionOf(message({}, 5), a, settings, {}).spam).toEqual({ score: 5, flagged: true });
+    expect(compositionOf(message({}, 4.9), a, { ...settings, spamFlagThreshold: 3 }, {}).spam?.flagged).toBe(true);
+  });
+});

@@ -1,13 +1,21 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import type { Config } from './config';
+import { type Config, loadConfig } from './config';
 import type { Logger } from './log';
 import { AccountRegistry } from './domain/account-registry';
-import { AccountView } from './domain/account-view';
-import { MailboxPoller } from './domain/poller';
+import type { MailboxPoller } from './domain/poller';
+import { BridgedAccounts } from './bridged-accounts';
 import { startImapServer } from './imap/server';
 import { ImapNotifier } from './imap/notifier';
+import { AccountActivity } from './ops/activity';
+import { startControlSocket } from './ops/control-socket';
+import { startOpsListener } from './ops/http-listener';
+import { BridgeMetrics } from './ops/metrics';
+import { opsObservers } from './ops/observers';
+import { Readiness } from './ops/readiness';
+import { buildStatus, type StatusReport } from './ops/status';
+import { tokenState } from './ops/token-state';
+import { planReload } from './reload-plan';
 import { createSmtpServer } from './smtp/server';
+import { ensureStateDir } from './state-dir';
 import { MailStore } from './store';
 import { QuarantineStore } from './store/quarantine';
 import { SecretStore, importInitialTokens } from './store/secrets';
@@ -15,72 +23,213 @@ import { loadOrCreateTls } from './tls';
 import { createVendorClient } from './upstream/vendor-client';
 
 export interface RunningBridge {
-  ports: { imap: number; imaps: number | null; smtp: number; smtps: number | null };
+  ports: { imap: number; imaps: number | null; smtp: number; smtps: number | null; ops: number | null };
+  /** The control socket `status`, `resync` and `reload` talk to, or null when it could not be made. */
+  controlSocket: string | null;
   accounts: AccountRegistry;
   pollers: MailboxPoller[];
   secrets: SecretStore;
+  metrics: BridgeMetrics;
+  status(): StatusReport;
+  resync(mailbox: string, folder?: string): Promise<ResyncResult>;
+  /** Re-reads the config file and the stored accounts (SIGHUP, `mailbridge reload`). */
+  reload(): Promise<ReloadResult>;
   close(): Promise<void>;
 }
 
-/** Starts everything the `start` command runs: state, vendor client, IMAP, SMTP, pollers. */
-export async function startBridge(config: Config, logger: Logger): Promise<RunningBridge> {
-  fs.mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+export interface ResyncResult {
+  mailbox: string;
+  folders: Array<{ folder: string; messages: number | null; error: string | null }>;
+}
+
+export interface ReloadResult {
+  added: string[];
+  removed: string[];
+  applied: string[];
+  /** Changed fields that only a restart applies. */
+  needsRestart: string[];
+}
+
+export interface BridgeOptions {
+  /** Clock of the readiness and status records (tests move it). */
+  now?: () => number;
+  /** How a reload reads the config again; by default the file it came from, with the environment. */
+  loadConfig?: () => Config;
+}
+
+/** The accounts to serve: the configured ones and every one `account add` stored. */
+function wantedMailboxes(config: Config, secrets: SecretStore): string[] {
+  const byKey = new Map<string, string>();
+  for (const m of [...config.accounts.map((a) => a.mailbox), ...secrets.mailboxes()])
+    if (!byKey.has(m.toLowerCase())) byKey.set(m.toLowerCase(), m);
+  return [...byKey.values()];
+}
+
+/** Starts everything the `start` command runs: state, vendor client, IMAP, SMTP, pollers, ops. */
+export async function startBridge(initial: Config, logger: Logger, opts: BridgeOptions = {}): Promise<RunningBridge> {
+  let config = initial;
+  ensureStateDir(config.stateDir);
   const secrets = SecretStore.open(config.stateDir);
   importInitialTokens(config, secrets);
-  const vendor = createVendorClient(config, secrets, logger);
+  const activity = new AccountActivity(opts.now);
+  const token = (mailbox: string) => tokenState(mailbox, secrets.get(mailbox), activity.now());
   const store = MailStore.open(config.stateDir);
+  const quarantine = new QuarantineStore(store.db);
+  // the servers exist only later; the gauges read them through these
+  let sessions = () => ({ imap: 0, smtp: 0 });
+  let accounts: BridgedAccounts | null = null;
+  const mailboxes = () => accounts?.mailboxes() ?? [];
+  const metrics = new BridgeMetrics({
+    mailboxes,
+    activity,
+    token,
+    sessions: () => sessions(),
+    quarantine: () => quarantine.countByState(new Date(activity.now())),
+  });
+  const observers = opsObservers(metrics, activity);
+  const vendor = createVendorClient(config, secrets, logger, observers.vendor);
   const tls = await loadOrCreateTls(config.tls, config.stateDir);
   const notifier = new ImapNotifier();
-  const accounts = new AccountRegistry(secrets);
-  const pollers: MailboxPoller[] = [];
-  const mailboxes = new Set([...config.accounts.map((a) => a.mailbox), ...secrets.mailboxes()]);
-  for (const mailbox of mailboxes) {
-    const view = new AccountView({
-      account: mailbox,
-      api: vendor.mailbox(mailbox),
-      store,
-      assumptions: config.assumptions,
-      logger,
-      attachmentCacheDir: path.join(config.stateDir, 'attachments'),
-      publish: (account, folder, changes) => notifier.publish(account, folder, changes),
-      labelsRoot: config.labelsFolder,
-      copyToFolder: config.copyToFolder,
-    });
-    accounts.add(view);
-    const poller = new MailboxPoller(view, config.pollIntervalSeconds * 1000, config.fullSyncEveryPolls, logger);
-    poller.start();
-    pollers.push(poller);
-  }
+  const registry = new AccountRegistry(secrets);
+  accounts = new BridgedAccounts({ registry, vendor, store, notifier, logger, syncObserver: observers.sync }, config);
+  for (const mailbox of wantedMailboxes(config, secrets)) accounts.start(mailbox);
+  const bridged = accounts;
 
   const imap = await startImapServer({
     host: config.listen.host,
     port: config.listen.imapPort,
     securePort: config.listen.imapsPort,
     tls,
-    accounts,
+    accounts: registry,
     notifier,
     logger,
     maxMessageBytes: config.maxMessageBytes,
+    onCommand: (command, seconds, ok) => metrics.imapCommand(command, seconds, ok),
   });
   const smtpServer = createSmtpServer({
     config,
     vendor,
     secrets,
-    quarantine: new QuarantineStore(store.db),
+    quarantine,
     logger,
     tls,
-    onSubmitted: ({ mailbox, messageId }) => accounts.get(mailbox)?.recordSubmission(messageId),
+    onSubmitted: ({ mailbox, messageId }) => registry.get(mailbox)?.recordSubmission(messageId),
+    onOutcome: (outcome) => metrics.smtpSubmission(outcome),
   });
   const smtp = await smtpServer.listen();
-  logger.info({ imap: imap.port, smtp: smtp.port, accounts: mailboxes.size }, 'mailbridge started');
+  sessions = () => ({ imap: imap.sessions(), smtp: smtpServer.sessions() });
+
+  const readiness = new Readiness({
+    mailboxes,
+    activity,
+    token,
+    staleAfterMs: () => config.ops.staleAfterSeconds * 1000,
+    probe: (mailbox) => vendor.mailbox(mailbox).verify(),
+  });
+  const ops =
+    config.ops.port === null
+      ? null
+      : await startOpsListener({
+          host: config.ops.host,
+          port: config.ops.port,
+          metrics,
+          readiness,
+          listeners: () => ({ imap: imap.listening(), smtp: smtpServer.listening() }),
+          logger,
+        });
+
+  const status = () =>
+    buildStatus({ views: () => registry.all(), activity, token, quarantine: () => quarantine.list() });
+
+  const resync = async (mailbox: string, folderPath?: string): Promise<ResyncResult> => {
+    const view = registry.get(mailbox);
+    if (!view) throw new Error(`${mailbox} is not bridged by this daemon`);
+    let folders = await view.folders(true);
+    if (folderPath !== undefined) {
+      const folder = await view.folder(folderPath);
+      if (!folder) throw new Error(`${mailbox} has no folder ${folderPath}`);
+      folders = [folder];
+    }
+    const results: ResyncResult['folders'] = [];
+    // one folder after another: a repair should not crowd out the clients' own requests
+    for (const folder of folders) {
+      try {
+        await view.syncFolder(folder, 'full', 'repair');
+        results.push({ folder: folder.path, messages: view.status(folder).messages, error: null });
+      } catch (err) {
+        results.push({ folder: folder.path, messages: null, error: (err as Error).message });
+      }
+    }
+    logger.info({ mailbox: view.account, folders: results.length }, 'resync done');
+    return { mailbox: view.account, folders: results };
+  };
+
+  const reload = async (): Promise<ReloadResult> => {
+    // a config built in code (tests, no file) keeps its settings; the stored accounts are read again
+    const next = opts.loadConfig?.() ?? (config.configFile ? loadConfig(config.configFile) : config);
+    const plan = planReload(config, next);
+    config = next;
+    importInitialTokens(next, secrets);
+    const wanted = wantedMailboxes(next, secrets);
+    const wantedKeys = new Set(wanted.map((m) => m.toLowerCase()));
+    const removed = bridged.mailboxes().filter((m) => !wantedKeys.has(m.toLowerCase()));
+    const added = wanted.filter((m) => !bridged.has(m));
+    for (const mailbox of removed) {
+      await bridged.stop(mailbox);
+      imap.disconnect(mailbox);
+      activity.forget(mailbox);
+    }
+    if (plan.applied.includes('pollIntervalSeconds') || plan.applied.includes('fullSyncEveryPolls'))
+      await bridged.repoll(next);
+    for (const mailbox of added) bridged.start(mailbox);
+    imap.setMaxMessageBytes(next.maxMessageBytes);
+    smtpServer.setMaxMessageBytes(next.maxMessageBytes);
+    logger.level = next.logLevel;
+    const result = { added, removed, applied: plan.applied, needsRestart: plan.needsRestart };
+    logger.info(result, 'configuration reloaded');
+    return result;
+  };
+
+  const control = await startControlSocket(
+    config.stateDir,
+    {
+      'GET /status': async () => ({ status: 200, json: status() }),
+      'POST /resync': async (body) => {
+        const { mailbox, folder } = body as { mailbox?: unknown; folder?: unknown };
+        if (typeof mailbox !== 'string') return { status: 400, json: { error: 'mailbox is required' } };
+        return { status: 200, json: await resync(mailbox, typeof folder === 'string' ? folder : undefined) };
+      },
+      'POST /reload': async () => ({ status: 200, json: await reload() }),
+    },
+    logger,
+  );
+  logger.info(
+    { imap: imap.port, smtp: smtp.port, ops: ops?.port ?? null, accounts: bridged.mailboxes().length },
+    'mailbridge started',
+  );
 
   return {
-    ports: { imap: imap.port, imaps: imap.securePort, smtp: smtp.port, smtps: smtp.securePort ?? null },
-    accounts,
-    pollers,
+    ports: {
+      imap: imap.port,
+      imaps: imap.securePort,
+      smtp: smtp.port,
+      smtps: smtp.securePort ?? null,
+      ops: ops?.port ?? null,
+    },
+    controlSocket: control?.path ?? null,
+    accounts: registry,
+    get pollers() {
+      return bridged.pollers;
+    },
     secrets,
+    metrics,
+    status,
+    resync,
+    reload,
     close: async () => {
-      await Promise.all(pollers.map((p) => p.stop()));
+      await control?.close();
+      await ops?.close();
+      await bridged.stopAll();
       await Promise.all([imap.close(), smtpServer.close()]);
       await vendor.close();
       store.close();

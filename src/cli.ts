@@ -6,7 +6,11 @@ import { startBridge } from './bridge';
 import { runDemo } from './demo';
 import { startSandbox } from './sandbox';
 import { runDoctor } from './doctor';
-import { imapAnswers } from './healthcheck';
+import { healthy } from './healthcheck';
+import { listenerLines } from './listener-lines';
+import { callDaemon } from './ops/control-client';
+import { formatStatus, type StatusReport } from './ops/status';
+import type { ReloadResult, ResyncResult } from './bridge';
 import { SecretStore, importInitialTokens } from './store/secrets';
 import { createVendorClient } from './upstream/vendor-client';
 import { readTokensFromEnvOrStdin } from './util/read-secret';
@@ -60,11 +64,52 @@ export function buildProgram(): Command {
     .addOption(configOption())
     .action(async (opts: { config?: string }) => {
       const cfg = load(opts.config);
-      const bridge = await startBridge(cfg, createLogger(cfg.logLevel));
-      print(
-        `mailbridge listening: IMAP ${cfg.listen.host}:${bridge.ports.imap}, SMTP ${cfg.listen.host}:${bridge.ports.smtp}`,
+      const logger = createLogger(cfg.logLevel);
+      const bridge = await startBridge(cfg, logger);
+      print('mailbridge listening:');
+      listenerLines(cfg, bridge).forEach(print);
+      await waitForSignal(
+        () => bridge.close(),
+        () => bridge.reload(),
       );
-      await waitForSignal(() => bridge.close());
+    });
+
+  program
+    .command('status')
+    .description('ask the running daemon: per account the token, each folder, pending work and quarantine')
+    .option('--json', 'print the report as JSON')
+    .addOption(configOption())
+    .action(async (opts: { json?: boolean; config?: string }) => {
+      const report = await callDaemon<StatusReport>(load(opts.config).stateDir, 'GET', '/status');
+      if (opts.json) print(JSON.stringify(report, null, 2));
+      else formatStatus(report).forEach(print);
+    });
+
+  program
+    .command('resync')
+    .description('repair: a full reconciliation of a mailbox (or one folder) with the vendor; every UID is kept')
+    .requiredOption('--mailbox <address>', 'mailbox address')
+    .option('--folder <name>', 'only this folder (IMAP name, e.g. INBOX)')
+    .addOption(configOption())
+    .action(async (opts: { mailbox: string; folder?: string; config?: string }) => {
+      const result = await callDaemon<ResyncResult>(load(opts.config).stateDir, 'POST', '/resync', {
+        mailbox: opts.mailbox,
+        folder: opts.folder,
+      });
+      for (const f of result.folders)
+        print(f.error ? `FAIL  ${f.folder}: ${f.error}` : `ok    ${f.folder}: ${f.messages} messages`);
+      process.exitCode = result.folders.every((f) => !f.error) ? 0 : 1;
+    });
+
+  program
+    .command('reload')
+    .description('make the running daemon re-read its config and accounts (as SIGHUP does); sessions stay open')
+    .addOption(configOption())
+    .action(async (opts: { config?: string }) => {
+      const r = await callDaemon<ReloadResult>(load(opts.config).stateDir, 'POST', '/reload');
+      print(`added: ${r.added.join(', ') || 'none'}; removed: ${r.removed.join(', ') || 'none'}`);
+      print(`applied: ${r.applied.join(', ') || 'nothing else changed'}`);
+      if (r.needsRestart.length) print(`changed but needs a restart: ${r.needsRestart.join(', ')}`);
     });
 
   program
@@ -92,12 +137,12 @@ export function buildProgram(): Command {
 
   program
     .command('healthcheck')
-    .description('exit 0 if the IMAP listener answers (used by the container HEALTHCHECK)')
+    .description(
+      'exit 0 if /healthz answers OK (or, with the ops listener off, IMAP greets); the container HEALTHCHECK',
+    )
     .addOption(configOption())
     .action(async (opts: { config?: string }) => {
-      const cfg = load(opts.config);
-      const host = cfg.listen.host === '0.0.0.0' || cfg.listen.host === '::' ? '127.0.0.1' : cfg.listen.host;
-      process.exitCode = (await imapAnswers(host, cfg.listen.imapPort)) ? 0 : 1;
+      process.exitCode = (await healthy(load(opts.config))) ? 0 : 1;
     });
 
   program
@@ -158,6 +203,21 @@ export function buildProgram(): Command {
         );
     });
   account
+    .command('remove')
+    .description(
+      "forget a mailbox's tokens and bridge password; a running daemon stops serving it (remove it from the config file too)",
+    )
+    .requiredOption('--mailbox <address>', 'mailbox address')
+    .addOption(configOption())
+    .action(async (opts: { mailbox: string; config?: string }) => {
+      const cfg = load(opts.config);
+      if (!SecretStore.open(cfg.stateDir).remove(opts.mailbox)) print(`No tokens were stored for ${opts.mailbox}.`);
+      else print(`Removed the tokens and bridge password of ${opts.mailbox}.`);
+      if (cfg.accounts.some((a) => a.mailbox.toLowerCase() === opts.mailbox.toLowerCase()))
+        print('It is still listed under "accounts" in the config file: remove it there, then run "mailbridge reload".');
+      else print('Run "mailbridge reload" (or send SIGHUP) so a running daemon stops serving it.');
+    });
+  account
     .command('password')
     .description('generate a new bridge password for a mailbox (the old one stops working)')
     .requiredOption('--mailbox <address>', 'mailbox address')
@@ -203,15 +263,23 @@ export function buildProgram(): Command {
   return program;
 }
 
-function waitForSignal(close: () => Promise<void>): Promise<void> {
+/** Runs until SIGINT or SIGTERM; SIGHUP calls `reload` (a failed reload keeps the running settings). */
+function waitForSignal(close: () => Promise<void>, reload?: () => Promise<unknown>): Promise<void> {
   return new Promise((resolve) => {
+    const hup = () => {
+      reload?.().catch((err: Error) =>
+        process.stderr.write(`mailbridge: reload failed, settings unchanged: ${err.message}\n`),
+      );
+    };
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      process.off('SIGHUP', hup);
       close().then(resolve, resolve);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    if (reload) process.on('SIGHUP', hup);
   });
 }
 

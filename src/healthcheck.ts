@@ -1,4 +1,28 @@
+import http from 'node:http';
 import net from 'node:net';
+import type { Config } from './config';
+
+/** A wildcard listen address is reached on loopback. */
+const reachable = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);
+
+/** True when GET url answers 200 within `timeoutMs`. */
+function answersOk(url: string, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+  });
+}
+
+/** The container HEALTHCHECK: /healthz of the ops listener, or the IMAP greeting when that listener is off. */
+export function healthy(config: Config, timeoutMs = 3000): Promise<boolean> {
+  if (config.ops.port === null) return imapAnswers(reachable(config.listen.host), config.listen.imapPort, timeoutMs);
+  const host = reachable(config.ops.host);
+  return answersOk(`http://${host.includes(':') ? `[${host}]` : host}:${config.ops.port}/healthz`, timeoutMs);
+}
 
 /** True when an IMAP greeting ("* OK") arrives from host:port within `timeoutMs`. */
 export function imapAnswers(host: string, port: number, timeoutMs = 3000): Promise<boolean> {

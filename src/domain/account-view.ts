@@ -15,6 +15,7 @@ import { Refusal, requireVendorMessages } from './refusal';
 import { addLabel, dropLabel, labelKey, labelOfKey, removeLabel, type LabelView } from './labels';
 import { MessageCache, type MessageContent } from './message-cache';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-update';
+import type { SyncCause, SyncObserver } from './sync-observer';
 
 /**
  * One account's mailbox as IMAP sees it: folders, UID-numbered messages, flags. The protocol
@@ -44,6 +45,7 @@ export interface AccountViewOptions {
   labelsRoot: string | null;
   /** COPY to a folder: refused, or done as a vendor move for clients that move by COPY + EXPUNGE. */
   copyToFolder: 'refuse' | 'move';
+  syncObserver?: SyncObserver;
 }
 
 /** Label names that can be IMAP mailbox names under the root: no wildcards or controls. */
@@ -92,6 +94,7 @@ export class AccountView {
   private readonly logger: Logger;
   private readonly labelsRoot: string | null;
   private readonly copyToFolder: 'refuse' | 'move';
+  private readonly syncObserver: SyncObserver | undefined;
 
   constructor({
     account,
@@ -103,7 +106,9 @@ export class AccountView {
     publish,
     labelsRoot,
     copyToFolder,
+    syncObserver,
   }: AccountViewOptions) {
+    this.syncObserver = syncObserver;
     this.account = account;
     this.api = api;
     this.store = store;
@@ -191,12 +196,15 @@ export class AccountView {
   }
 
   /** Syncs one folder; a folder never listed completely gets a full listing, later calls are incremental. */
-  syncFolder(folder: ImapFolder, mode?: SyncMode): Promise<void> {
+  syncFolder(folder: ImapFolder, mode?: SyncMode, cause: SyncCause = 'client'): Promise<void> {
     return this.syncLock.run(folder.key, async () => {
       const chosen = mode ?? (this.store.wasListed(this.account, folder.key) ? 'incremental' : 'first');
+      this.syncObserver?.started(this.account, folder.path, cause);
       try {
         await syncFolder(this.sync, folder, chosen);
+        this.syncObserver?.ended(this.account, folder.path, cause, null);
       } catch (err) {
+        this.syncObserver?.ended(this.account, folder.path, cause, err as Error);
         throw labelView(folder) && ['invalid', 'unsupported'].includes((err as { kind?: string }).kind ?? '')
           ? new Refusal(
               'cannot',

@@ -32,7 +32,7 @@ export class MailboxPoller {
     this.running = (async () => {
       for (const folder of this.view.activeFolders()) {
         try {
-          await this.view.syncFolder(folder, mode);
+          await this.view.syncFolder(folder, mode, 'poll');
         } catch (err) {
           this.logger.warn(
             { account: this.view.account, folder: folder.path, mode, err: (err as Error).message },

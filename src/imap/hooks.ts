@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { IMAPServer } from '@zone-eu/wildduck/imap-core';
 import type { Logger } from '../log';
 import type { AccountRegistry } from '../domain/account-registry';
@@ -24,7 +25,18 @@ function splitKey(key: string): { account: string; folder: string } {
   return { account: String(key).slice(0, i), folder: String(key).slice(i + 1) };
 }
 
-export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: AccountRegistry, logger: Logger): void {
+/** How long one command's work took (from its hook's start to its callback), for metrics. */
+export type CommandObserver = (command: string, seconds: number, ok: boolean) => void;
+
+/** The IMAP command a hook serves: imap-core opens a folder for both SELECT and EXAMINE. */
+const commandOf = (hookName: string) => (hookName === 'open' ? 'SELECT' : hookName.toUpperCase());
+
+export function installHooks(
+  server: InstanceType<typeof IMAPServer>,
+  accounts: AccountRegistry,
+  logger: Logger,
+  onCommand: CommandObserver = () => undefined,
+): void {
   /** Runs `fn` and maps its result or failure onto imap-core's callback convention. */
   const hook =
     <A extends unknown[]>(
@@ -36,9 +48,15 @@ export function installHooks(server: InstanceType<typeof IMAPServer>, accounts: 
       const session = raw.pop() as ImapSession;
       const view = accounts.get(session.user.id);
       if (!view) return callback(null, 'NONEXISTENT');
+      const started = performance.now();
+      const observe = (ok: boolean) => onCommand(commandOf(name), (performance.now() - started) / 1000, ok);
       fn(view, session, ...(raw as A)).then(
-        (results) => callback(null, ...results),
+        (results) => {
+          observe(true);
+          callback(null, ...results);
+        },
         (err: unknown) => {
+          observe(false);
           const failure = rememberFailure(session, err);
           logger.warn(
             { hook: name, account: session.user.id, code: failure.code, err: (err as Error)?.message },

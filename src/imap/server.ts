@@ -5,7 +5,7 @@ import type { TlsPair } from '../tls';
 import type { AccountRegistry } from '../domain/account-registry';
 import { installFailureResponses } from './error-responses';
 import type { ImapNotifier } from './notifier';
-import { installHooks } from './hooks';
+import { type CommandObserver, installHooks } from './hooks';
 
 export interface ImapServerOptions {
   host: string;
@@ -18,12 +18,27 @@ export interface ImapServerOptions {
   logger: Logger;
   /** Largest APPEND literal accepted (bytes). */
   maxMessageBytes: number;
+  onCommand?: CommandObserver;
 }
 
 export interface RunningImap {
   port: number;
   securePort: number | null;
+  /** Open client connections on both ports. */
+  sessions(): number;
+  listening(): boolean;
+  /** Applies to commands read from now on (a reload's new limit). */
+  setMaxMessageBytes(bytes: number): void;
+  /** Ends the sessions logged in as `account` (a reload removed it). */
+  disconnect(account: string): void;
   close(): Promise<void>;
+}
+
+/** The parts of an imap-core connection a reload needs. */
+interface CoreConnection {
+  session?: { user?: { id?: string } };
+  send(line: string): void;
+  close(): void;
 }
 
 type ImapCoreServer = InstanceType<typeof IMAPServer>;
@@ -54,7 +69,7 @@ function create(opts: ImapServerOptions, secure: boolean): ImapCoreServer {
     idleTimeout: 31 * 60 * 1000,
   });
   server.notifier = opts.notifier;
-  installHooks(server, opts.accounts, opts.logger);
+  installHooks(server, opts.accounts, opts.logger, opts.onCommand);
   server.on('error', (err: Error) => opts.logger.warn({ err: err.message }, 'imap connection error'));
   return server;
 }
@@ -85,9 +100,23 @@ export async function startImapServer(opts: ImapServerOptions): Promise<RunningI
     secure = create(opts, true);
     securePort = await listen(secure, opts.securePort, opts.host);
   }
+  const servers = secure ? [plain, secure] : [plain];
+  const connections = () => servers.flatMap((s) => [...(s.connections as Set<CoreConnection>)]);
   return {
     port,
     securePort,
+    sessions: () => connections().length,
+    listening: () => servers.every((s) => s.server.listening),
+    setMaxMessageBytes: (bytes) => {
+      for (const s of servers) s.options.maxMessage = bytes;
+    },
+    disconnect: (account) => {
+      for (const c of connections()) {
+        if (c.session?.user?.id?.toLowerCase() !== account.toLowerCase()) continue;
+        c.send('* BYE this account is no longer bridged');
+        c.close();
+      }
+    },
     close: async () => {
       await Promise.all([closeServer(plain), secure ? closeServer(secure) : Promise.resolve()]);
     },

@@ -23,6 +23,20 @@ import type { Submission } from './payload';
  * quarantine_id and releasing them all delivers to everyone.
  */
 
+/** How a submission ended, for metrics: 4xx answers are deferred, other 5xx refused. */
+export type SubmissionOutcome = 'sent' | 'held' | 'partial' | 'deferred' | 'refused';
+
+/** The outcome a failed submission's error carries, or the one its SMTP code implies. */
+export function failedOutcome(err: {
+  responseCode?: number;
+  submissionOutcome?: SubmissionOutcome;
+}): SubmissionOutcome {
+  return err.submissionOutcome ?? ((err.responseCode ?? 451) >= 500 ? 'refused' : 'deferred');
+}
+
+const failing = (answer: SmtpAnswer, submissionOutcome: SubmissionOutcome) =>
+  Object.assign(smtpError(answer), { submissionOutcome });
+
 export interface Submitted {
   mailbox: string;
   messageId: string;
@@ -84,8 +98,8 @@ export async function deliver(deps: DeliverDeps, mailbox: string, sub: Submissio
     return `Sent to ${sent.length} recipient(s), vendor email id(s) ${sent.map((s) => s.id).join(' ')}`;
   }
   const holds = outcomes.flatMap((o) => ('held' in o ? [{ to: o.to, hold: o.held }] : []));
-  if (holds.length === outcomes.length) throw smtpError(spamAnswer(holds));
-  throw smtpError(partialAnswer(outcomes));
+  if (holds.length === outcomes.length) throw failing(spamAnswer(holds), 'held');
+  throw failing(partialAnswer(outcomes), 'partial');
 }
 
 /**

@@ -7,7 +7,7 @@ import type { SecretStore } from '../store/secrets';
 import type { TlsPair } from '../tls';
 import type { VendorApi } from '../upstream/api';
 import { isLoopback } from '../util/net';
-import { deliver, type Submitted } from './deliver';
+import { deliver, failedOutcome, type SubmissionOutcome, type Submitted } from './deliver';
 import { answerFor, smtpError } from './error-map';
 import { buildSubmission } from './payload';
 
@@ -17,7 +17,7 @@ import { buildSubmission } from './payload';
  * message becomes /v3.0/send calls (./deliver.ts).
  */
 
-export type { Submitted } from './deliver';
+export type { SubmissionOutcome, Submitted } from './deliver';
 
 export interface SmtpServerOptions {
   config: Config;
@@ -28,11 +28,23 @@ export interface SmtpServerOptions {
   tls: TlsPair;
   /** Each accepted submission, so IMAP can recognise the client's APPEND of its Sent copy. */
   onSubmitted?(submitted: Submitted): void;
+  /** How each submission ended (metrics). */
+  onOutcome?(outcome: SubmissionOutcome): void;
 }
 
 export interface SmtpServer {
   listen(): Promise<{ port: number; securePort?: number }>;
+  /** Open client connections on both ports. */
+  sessions(): number;
+  listening(): boolean;
+  /** Applies to messages submitted from now on (a reload's new limit). */
+  setMaxMessageBytes(bytes: number): void;
   close(): Promise<void>;
+}
+
+/** Settings a reload may change while sessions are open. */
+interface LiveLimits {
+  maxMessageBytes: number;
 }
 
 /** Each recipient is one vendor call; beyond this a client must split the message. */
@@ -45,7 +57,7 @@ async function readMessage(stream: SMTPServerDataStream): Promise<Buffer | null>
   return stream.sizeExceeded ? null : Buffer.concat(chunks);
 }
 
-function serverOptions(opts: SmtpServerOptions, secure: boolean): SMTPServerOptions {
+function serverOptions(opts: SmtpServerOptions, limits: LiveLimits, secure: boolean): SMTPServerOptions {
   const { config, logger } = opts;
   const accountFor = (username: string) =>
     config.accounts.find((a) => a.mailbox.toLowerCase() === username.toLowerCase())?.mailbox ?? username.toLowerCase();
@@ -55,7 +67,7 @@ function serverOptions(opts: SmtpServerOptions, secure: boolean): SMTPServerOpti
     cert: opts.tls.cert,
     name: 'mailbridge',
     banner: 'mailbridge submission server',
-    size: config.maxMessageBytes,
+    size: limits.maxMessageBytes,
     maxRecipients,
     authMethods: ['PLAIN', 'LOGIN'],
     // plaintext AUTH is allowed per connection (loopback only) by onConnect below
@@ -124,7 +136,7 @@ function serverOptions(opts: SmtpServerOptions, secure: boolean): SMTPServerOpti
             throw smtpError({
               code: 552,
               enhanced: '5.3.4',
-              text: `Message exceeds the ${config.maxMessageBytes}-byte size limit`,
+              text: `Message exceeds the ${limits.maxMessageBytes}-byte size limit`,
             });
           const sub = await buildSubmission(
             raw,
@@ -135,8 +147,16 @@ function serverOptions(opts: SmtpServerOptions, secure: boolean): SMTPServerOpti
           return deliver(opts, mailbox, sub);
         })
         .then(
-          (message) => callback(null, message),
-          (err: Error) => callback('responseCode' in err ? err : smtpError(answerFor(err))),
+          (message) => {
+            opts.onOutcome?.('sent');
+            callback(null, message);
+          },
+          (err: Error) => {
+            const answer =
+              'responseCode' in err ? (err as Error & { responseCode: number }) : smtpError(answerFor(err));
+            opts.onOutcome?.(failedOutcome(answer));
+            callback(answer);
+          },
         );
     },
   };
@@ -154,10 +174,14 @@ function listenOn(server: SMTPServer, port: number, host: string): Promise<numbe
 
 export function createSmtpServer(opts: SmtpServerOptions): SmtpServer {
   const { listen } = opts.config;
+  const limits: LiveLimits = { maxMessageBytes: opts.config.maxMessageBytes };
   const servers = [
-    new SMTPServer(serverOptions(opts, false)),
-    ...(listen.smtpsPort === null ? [] : [new SMTPServer(serverOptions(opts, true))]),
+    new SMTPServer(serverOptions(opts, limits, false)),
+    ...(listen.smtpsPort === null ? [] : [new SMTPServer(serverOptions(opts, limits, true))]),
   ];
+  /** smtp-server keeps these, unlisted in its typings. */
+  const internals = (s: SMTPServer) =>
+    s as unknown as { connections: Set<unknown>; options: SMTPServerOptions; server: { listening: boolean } };
   // a client that drops mid-session is not the bridge's failure
   for (const s of servers) s.on('error', (err) => opts.logger.debug({ err: err.message }, 'smtp connection error'));
   return {
@@ -165,6 +189,12 @@ export function createSmtpServer(opts: SmtpServerOptions): SmtpServer {
       const port = await listenOn(servers[0], listen.smtpPort, listen.host);
       if (servers.length === 1) return { port };
       return { port, securePort: await listenOn(servers[1], listen.smtpsPort ?? 0, listen.host) };
+    },
+    sessions: () => servers.reduce((n, s) => n + internals(s).connections.size, 0),
+    listening: () => servers.every((s) => internals(s).server.listening),
+    setMaxMessageBytes(bytes) {
+      limits.maxMessageBytes = bytes;
+      for (const s of servers) internals(s).options.size = bytes;
     },
     async close() {
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));

@@ -4,6 +4,7 @@ import type { Assumptions } from './assumptions';
 import type { BulkResult, FlagChange, FolderList, ListScope, MailboxApi, RawContent } from './api';
 import { errorKinds, TransportError, VendorError } from './errors';
 import type { Http } from './http';
+import { ignoreVendorTraffic, type VendorObserver } from './observer';
 import type { RateLimiter } from './rate-limiter';
 import type { TokenManager } from './token-manager';
 import type { Command, CommandResponse, CommandResult, VendorFolder, VendorMessage, VendorThread } from './types';
@@ -56,6 +57,7 @@ export class MailboxClient implements MailboxApi {
     private readonly tokens: TokenManager,
     private readonly limiter: RateLimiter,
     private readonly logger: Logger,
+    private readonly observer: VendorObserver = ignoreVendorTraffic,
   ) {
     const c = assumptions.commands;
     this.readCommands = new Set([c.listFolders.name, c.listThreads.name, c.getMessages.name, c.search.name]);
@@ -66,6 +68,23 @@ export class MailboxClient implements MailboxApi {
    * call settles or, when `bodyOf` names a streamed body, until that stream is done.
    */
   private async authed<T>(
+    idempotent: boolean,
+    call: (token: string, answered: () => void) => Promise<T>,
+    bodyOf?: (result: T) => Readable,
+  ): Promise<T> {
+    try {
+      const result = await this.retrying(idempotent, call, bodyOf);
+      this.observer.mailboxResult(this.mailbox, null);
+      return result;
+    } catch (err) {
+      // refusals of one request's arguments still prove the vendor and the token work
+      const answered = err instanceof VendorError && !err.transient && err.kind !== 'auth';
+      this.observer.mailboxResult(this.mailbox, answered ? null : (err as Error));
+      throw err;
+    }
+  }
+
+  private async retrying<T>(
     idempotent: boolean,
     call: (token: string, answered: () => void) => Promise<T>,
     bodyOf?: (result: T) => Readable,
@@ -82,6 +101,7 @@ export class MailboxClient implements MailboxApi {
       } catch (err) {
         slot.release();
         if (err instanceof VendorError && err.code === 'TOKEN_EXPIRED' && !refreshed) {
+          this.observer.retry('token_expired');
           token = await this.tokens.refresh(token);
           refreshed = true;
           continue;
@@ -99,6 +119,7 @@ export class MailboxClient implements MailboxApi {
             'vendor rate limit hit; pausing the mailbox for Retry-After',
           );
           this.limiter.pause(seconds * 1000);
+          this.observer.retry('rate_limited');
           continue;
         }
         const neverApplied =
@@ -110,6 +131,7 @@ export class MailboxClient implements MailboxApi {
             { mailbox: this.mailbox, attempt: transientRetries + 1, error: (err as Error).message },
             'transient vendor failure; retrying',
           );
+          this.observer.retry('transient');
           await sleep(backoff(transientRetries++));
           continue;
         }
@@ -206,6 +228,7 @@ export class MailboxClient implements MailboxApi {
         { mailbox: this.mailbox, commands: again.length, attempt: attempt + 1 },
         'transient command failures; repeating those reads',
       );
+      this.observer.retry('transient');
       await sleep(backoff(attempt));
       const repeated = await this.runOnce(again.map((i) => commands[i]));
       for (const [k, index] of again.entries()) results[index] = repeated[k];

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { GateObserver } from './observer';
 
 export interface LimiterOptions {
   /** Most requests the vendor may count in any window of `windowMs`. */
@@ -7,6 +8,8 @@ export interface LimiterOptions {
   maxInFlight: number;
   /** The vendor's counting window: "15 requests per second". */
   windowMs: number;
+  /** Told when a request joins the queue and when it gets its slot (metrics). */
+  observer?: GateObserver;
 }
 
 /** The reading interface's documented limits (spec section 8). */
@@ -48,8 +51,10 @@ export class RateLimiter {
 
   /** Waits for a slot; its `release` must be called exactly once, when the request is over (for a streamed body: when the stream ends). */
   acquire(): Promise<Slot> {
+    const queuedAt = performance.now();
     return new Promise((resolve) => {
       this.queue.push(() => {
+        this.opts.observer?.onStart(performance.now() - queuedAt, this.queue.length);
         let answered = false;
         let released = false;
         const answer = () => {
@@ -70,6 +75,7 @@ export class RateLimiter {
           },
         });
       });
+      this.opts.observer?.onQueue(this.queue.length);
       this.pump();
     });
   }

@@ -45,6 +45,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     stateDir,
     pollIntervalSeconds: 3600,
     logLevel: 'silent',
+    ops: { port: 0 },
     ...opts.config,
   };
   let config = parseConfig(raw);

@@ -5,7 +5,7 @@ import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll } from 'vitest';
 import { parseConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/log';
-import { startBridge, type RunningBridge } from '../../src/bridge';
+import { type BridgeOptions, startBridge, type RunningBridge } from '../../src/bridge';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox';
 import type { VendorMessage } from '../../src/upstream/types';
 
@@ -26,6 +26,7 @@ export interface Harness {
 export interface HarnessOptions {
   sandbox?: SandboxOptions;
   config?: Record<string, unknown>;
+  bridge?: BridgeOptions;
 }
 
 /** Sandbox vendor + bridge on ephemeral loopback ports with a fresh state dir. */
@@ -49,7 +50,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...opts.config,
   };
   let config = parseConfig(raw);
-  let bridge = await startBridge(config, createLogger('silent'));
+  let bridge = await startBridge(config, createLogger('silent'), opts.bridge);
   const password = bridge.secrets.setBridgePassword(mailbox);
 
   const harness: Harness = {
@@ -78,7 +79,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       const ports = bridge.ports;
       await bridge.close();
       config = parseConfig({ ...raw, listen: { host: '127.0.0.1', imapPort: ports.imap, smtpPort: ports.smtp } });
-      bridge = await startBridge(config, createLogger('silent'));
+      bridge = await startBridge(config, createLogger('silent'), opts.bridge);
     },
     async close() {
       await bridge.close();

@@ -5,6 +5,10 @@ export interface RawSession {
   run(command: string): Promise<string>;
   /** APPEND with a synchronizing literal: the message goes after the server's continuation. */
   append(folder: string, message: string, flags?: string): Promise<string>;
+  /** Sends a line as is (e.g. "t IDLE", "DONE"). */
+  send(line: string): void;
+  /** Everything the server sent until `pattern` matches it. */
+  waitFor(pattern: RegExp): Promise<string>;
   close(): void;
 }
 
@@ -39,5 +43,5 @@ export async function rawSession(port: number, user: string, password: string): 
     return until(tagged(tag));
   };
   await run(`LOGIN "${user}" "${password}"`);
-  return { run, append, close: () => socket.destroy() };
+  return { run, append, send: (line) => socket.write(`${line}\r\n`), waitFor: until, close: () => socket.destroy() };
 }

@@ -116,9 +116,10 @@ export function buildProgram(): Command {
     .command('demo')
     .description('start the sandbox vendor and the bridge against it, and print client settings')
     .option('--messages <n>', 'messages in the demo mailbox', int, 500)
-    .option('--imap-port <port>', 'IMAP port', int, 1143)
-    .option('--smtp-port <port>', 'SMTP port', int, 1025)
-    .action(async (opts: { messages: number; imapPort: number; smtpPort: number }) => {
+    .option('--imap-port <port>', 'IMAP port (default: listen.imapPort, MAILBRIDGE_IMAP_PORT, 1143)', int)
+    .option('--smtp-port <port>', 'SMTP port (default: listen.smtpPort, MAILBRIDGE_SMTP_PORT, 1025)', int)
+    .addOption(configOption())
+    .action(async (opts: { messages: number; imapPort?: number; smtpPort?: number; config?: string }) => {
       const demo = await runDemo(opts, print);
       await waitForSignal(() => demo.close());
     });
@@ -235,9 +236,10 @@ export function buildProgram(): Command {
     .description('list held submissions recorded by the SMTP server')
     .addOption(configOption())
     .action((opts: { config?: string }) => {
-      const db = openDatabase(load(opts.config).stateDir);
+      const cfg = load(opts.config);
+      const db = openDatabase(cfg.stateDir);
       try {
-        for (const line of listQuarantine(new QuarantineStore(db))) print(line);
+        for (const line of listQuarantine(new QuarantineStore(db), new Date(), cfg.configFile)) print(line);
       } finally {
         db.close();
       }

@@ -202,8 +202,16 @@ export function parseConfig(
   };
 }
 
-/** Reads the JSON file (if any), applies MAILBRIDGE_* overrides, validates. */
-export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): Config {
+export interface RawConfig {
+  raw: Record<string, unknown>;
+  /** Where the values came from, for error messages. */
+  source: string;
+  /** Relative paths in it are relative to this directory. */
+  baseDir: string;
+}
+
+/** The JSON file (if any) with MAILBRIDGE_* overrides applied, not validated yet. */
+export function readRawConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): RawConfig {
   let raw: Record<string, unknown> = {};
   let source = 'environment';
   let baseDir = process.cwd();
@@ -227,5 +235,11 @@ export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = pr
       throw new ConfigError(`config file ${file} must hold a JSON object`);
   }
   applyEnv(raw, env);
+  return { raw, source, baseDir };
+}
+
+/** Reads the JSON file (if any), applies MAILBRIDGE_* overrides, validates. */
+export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): Config {
+  const { raw, source, baseDir } = readRawConfig(file, env);
   return parseConfig(raw, source, baseDir, file ? path.resolve(file) : null);
 }

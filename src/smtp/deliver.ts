@@ -49,6 +49,8 @@ export interface DeliverDeps {
   quarantine: QuarantineStore;
   logger: Logger;
   onSubmitted?(submitted: Submitted): void;
+  /** The config file the bridge runs with, named in the release commands it prints. */
+  configFile?: string | null;
 }
 
 type Outcome = { to: string; sent: string } | { to: string; held: SpamHold } | { to: string; failed: SmtpAnswer };
@@ -98,18 +100,18 @@ export async function deliver(deps: DeliverDeps, mailbox: string, sub: Submissio
     return `Sent to ${sent.length} recipient(s), vendor email id(s) ${sent.map((s) => s.id).join(' ')}`;
   }
   const holds = outcomes.flatMap((o) => ('held' in o ? [{ to: o.to, hold: o.held }] : []));
-  if (holds.length === outcomes.length) throw failing(spamAnswer(holds), 'held');
-  throw failing(partialAnswer(outcomes), 'partial');
+  if (holds.length === outcomes.length) throw failing(spamAnswer(holds, deps.configFile), 'held');
+  throw failing(partialAnswer(outcomes, deps.configFile ?? null), 'partial');
 }
 
 /**
  * Some recipients got it, some did not. Permanent, so the client does not resend to those
  * who already have it; the text names each group so the user can resend to the rest.
  */
-function partialAnswer(outcomes: Outcome[]): SmtpAnswer {
+function partialAnswer(outcomes: Outcome[], configFile: string | null): SmtpAnswer {
   const parts = outcomes.map((o) => {
     if ('sent' in o) return `sent to ${o.to} (id ${o.sent})`;
-    if ('held' in o) return `NOT sent to ${o.to}: ${describeHold(o.held)}`;
+    if ('held' in o) return `NOT sent to ${o.to}: ${describeHold(o.held, configFile)}`;
     return `NOT sent to ${o.to}: ${o.failed.code} ${o.failed.enhanced} ${o.failed.text}`;
   });
   const anySent = outcomes.some((o) => 'sent' in o);

@@ -144,7 +144,7 @@ function serverOptions(opts: SmtpServerOptions, limits: LiveLimits, secure: bool
             session.envelope.rcptTo.map((r) => r.address),
             config.assumptions,
           );
-          return deliver(opts, mailbox, sub);
+          return deliver({ ...opts, configFile: config.configFile }, mailbox, sub);
         })
         .then(
           (message) => {

@@ -10,6 +10,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { control, mailbox, vendorFolder } from '../support/bridge-harness';
 import type { VendorMessage } from '../../src/upstream/types';
 import { must } from '../support/must';
+import { freePort } from '../support/free-port';
 
 /**
  * The daemon is killed with SIGKILL right after answering OK to a MOVE, an APPEND of a draft,
@@ -24,14 +25,6 @@ let dir: string;
 let config: string;
 let port: number;
 let password: string;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: p } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return p;
-}
 
 async function startDaemon(): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['-r', 'tsx/cjs', cli, 'start', '--config', config], { stdio: 'ignore' });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Command, Option } from 'commander';
-import { ConfigError, loadConfig, type Config } from './config';
+import { ConfigError, loadConfig, loadListenerSettings, type Config } from './config';
 import { createLogger } from './log';
 import { startBridge } from './bridge';
 import { runDemo } from './demo';
@@ -143,7 +143,8 @@ export function buildProgram(): Command {
     )
     .addOption(configOption())
     .action(async (opts: { config?: string }) => {
-      process.exitCode = (await healthy(load(opts.config))) ? 0 : 1;
+      const file = opts.config || (fs.existsSync(defaultConfigFile) ? defaultConfigFile : undefined);
+      process.exitCode = (await healthy(loadListenerSettings(file))) ? 0 : 1;
     });
 
   program

@@ -238,6 +238,19 @@ export function readRawConfig(file: string | undefined, env: NodeJS.ProcessEnv =
   return { raw, source, baseDir };
 }
 
+export type ListenerSettings = Pick<Config, 'listen' | 'ops'>;
+
+/**
+ * Only where the listeners are, from the file and the environment: what `healthcheck` needs,
+ * so it works whatever the rest of the config says (e.g. a demo's, which names no vendor).
+ */
+export function loadListenerSettings(file: string | undefined, env: NodeJS.ProcessEnv = process.env): ListenerSettings {
+  const { raw, source } = readRawConfig(file, env);
+  const result = configSchema.pick({ listen: true, ops: true }).safeParse({ listen: raw.listen, ops: raw.ops });
+  if (!result.success) throw new ConfigError(result.error.issues.map((i) => describeIssue(i, source)).join('\n'));
+  return result.data;
+}
+
 /** Reads the JSON file (if any), applies MAILBRIDGE_* overrides, validates. */
 export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): Config {
   const { raw, source, baseDir } = readRawConfig(file, env);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
-import type { Config } from './config';
+import type { ListenerSettings } from './config';
 
 /** A wildcard listen address is reached on loopback. */
 const reachable = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);
@@ -18,7 +18,7 @@ function answersOk(url: string, timeoutMs: number): Promise<boolean> {
 }
 
 /** The container HEALTHCHECK: /healthz of the ops listener, or the IMAP greeting when that listener is off. */
-export function healthy(config: Config, timeoutMs = 3000): Promise<boolean> {
+export function healthy(config: ListenerSettings, timeoutMs = 3000): Promise<boolean> {
   if (config.ops.port === null) return imapAnswers(reachable(config.listen.host), config.listen.imapPort, timeoutMs);
   const host = reachable(config.ops.host);
   return answersOk(`http://${host.includes(':') ? `[${host}]` : host}:${config.ops.port}/healthz`, timeoutMs);

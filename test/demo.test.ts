@@ -89,3 +89,20 @@ test('the quarantine release command of a 550 works as printed, and so do status
     expect(r.stdout).toMatch(printedCommand === 'status' ? /^alice@sandbox\.test$/m : /q_\S+ {2}released/);
   }
 });
+
+test('healthcheck needs only the listener settings: it passes on the demo and fails where nothing listens', async () => {
+  const env = { MAILBRIDGE_CONFIG: '', MAILBRIDGE_OPS_PORT: String(ports.ops) };
+  expect((await mailbridge(['healthcheck'], env)).code).toBe(0);
+  const nothing = await freePort();
+  expect((await mailbridge(['healthcheck'], { ...env, MAILBRIDGE_OPS_PORT: String(nothing) })).code).toBe(1);
+  // with the ops listener off, the IMAP greeting decides
+  expect(
+    (
+      await mailbridge(['healthcheck'], {
+        ...env,
+        MAILBRIDGE_OPS_PORT: 'off',
+        MAILBRIDGE_IMAP_PORT: String(ports.imap),
+      })
+    ).code,
+  ).toBe(0);
+});

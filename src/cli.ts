@@ -141,10 +141,11 @@ export function buildProgram(): Command {
     .description(
       'exit 0 if /healthz answers OK (or, with the ops listener off, IMAP greets); the container HEALTHCHECK',
     )
+    .option('--ready', 'check /readyz instead (every account usable; needs the ops listener)')
     .addOption(configOption())
-    .action(async (opts: { config?: string }) => {
+    .action(async (opts: { ready?: boolean; config?: string }) => {
       const file = opts.config || (fs.existsSync(defaultConfigFile) ? defaultConfigFile : undefined);
-      process.exitCode = (await healthy(loadListenerSettings(file))) ? 0 : 1;
+      process.exitCode = (await healthy(loadListenerSettings(file), opts.ready)) ? 0 : 1;
     });
 
   program

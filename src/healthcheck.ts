@@ -17,11 +17,18 @@ function answersOk(url: string, timeoutMs: number): Promise<boolean> {
   });
 }
 
-/** The container HEALTHCHECK: /healthz of the ops listener, or the IMAP greeting when that listener is off. */
-export function healthy(config: ListenerSettings, timeoutMs = 3000): Promise<boolean> {
-  if (config.ops.port === null) return imapAnswers(reachable(config.listen.host), config.listen.imapPort, timeoutMs);
+/**
+ * The container HEALTHCHECK: /healthz of the ops listener, or the IMAP greeting when that
+ * listener is off; with `ready`, /readyz (an exec readiness probe that keeps the listener on loopback).
+ */
+export function healthy(config: ListenerSettings, ready = false, timeoutMs = 3000): Promise<boolean> {
+  if (config.ops.port === null)
+    return ready
+      ? Promise.resolve(false)
+      : imapAnswers(reachable(config.listen.host), config.listen.imapPort, timeoutMs);
   const host = reachable(config.ops.host);
-  return answersOk(`http://${host.includes(':') ? `[${host}]` : host}:${config.ops.port}/healthz`, timeoutMs);
+  const route = ready ? '/readyz' : '/healthz';
+  return answersOk(`http://${host.includes(':') ? `[${host}]` : host}:${config.ops.port}${route}`, timeoutMs);
 }
 
 /** True when an IMAP greeting ("* OK") arrives from host:port within `timeoutMs`. */

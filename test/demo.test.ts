@@ -93,6 +93,7 @@ test('the quarantine release command of a 550 works as printed, and so do status
 test('healthcheck needs only the listener settings: it passes on the demo and fails where nothing listens', async () => {
   const env = { MAILBRIDGE_CONFIG: '', MAILBRIDGE_OPS_PORT: String(ports.ops) };
   expect((await mailbridge(['healthcheck'], env)).code).toBe(0);
+  expect((await mailbridge(['healthcheck', '--ready'], env)).code).toBe(0);
   const nothing = await freePort();
   expect((await mailbridge(['healthcheck'], { ...env, MAILBRIDGE_OPS_PORT: String(nothing) })).code).toBe(1);
   // with the ops listener off, the IMAP greeting decides

@@ -121,7 +121,10 @@ export function buildProgram(): Command {
     .addOption(configOption())
     .action(async (opts: { messages: number; imapPort?: number; smtpPort?: number; config?: string }) => {
       const demo = await runDemo(opts, print);
-      await waitForSignal(() => demo.close());
+      await waitForSignal(
+        () => demo.close(),
+        () => demo.reload(),
+      );
     });
 
   program

@@ -38,7 +38,10 @@ function absolutePaths(tls: unknown, baseDir: string): unknown {
  * demo with `--config` that file. Without a configured state directory a fresh temporary one
  * is used and removed at exit: the sandbox issues new tokens every run.
  */
-export async function runDemo(opts: DemoOptions, print: (line: string) => void): Promise<{ close(): Promise<void> }> {
+export async function runDemo(
+  opts: DemoOptions,
+  print: (line: string) => void,
+): Promise<{ reload(): Promise<unknown>; close(): Promise<void> }> {
   const { raw, baseDir } = readRawConfig(opts.config);
   const chosenStateDir = typeof raw.stateDir === 'string' ? path.resolve(baseDir, raw.stateDir) : null;
   const stateDir = chosenStateDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-demo-'));
@@ -105,6 +108,7 @@ export async function runDemo(opts: DemoOptions, print: (line: string) => void):
     'Press Ctrl+C to stop.',
   ].forEach(print);
   return {
+    reload: () => bridge.reload(),
     close: async () => {
       await bridge.close();
       await sandbox.close();

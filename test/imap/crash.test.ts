@@ -81,6 +81,7 @@ beforeAll(async () => {
       },
       accounts: [{ mailbox, ...tokens }],
       listen: { host: '127.0.0.1', imapPort: port, smtpPort: await freePort() },
+      ops: { port: 0 },
       stateDir: path.join(dir, 'state'),
       pollIntervalSeconds: 3600,
       logLevel: 'silent',

@@ -25,7 +25,7 @@ let idle: RawSession;
 /** Messages in alice's INBOX when the IDLE session selected it. */
 let inbox: number;
 
-function writeConfig(accounts: Array<Record<string, string>>): void {
+function writeConfig(accounts: Array<Record<string, string>>, extra: Record<string, unknown> = {}): void {
   fs.writeFileSync(
     configFile,
     JSON.stringify({
@@ -41,6 +41,7 @@ function writeConfig(accounts: Array<Record<string, string>>): void {
       stateDir: './state',
       pollIntervalSeconds: 1,
       logLevel: 'warn',
+      ...extra,
     }),
   );
 }
@@ -112,10 +113,12 @@ test('SIGHUP adds an account while the other account stays in IDLE and keeps get
 
 test('reload removes an account: its sessions end, the other IDLE session stays', async () => {
   const bobSession = await login(bob);
-  writeConfig([{ mailbox: alice }]);
+  writeConfig([{ mailbox: alice }], { fullSyncEveryPolls: 3, labelsFolder: 'Tags' });
   expect(await cli('account', 'remove', '--mailbox', bob)).toContain('Removed the tokens');
   const out = await cli('reload');
   expect(out).toContain(`removed: ${bob}`);
+  expect(out).toContain('applied: accounts, fullSyncEveryPolls');
+  expect(out).toContain('changed but needs a restart: labelsFolder');
   expect(await bobSession.waitFor(/^\* BYE .*\r\n/m)).toContain('no longer bridged');
   bobSession.close();
 

@@ -11,7 +11,8 @@ import { startOpsListener } from './ops/http-listener';
 import { BridgeMetrics } from './ops/metrics';
 import { opsObservers } from './ops/observers';
 import { Readiness } from './ops/readiness';
-import { buildStatus, type StatusReport } from './ops/status';
+import { resyncMailbox } from './ops/resync';
+import { buildStatus } from './ops/status';
 import { tokenState } from './ops/token-state';
 import { planReload } from './reload-plan';
 import { createSmtpServer } from './smtp/server';
@@ -29,17 +30,9 @@ export interface RunningBridge {
   accounts: AccountRegistry;
   pollers: MailboxPoller[];
   secrets: SecretStore;
-  metrics: BridgeMetrics;
-  status(): StatusReport;
-  resync(mailbox: string, folder?: string): Promise<ResyncResult>;
   /** Re-reads the config file and the stored accounts (SIGHUP, `mailbridge reload`). */
   reload(): Promise<ReloadResult>;
   close(): Promise<void>;
-}
-
-export interface ResyncResult {
-  mailbox: string;
-  folders: Array<{ folder: string; messages: number | null; error: string | null }>;
 }
 
 export interface ReloadResult {
@@ -141,29 +134,6 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   const status = () =>
     buildStatus({ views: () => registry.all(), activity, token, quarantine: () => quarantine.list() });
 
-  const resync = async (mailbox: string, folderPath?: string): Promise<ResyncResult> => {
-    const view = registry.get(mailbox);
-    if (!view) throw new Error(`${mailbox} is not bridged by this daemon`);
-    let folders = await view.folders(true);
-    if (folderPath !== undefined) {
-      const folder = await view.folder(folderPath);
-      if (!folder) throw new Error(`${mailbox} has no folder ${folderPath}`);
-      folders = [folder];
-    }
-    const results: ResyncResult['folders'] = [];
-    // one folder after another: a repair should not crowd out the clients' own requests
-    for (const folder of folders) {
-      try {
-        await view.syncFolder(folder, 'full', 'repair');
-        results.push({ folder: folder.path, messages: view.status(folder).messages, error: null });
-      } catch (err) {
-        results.push({ folder: folder.path, messages: null, error: (err as Error).message });
-      }
-    }
-    logger.info({ mailbox: view.account, folders: results.length }, 'resync done');
-    return { mailbox: view.account, folders: results };
-  };
-
   const reload = async (): Promise<ReloadResult> => {
     // a config built in code (tests, no file) keeps its settings; the stored accounts are read again
     const next = opts.loadConfig?.() ?? (config.configFile ? loadConfig(config.configFile) : config);
@@ -197,7 +167,8 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
       'POST /resync': async (body) => {
         const { mailbox, folder } = body as { mailbox?: unknown; folder?: unknown };
         if (typeof mailbox !== 'string') return { status: 400, json: { error: 'mailbox is required' } };
-        return { status: 200, json: await resync(mailbox, typeof folder === 'string' ? folder : undefined) };
+        const only = typeof folder === 'string' ? folder : undefined;
+        return { status: 200, json: await resyncMailbox(registry, mailbox, only, logger) };
       },
       'POST /reload': async () => ({ status: 200, json: await reload() }),
     },
@@ -222,9 +193,6 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
       return bridged.pollers;
     },
     secrets,
-    metrics,
-    status,
-    resync,
     reload,
     close: async () => {
       await control?.close();

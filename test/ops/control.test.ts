@@ -152,6 +152,10 @@ test('status shows the token, the folders and the quarantine; resync keeps every
   const after = uids(await other.run('UID SEARCH ALL'));
   other.close();
   expect(after).toEqual(before.filter((u) => u !== before[3]));
+
+  const everything = await cli('resync', '--mailbox', alice);
+  for (const folder of ['INBOX', 'Sent', 'Drafts', 'Trash', 'Spam', 'Archive'])
+    expect(everything).toMatch(new RegExp(`^ok {4}${folder}: \\d+ messages$`, 'm'));
 });
 
 test('the control commands say plainly when no daemon runs on the state directory', async () => {

@@ -69,7 +69,13 @@ describe('/metrics', () => {
   test('a 429 from the vendor is counted, and the request is retried after Retry-After', async () => {
     // 15 slow requests of the same mailbox from elsewhere fill the vendor's in-flight limit,
     // so the bridge's next request is the 16th and gets 429
-    await control(s.h.sandbox, 'POST', '/latency', { ms: 1500 });
+    await control(s.h.sandbox, 'POST', '/latency', { ms: 2000 });
+    const admitted = async () =>
+      (await control<{ requests: number }>(s.h.sandbox, 'GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`))
+        .requests;
+    // the vendor's sliding second forgets the bridge's earlier requests, so all 15 are admitted
+    await new Promise((r) => setTimeout(r, 1100));
+    const before = await admitted();
     const { accessToken } = s.h.sandbox.issueTokens(mailbox);
     const others = Array.from({ length: 15 }, () =>
       fetch(`${s.h.sandbox.urls.read}/v1`, {
@@ -78,7 +84,8 @@ describe('/metrics', () => {
         body: JSON.stringify({ commands: [{ command: 'list_folders', args: {} }] }),
       }),
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // until the vendor has admitted all 15 (they stay in flight for the 2 s latency)
+    for (let i = 0; i < 100 && (await admitted()) < before + 15; i++) await new Promise((r) => setTimeout(r, 20));
     try {
       await s.client.status('Archive', { messages: true });
     } finally {

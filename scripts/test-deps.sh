@@ -8,6 +8,7 @@ packages=(
   swaks libnet-ssleay-perl # SMTP client, with its TLS support
   curl                     # SMTP client (STARTTLS, SMTPS)
   python3                  # imaplib
+  python3-prometheus-client # the Prometheus text-format parser (/metrics)
   neomutt                  # IMAP client without MOVE
   isync                    # mbsync
   bsdutils                 # script(1): a pseudo-terminal for NeoMutt

@@ -1,15 +1,24 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import type { Config } from './config';
+import { type Config, loadConfig } from './config';
 import type { Logger } from './log';
 import { LoginGuard } from './auth/login-guard';
 import { AccountRegistry } from './domain/account-registry';
-import { AccountView } from './domain/account-view';
 import { composingApi } from './domain/composition-input';
-import { MailboxPoller } from './domain/poller';
+import type { MailboxPoller } from './domain/poller';
+import { BridgedAccounts } from './bridged-accounts';
 import { startImapServer } from './imap/server';
 import { ImapNotifier } from './imap/notifier';
+import { AccountActivity } from './ops/activity';
+import { startControlSocket } from './ops/control-socket';
+import { startOpsListener } from './ops/http-listener';
+import { BridgeMetrics } from './ops/metrics';
+import { opsObservers } from './ops/observers';
+import { Readiness } from './ops/readiness';
+import { resyncMailbox } from './ops/resync';
+import { buildStatus } from './ops/status';
+import { tokenState } from './ops/token-state';
+import { planReload } from './reload-plan';
 import { createSmtpServer } from './smtp/server';
+import { ensureStateDir } from './state-dir';
 import { MailStore } from './store';
 import { QuarantineStore } from './store/quarantine';
 import { SecretStore, importInitialTokens } from './store/secrets';
@@ -18,86 +27,200 @@ import { loadOrCreateTls } from './tls';
 import { createVendorClient } from './upstream/vendor-client';
 
 export interface RunningBridge {
-  ports: { imap: number; imaps: number | null; smtp: number; smtps: number | null };
+  ports: { imap: number; imaps: number | null; smtp: number; smtps: number | null; ops: number | null };
+  /** The control socket `status`, `resync` and `reload` talk to, or null when it could not be made. */
+  controlSocket: string | null;
   accounts: AccountRegistry;
   pollers: MailboxPoller[];
   secrets: SecretStore;
+  /** Re-reads the config file and the stored accounts (SIGHUP, `mailbridge reload`). */
+  reload(): Promise<ReloadResult>;
   close(): Promise<void>;
 }
 
-/** Starts everything the `start` command runs: state, vendor client, IMAP, SMTP, pollers. */
-export async function startBridge(config: Config, logger: Logger): Promise<RunningBridge> {
-  fs.mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+export interface ReloadResult {
+  added: string[];
+  removed: string[];
+  applied: string[];
+  /** Changed fields that only a restart applies. */
+  needsRestart: string[];
+}
+
+export interface BridgeOptions {
+  /** Clock of the readiness and status records (tests move it). */
+  now?: () => number;
+  /** How a reload reads the config again; by default the file it came from, with the environment. */
+  loadConfig?: () => Config;
+}
+
+/** The accounts to serve: the configured ones and every one `account add` stored. */
+function wantedMailboxes(config: Config, secrets: SecretStore): string[] {
+  const byKey = new Map<string, string>();
+  for (const m of [...config.accounts.map((a) => a.mailbox), ...secrets.mailboxes()])
+    if (!byKey.has(m.toLowerCase())) byKey.set(m.toLowerCase(), m);
+  return [...byKey.values()];
+}
+
+/** Starts everything the `start` command runs: state, vendor client, IMAP, SMTP, pollers, ops. */
+export async function startBridge(initial: Config, logger: Logger, opts: BridgeOptions = {}): Promise<RunningBridge> {
+  let config = initial;
+  ensureStateDir(config.stateDir);
   // what an earlier run or the user left, before anything is read from it
   enforceStatePermissions(config.stateDir);
   const secrets = SecretStore.open(config.stateDir);
   importInitialTokens(config, secrets);
-  const vendor = createVendorClient(config, secrets, logger);
+  const activity = new AccountActivity(opts.now);
+  const token = (mailbox: string) => tokenState(mailbox, secrets.get(mailbox), activity.now());
   const store = MailStore.open(config.stateDir);
+  const quarantine = new QuarantineStore(store.db);
+  // the servers exist only later; the gauges read them through these
+  let sessions = () => ({ imap: 0, smtp: 0 });
+  let accounts: BridgedAccounts | null = null;
+  const mailboxes = () => accounts?.mailboxes() ?? [];
+  const metrics = new BridgeMetrics({
+    mailboxes,
+    activity,
+    token,
+    sessions: () => sessions(),
+    quarantine: () => quarantine.countByState(new Date(activity.now())),
+  });
+  const observers = opsObservers(metrics, activity);
+  const vendor = createVendorClient(config, secrets, logger, observers.vendor);
   const tls = await loadOrCreateTls(config.tls, config.stateDir);
   // and what opening the store created under the process umask (database, WAL)
   enforceStatePermissions(config.stateDir);
   const notifier = new ImapNotifier();
   const logins = new LoginGuard({ freeFailures: config.limits.freeLoginFailures }, logger);
-  const accounts = new AccountRegistry(secrets);
-  const pollers: MailboxPoller[] = [];
-  const composition = {
-    ...config.messages,
-    authservId: config.messages.authservId ?? new URL(config.vendor.readUrl).hostname,
-  };
-  const mailboxes = new Set([...config.accounts.map((a) => a.mailbox), ...secrets.mailboxes()]);
-  for (const mailbox of mailboxes) {
-    const view = new AccountView({
-      account: mailbox,
-      api: composingApi(vendor.mailbox(mailbox), config.assumptions, composition, logger),
-      store,
-      assumptions: config.assumptions,
+  const registry = new AccountRegistry(secrets);
+  const composing = (mailbox: string) =>
+    composingApi(
+      vendor.mailbox(mailbox),
+      config.assumptions,
+      { ...config.messages, authservId: config.messages.authservId ?? new URL(config.vendor.readUrl).hostname },
       logger,
-      attachmentCacheDir: path.join(config.stateDir, 'attachments'),
-      publish: (account, folder, changes) => notifier.publish(account, folder, changes),
-      labelsRoot: config.labelsFolder,
-      copyToFolder: config.copyToFolder,
-      freshnessMs: config.freshnessSeconds * 1000,
-    });
-    accounts.add(view);
-    const poller = new MailboxPoller(view, config.pollIntervalSeconds * 1000, config.fullSyncEveryPolls, logger);
-    poller.start();
-    pollers.push(poller);
-  }
+    );
+  accounts = new BridgedAccounts(
+    { registry, api: composing, store, notifier, logger, syncObserver: observers.sync },
+    config,
+  );
+  for (const mailbox of wantedMailboxes(config, secrets)) accounts.start(mailbox);
+  const bridged = accounts;
 
   const imap = await startImapServer({
     host: config.listen.host,
     port: config.listen.imapPort,
     securePort: config.listen.imapsPort,
     tls,
-    accounts,
+    accounts: registry,
     notifier,
     logger,
     maxMessageBytes: config.maxMessageBytes,
     limits: config.limits,
     logins,
+    onCommand: (command, seconds, ok) => metrics.imapCommand(command, seconds, ok),
   });
   const smtpServer = createSmtpServer({
     config,
     vendor,
     secrets,
     logins,
-    quarantine: new QuarantineStore(store.db),
+    quarantine,
     logger,
     tls,
-    onSubmitted: ({ mailbox, messageId }) => accounts.get(mailbox)?.recordSubmission(messageId),
+    onSubmitted: ({ mailbox, messageId }) => registry.get(mailbox)?.recordSubmission(messageId),
+    onOutcome: (outcome) => metrics.smtpSubmission(outcome),
   });
   const smtp = await smtpServer.listen();
-  logger.info({ imap: imap.port, smtp: smtp.port, accounts: mailboxes.size }, 'mailbridge started');
+  sessions = () => ({ imap: imap.sessions(), smtp: smtpServer.sessions() });
+
+  const readiness = new Readiness({
+    mailboxes,
+    activity,
+    token,
+    staleAfterMs: () => config.ops.staleAfterSeconds * 1000,
+    probe: (mailbox) => vendor.mailbox(mailbox).verify(),
+  });
+  const ops =
+    config.ops.port === null
+      ? null
+      : await startOpsListener({
+          host: config.ops.host,
+          port: config.ops.port,
+          metrics,
+          readiness,
+          listeners: () => ({ imap: imap.listening(), smtp: smtpServer.listening() }),
+          logger,
+        });
+
+  const status = () =>
+    buildStatus({ views: () => registry.all(), activity, token, quarantine: () => quarantine.list() });
+
+  const reload = async (): Promise<ReloadResult> => {
+    // a config built in code (tests, no file) keeps its settings; the stored accounts are read again
+    const next = opts.loadConfig?.() ?? (config.configFile ? loadConfig(config.configFile) : config);
+    const plan = planReload(config, next);
+    config = next;
+    importInitialTokens(next, secrets);
+    const wanted = wantedMailboxes(next, secrets);
+    const wantedKeys = new Set(wanted.map((m) => m.toLowerCase()));
+    const removed = bridged.mailboxes().filter((m) => !wantedKeys.has(m.toLowerCase()));
+    const added = wanted.filter((m) => !bridged.has(m));
+    for (const mailbox of removed) {
+      await bridged.stop(mailbox);
+      imap.disconnect(mailbox);
+      activity.forget(mailbox);
+    }
+    if (plan.applied.includes('pollIntervalSeconds') || plan.applied.includes('fullSyncEveryPolls'))
+      await bridged.repoll(next);
+    for (const mailbox of added) bridged.start(mailbox);
+    imap.setMaxMessageBytes(next.maxMessageBytes);
+    smtpServer.setMaxMessageBytes(next.maxMessageBytes);
+    logger.level = next.logLevel;
+    const result = { added, removed, applied: plan.applied, needsRestart: plan.needsRestart };
+    logger.info(result, 'configuration reloaded');
+    return result;
+  };
+
+  const control = await startControlSocket(
+    config.stateDir,
+    {
+      'GET /status': async () => ({ status: 200, json: status() }),
+      'POST /resync': async (body) => {
+        const { mailbox, folder } = body as { mailbox?: unknown; folder?: unknown };
+        if (typeof mailbox !== 'string') return { status: 400, json: { error: 'mailbox is required' } };
+        const only = typeof folder === 'string' ? folder : undefined;
+        return { status: 200, json: await resyncMailbox(registry, mailbox, only, logger) };
+      },
+      'POST /reload': async () => ({ status: 200, json: await reload() }),
+    },
+    logger,
+  );
+  logger.info(
+    { imap: imap.port, smtp: smtp.port, ops: ops?.port ?? null, accounts: bridged.mailboxes().length },
+    'mailbridge started',
+  );
 
   return {
-    ports: { imap: imap.port, imaps: imap.securePort, smtp: smtp.port, smtps: smtp.securePort ?? null },
-    accounts,
-    pollers,
+    ports: {
+      imap: imap.port,
+      imaps: imap.securePort,
+      smtp: smtp.port,
+      smtps: smtp.securePort ?? null,
+      ops: ops?.port ?? null,
+    },
+    controlSocket: control?.path ?? null,
+    accounts: registry,
+    get pollers() {
+      return bridged.pollers;
+    },
     secrets,
+    reload,
     close: async () => {
-      await Promise.all(pollers.map((p) => p.stop()));
+      await control?.close();
+      await ops?.close();
+      // sessions still at work during the drain need their accounts: those stop after
       await Promise.all([imap.close(), smtpServer.close()]);
+      await bridged.stopAll();
       await vendor.close();
       store.close();
     },

@@ -1,12 +1,17 @@
 import fs from 'node:fs';
 import { Command, Option } from 'commander';
-import { ConfigError, loadConfig, type Config } from './config';
+import { ConfigError, loadConfig, loadListenerSettings, type Config } from './config';
 import { createLogger } from './log';
 import { startBridge } from './bridge';
 import { runDemo } from './demo';
 import { startSandbox } from './sandbox';
 import { runDoctor } from './doctor';
-import { imapAnswers } from './healthcheck';
+import { healthy } from './healthcheck';
+import { listenerLines } from './listener-lines';
+import { callDaemon } from './ops/control-client';
+import { formatStatus, type StatusReport } from './ops/status';
+import type { ReloadResult } from './bridge';
+import type { ResyncResult } from './ops/resync';
 import { SecretStore, importInitialTokens } from './store/secrets';
 import { createVendorClient } from './upstream/vendor-client';
 import { readTokensFromEnvOrStdin } from './util/read-secret';
@@ -61,23 +66,67 @@ export function buildProgram(): Command {
     .addOption(configOption())
     .action(async (opts: { config?: string }) => {
       const cfg = load(opts.config);
-      const bridge = await startBridge(cfg, createLogger(cfg.logLevel));
-      print(
-        `mailbridge listening: IMAP ${cfg.listen.host}:${bridge.ports.imap}, ` +
-          `SMTP ${cfg.listen.host}:${bridge.ports.smtp}`,
+      const logger = createLogger(cfg.logLevel);
+      const bridge = await startBridge(cfg, logger);
+      print('mailbridge listening:');
+      listenerLines(cfg, bridge).forEach(print);
+      await waitForSignal(
+        () => bridge.close(),
+        () => bridge.reload(),
       );
-      await waitForSignal(() => bridge.close());
+    });
+
+  program
+    .command('status')
+    .description('ask the running daemon: per account the token, each folder, pending work and quarantine')
+    .option('--json', 'print the report as JSON')
+    .addOption(configOption())
+    .action(async (opts: { json?: boolean; config?: string }) => {
+      const report = await callDaemon<StatusReport>(load(opts.config).stateDir, 'GET', '/status');
+      if (opts.json) print(JSON.stringify(report, null, 2));
+      else formatStatus(report).forEach(print);
+    });
+
+  program
+    .command('resync')
+    .description('repair: a full reconciliation of a mailbox (or one folder) with the vendor; every UID is kept')
+    .requiredOption('--mailbox <address>', 'mailbox address')
+    .option('--folder <name>', 'only this folder (IMAP name, e.g. INBOX)')
+    .addOption(configOption())
+    .action(async (opts: { mailbox: string; folder?: string; config?: string }) => {
+      const result = await callDaemon<ResyncResult>(load(opts.config).stateDir, 'POST', '/resync', {
+        mailbox: opts.mailbox,
+        folder: opts.folder,
+      });
+      for (const f of result.folders)
+        print(f.error ? `FAIL  ${f.folder}: ${f.error}` : `ok    ${f.folder}: ${f.messages} messages`);
+      process.exitCode = result.folders.every((f) => !f.error) ? 0 : 1;
+    });
+
+  program
+    .command('reload')
+    .description('make the running daemon re-read its config and accounts (as SIGHUP does); sessions stay open')
+    .addOption(configOption())
+    .action(async (opts: { config?: string }) => {
+      const r = await callDaemon<ReloadResult>(load(opts.config).stateDir, 'POST', '/reload');
+      print(`added: ${r.added.join(', ') || 'none'}; removed: ${r.removed.join(', ') || 'none'}`);
+      print(`applied: ${r.applied.join(', ') || 'nothing else changed'}`);
+      if (r.needsRestart.length) print(`changed but needs a restart: ${r.needsRestart.join(', ')}`);
     });
 
   program
     .command('demo')
     .description('start the sandbox vendor and the bridge against it, and print client settings')
     .option('--messages <n>', 'messages in the demo mailbox', int, 500)
-    .option('--imap-port <port>', 'IMAP port', int, 1143)
-    .option('--smtp-port <port>', 'SMTP port', int, 1025)
-    .action(async (opts: { messages: number; imapPort: number; smtpPort: number }) => {
+    .option('--imap-port <port>', 'IMAP port (default: listen.imapPort, MAILBRIDGE_IMAP_PORT, 1143)', int)
+    .option('--smtp-port <port>', 'SMTP port (default: listen.smtpPort, MAILBRIDGE_SMTP_PORT, 1025)', int)
+    .addOption(configOption())
+    .action(async (opts: { messages: number; imapPort?: number; smtpPort?: number; config?: string }) => {
       const demo = await runDemo(opts, print);
-      await waitForSignal(() => demo.close());
+      await waitForSignal(
+        () => demo.close(),
+        () => demo.reload(),
+      );
     });
 
   program
@@ -94,12 +143,14 @@ export function buildProgram(): Command {
 
   program
     .command('healthcheck')
-    .description('exit 0 if the IMAP listener answers (used by the container HEALTHCHECK)')
+    .description(
+      'exit 0 if /healthz answers OK (or, with the ops listener off, IMAP greets); the container HEALTHCHECK',
+    )
+    .option('--ready', 'check /readyz instead (every account usable; needs the ops listener)')
     .addOption(configOption())
-    .action(async (opts: { config?: string }) => {
-      const cfg = load(opts.config);
-      const host = cfg.listen.host === '0.0.0.0' || cfg.listen.host === '::' ? '127.0.0.1' : cfg.listen.host;
-      process.exitCode = (await imapAnswers(host, cfg.listen.imapPort)) ? 0 : 1;
+    .action(async (opts: { ready?: boolean; config?: string }) => {
+      const file = opts.config || (fs.existsSync(defaultConfigFile) ? defaultConfigFile : undefined);
+      process.exitCode = (await healthy(loadListenerSettings(file), opts.ready)) ? 0 : 1;
     });
 
   program
@@ -162,6 +213,21 @@ export function buildProgram(): Command {
         );
     });
   account
+    .command('remove')
+    .description(
+      "forget a mailbox's tokens and bridge password; a running daemon stops serving it (remove it from the config file too)",
+    )
+    .requiredOption('--mailbox <address>', 'mailbox address')
+    .addOption(configOption())
+    .action(async (opts: { mailbox: string; config?: string }) => {
+      const cfg = load(opts.config);
+      if (!SecretStore.open(cfg.stateDir).remove(opts.mailbox)) print(`No tokens were stored for ${opts.mailbox}.`);
+      else print(`Removed the tokens and bridge password of ${opts.mailbox}.`);
+      if (cfg.accounts.some((a) => a.mailbox.toLowerCase() === opts.mailbox.toLowerCase()))
+        print('It is still listed under "accounts" in the config file: remove it there, then run "mailbridge reload".');
+      else print('Run "mailbridge reload" (or send SIGHUP) so a running daemon stops serving it.');
+    });
+  account
     .command('password')
     .description('generate a new bridge password for a mailbox (the old one stops working)')
     .requiredOption('--mailbox <address>', 'mailbox address')
@@ -198,9 +264,10 @@ export function buildProgram(): Command {
     .description('list held submissions recorded by the SMTP server')
     .addOption(configOption())
     .action((opts: { config?: string }) => {
-      const db = openDatabase(load(opts.config).stateDir);
+      const cfg = load(opts.config);
+      const db = openDatabase(cfg.stateDir);
       try {
-        for (const line of listQuarantine(new QuarantineStore(db))) print(line);
+        for (const line of listQuarantine(new QuarantineStore(db), new Date(), cfg.configFile)) print(line);
       } finally {
         db.close();
       }
@@ -227,21 +294,29 @@ export function buildProgram(): Command {
 }
 
 /**
- * The first SIGINT/SIGTERM closes gracefully (the listeners drain for at most
- * limits.shutdownDrainSeconds); a second one while that runs exits at once.
+ * Runs until SIGINT or SIGTERM: the first one closes gracefully (the listeners drain for at
+ * most limits.shutdownDrainSeconds), a second one while that runs exits at once. SIGHUP calls
+ * `reload` (a failed reload keeps the running settings).
  */
-function waitForSignal(close: () => Promise<void>): Promise<void> {
+function waitForSignal(close: () => Promise<void>, reload?: () => Promise<unknown>): Promise<void> {
   return new Promise((resolve) => {
     const now = () => process.exit(130);
+    const hup = () => {
+      reload?.().catch((err: Error) =>
+        process.stderr.write(`mailbridge: reload failed, settings unchanged: ${err.message}\n`),
+      );
+    };
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      process.off('SIGHUP', hup);
       process.once('SIGINT', now);
       process.once('SIGTERM', now);
       close().then(resolve, resolve);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    if (reload) process.on('SIGHUP', hup);
   });
 }
 

@@ -133,6 +133,20 @@ export const configSchema = z
       .strict()
       .default({ recipients: 'headers' }),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /**
+     * The operations surface: an HTTP listener for /healthz, /readyz and /metrics (loopback by
+     * default; "0.0.0.0" lets a Prometheus outside the pod scrape it; port null turns it off),
+     * and how long without a vendor answer or with a failing folder makes /readyz fail.
+     * `status`, `resync` and `reload` use the control socket in the state directory instead.
+     */
+    ops: z
+      .object({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: port.nullable().default(9925),
+        staleAfterSeconds: z.number().int().min(10).max(86_400).default(300),
+      })
+      .strict()
+      .default({ host: '127.0.0.1', port: 9925, staleAfterSeconds: 300 }),
     /** Overrides of src/upstream/assumptions.ts, deep-merged onto its defaults. */
     assumptions: assumptionOverridesSchema.default({}),
   })
@@ -142,10 +156,12 @@ export type Config = Omit<z.output<typeof configSchema>, 'assumptions'> & {
   assumptions: Assumptions;
   /** Absolute path of the state directory. */
   stateDir: string;
+  /** Absolute path of the file it was read from (for the commands printed to users), or null. */
+  configFile: string | null;
 };
 
 /** MAILBRIDGE_* environment variables and the config field each overrides. */
-const envOverrides: Array<[string, string[], 'string' | 'number']> = [
+const envOverrides: Array<[string, string[], 'string' | 'number' | 'port']> = [
   ['MAILBRIDGE_READ_URL', ['vendor', 'readUrl'], 'string'],
   ['MAILBRIDGE_MAIL_URL', ['vendor', 'mailUrl'], 'string'],
   ['MAILBRIDGE_GRAPH_URL', ['vendor', 'graphUrl'], 'string'],
@@ -170,6 +186,8 @@ const envOverrides: Array<[string, string[], 'string' | 'number']> = [
   ['MAILBRIDGE_IDLE_TIMEOUT', ['limits', 'idleTimeoutSeconds'], 'number'],
   ['MAILBRIDGE_FREE_LOGIN_FAILURES', ['limits', 'freeLoginFailures'], 'number'],
   ['MAILBRIDGE_SHUTDOWN_DRAIN', ['limits', 'shutdownDrainSeconds'], 'number'],
+  ['MAILBRIDGE_OPS_HOST', ['ops', 'host'], 'string'],
+  ['MAILBRIDGE_OPS_PORT', ['ops', 'port'], 'port'],
 ];
 
 export class ConfigError extends Error {
@@ -192,7 +210,8 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
   for (const [name, keys, type] of envOverrides) {
     const v = env[name];
     if (v === undefined || v === '') continue;
-    if (type === 'number') {
+    if (type === 'port' && v === 'off') setPath(raw, keys, null);
+    else if (type !== 'string') {
       const n = Number(v);
       if (!Number.isFinite(n))
         throw new ConfigError(`${name}=${JSON.stringify(v)} is not a number; set it to e.g. ${name}=1143`);
@@ -214,7 +233,12 @@ function describeIssue(issue: z.core.$ZodIssue, source: string): string {
 }
 
 /** Validates a raw config object (file contents with env overrides applied). */
-export function parseConfig(raw: unknown, source = 'config', baseDir = process.cwd()): Config {
+export function parseConfig(
+  raw: unknown,
+  source = 'config',
+  baseDir = process.cwd(),
+  configFile: string | null = null,
+): Config {
   // reportInput tells a missing field (input undefined) from a wrong-typed one
   const result = configSchema.safeParse(raw, { reportInput: true });
   if (!result.success) {
@@ -228,9 +252,17 @@ export function parseConfig(raw: unknown, source = 'config', baseDir = process.c
       throw new ConfigError(`config field "accounts": mailbox ${a.mailbox} is listed twice; keep one entry`);
     mailboxes.add(key);
   }
-  const ports = [cfg.listen.imapPort, cfg.listen.imapsPort, cfg.listen.smtpPort, cfg.listen.smtpsPort].filter((p) => p);
+  const ports = [
+    cfg.listen.imapPort,
+    cfg.listen.imapsPort,
+    cfg.listen.smtpPort,
+    cfg.listen.smtpsPort,
+    cfg.ops.port,
+  ].filter((p) => p);
   if (new Set(ports).size !== ports.length)
-    throw new ConfigError('config field "listen": two listeners use the same port; give each a distinct port');
+    throw new ConfigError(
+      'config fields "listen" and "ops.port": two listeners use the same port; give each a distinct port',
+    );
   if ((cfg.tls.cert === null) !== (cfg.tls.key === null))
     throw new ConfigError(
       'config field "tls": set both cert and key, or neither (a self-signed pair is then generated)',
@@ -243,11 +275,20 @@ export function parseConfig(raw: unknown, source = 'config', baseDir = process.c
       key: cfg.tls.key && path.resolve(baseDir, cfg.tls.key),
     },
     assumptions: resolveAssumptions(cfg.assumptions),
+    configFile,
   };
 }
 
-/** Reads the JSON file (if any), applies MAILBRIDGE_* overrides, validates. */
-export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): Config {
+export interface RawConfig {
+  raw: Record<string, unknown>;
+  /** Where the values came from, for error messages. */
+  source: string;
+  /** Relative paths in it are relative to this directory. */
+  baseDir: string;
+}
+
+/** The JSON file (if any) with MAILBRIDGE_* overrides applied, not validated yet. */
+export function readRawConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): RawConfig {
   let raw: Record<string, unknown> = {};
   let source = 'environment';
   let baseDir = process.cwd();
@@ -271,5 +312,24 @@ export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = pr
       throw new ConfigError(`config file ${file} must hold a JSON object`);
   }
   applyEnv(raw, env);
-  return parseConfig(raw, source, baseDir);
+  return { raw, source, baseDir };
+}
+
+export type ListenerSettings = Pick<Config, 'listen' | 'ops'>;
+
+/**
+ * Only where the listeners are, from the file and the environment: what `healthcheck` needs,
+ * so it works whatever the rest of the config says (e.g. a demo's, which names no vendor).
+ */
+export function loadListenerSettings(file: string | undefined, env: NodeJS.ProcessEnv = process.env): ListenerSettings {
+  const { raw, source } = readRawConfig(file, env);
+  const result = configSchema.pick({ listen: true, ops: true }).safeParse({ listen: raw.listen, ops: raw.ops });
+  if (!result.success) throw new ConfigError(result.error.issues.map((i) => describeIssue(i, source)).join('\n'));
+  return result.data;
+}
+
+/** Reads the JSON file (if any), applies MAILBRIDGE_* overrides, validates. */
+export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): Config {
+  const { raw, source, baseDir } = readRawConfig(file, env);
+  return parseConfig(raw, source, baseDir, file ? path.resolve(file) : null);
 }

@@ -1,31 +1,10 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig, ConfigError } from '../src/config';
 import { startSandbox, type Sandbox } from '../src/sandbox';
-
-const run = promisify(execFile);
-const cli = path.join(__dirname, '..', 'src', 'cli.ts');
-
-/** Runs the real CLI in its own process; resolves with exit code and output, never throws. */
-async function mailbridge(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['-r', 'tsx/cjs', cli, ...args], {
-      env: { ...process.env, ...env },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+import { mailbridge } from './support/cli-process';
 
 let sandbox: Sandbox;
 let dir: string;

@@ -14,6 +14,10 @@ export class AccountRegistry {
     this.views.set(view.account.toLowerCase(), view);
   }
 
+  remove(account: string): void {
+    this.views.delete(account.toLowerCase());
+  }
+
   get(account: string): AccountView | undefined {
     return this.views.get(account.toLowerCase());
   }

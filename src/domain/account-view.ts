@@ -18,6 +18,7 @@ import { StateApplier } from './state-applier';
 import { contentLane } from './lanes';
 import { MessageCache, type MessageContent } from './message-cache';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-update';
+import type { SyncCause, SyncObserver } from './sync-observer';
 
 /**
  * One account's mailbox as IMAP sees it: folders, UID-numbered messages, flags. The protocol
@@ -51,6 +52,8 @@ export interface AccountViewOptions {
   freshnessMs: number;
   /** Milliseconds; injected by tests. */
   now?: () => number;
+  /** Told about every folder sync (status, readiness, metrics). */
+  syncObserver?: SyncObserver;
 }
 
 /** Label names that can be IMAP mailbox names under the root: no wildcards or controls. */
@@ -113,6 +116,7 @@ export class AccountView {
     publish,
     labelsRoot,
     copyToFolder,
+    syncObserver,
   }: AccountViewOptions) {
     this.account = account;
     this.api = api;
@@ -138,6 +142,10 @@ export class AccountView {
           { account, folder: folder.key, err: (err as Error).message },
           'background sync failed; local state answers until the next poll',
         ),
+      onSync: syncObserver && {
+        started: (folder, cause) => syncObserver.started(account, folder.path, cause),
+        ended: (folder, cause, err) => syncObserver.ended(account, folder.path, cause, err),
+      },
     });
     this.local = new LocalMessages(store.db);
     this.messages = new MessageCache(account, api, store, this.local);
@@ -212,8 +220,8 @@ export class AccountView {
   }
 
   /** Syncs one folder now (or joins the running sync): the first listing, or incremental. */
-  syncFolder(folder: ImapFolder, mode?: SyncMode): Promise<void> {
-    return this.syncs.sync(folder, mode).catch((err) => this.refuseUnlistable(folder, err));
+  syncFolder(folder: ImapFolder, mode?: SyncMode, cause: SyncCause = 'client'): Promise<void> {
+    return this.syncs.sync(folder, mode, cause).catch((err) => this.refuseUnlistable(folder, err));
   }
 
   private refuseUnlistable(folder: ImapFolder, err: unknown): never {

@@ -33,7 +33,7 @@ export class MailboxPoller {
       let failed = false;
       for (const folder of this.view.activeFolders()) {
         try {
-          await this.view.syncFolder(folder, mode);
+          await this.view.syncFolder(folder, mode, 'poll');
         } catch (err) {
           failed = true;
           this.logger.warn(

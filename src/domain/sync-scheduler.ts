@@ -1,5 +1,6 @@
 import { KeyedLock } from '../util/keyed-lock';
 import { type SyncContext, type SyncMode, type SyncTarget, syncFolder } from './folder-sync';
+import type { SyncCause } from './sync-observer';
 
 /**
  * When an account's folders are synced with the vendor. IMAP answers come from local state;
@@ -14,13 +15,15 @@ import { type SyncContext, type SyncMode, type SyncTarget, syncFolder } from './
 /** How much of the folder a sync mode lists: a complete listing also does an incremental one's job. */
 const coverage: Record<SyncMode, number> = { incremental: 1, full: 2, first: 2 };
 
-export interface SyncSchedulerOptions {
+export interface SyncSchedulerOptions<T extends SyncTarget> {
   ctx: SyncContext;
   freshnessMs: number;
   /** Milliseconds, monotonic enough for freshness (injected by tests). */
   now: () => number;
   /** A failed background sync (nobody waits for it). */
   onBackgroundError: (target: SyncTarget, err: unknown) => void;
+  /** Told when a sync really runs (joined calls are not syncs of their own). */
+  onSync?: { started(target: T, cause: SyncCause): void; ended(target: T, cause: SyncCause, err: Error | null): void };
 }
 
 export class SyncScheduler<T extends SyncTarget> {
@@ -29,7 +32,7 @@ export class SyncScheduler<T extends SyncTarget> {
   private readonly syncedAt = new Map<string, number>();
   private readonly active = new Map<string, T>();
 
-  constructor(private readonly opts: SyncSchedulerOptions) {}
+  constructor(private readonly opts: SyncSchedulerOptions<T>) {}
 
   /** Whether the folder was ever listed completely (its local state can answer). */
   isListed(target: T): boolean {
@@ -40,12 +43,19 @@ export class SyncScheduler<T extends SyncTarget> {
    * Syncs now, or joins a running sync that covers `mode`. Without a mode: the first listing
    * for a folder never listed, incremental otherwise.
    */
-  sync(target: T, mode?: SyncMode): Promise<void> {
+  sync(target: T, mode?: SyncMode, cause: SyncCause = 'client'): Promise<void> {
     const chosen = mode ?? (this.isListed(target) ? 'incremental' : 'first');
     const current = this.running.get(target.key);
     if (current && coverage[current.mode] >= coverage[chosen]) return current.done;
     const done = this.lock.run(target.key, async () => {
-      await syncFolder(this.opts.ctx, target, chosen);
+      this.opts.onSync?.started(target, cause);
+      try {
+        await syncFolder(this.opts.ctx, target, chosen);
+      } catch (err) {
+        this.opts.onSync?.ended(target, cause, err as Error);
+        throw err;
+      }
+      this.opts.onSync?.ended(target, cause, null);
       if (chosen !== 'incremental') this.opts.ctx.store.markListed(this.opts.ctx.account, target.key);
       this.syncedAt.set(target.key, this.opts.now());
       this.active.set(target.key, target);

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { IMAPServer } from '@zone-eu/wildduck/imap-core';
 import type { LoginGuard } from '../auth/login-guard';
 import type { Logger } from '../log';
@@ -28,12 +29,19 @@ function splitKey(key: string): { account: string; folder: string } {
   return { account: String(key).slice(0, i), folder: String(key).slice(i + 1) };
 }
 
+/** How long one command's work took (from its hook's start to its callback), for metrics. */
+export type CommandObserver = (command: string, seconds: number, ok: boolean) => void;
+
+/** The IMAP command a hook serves: imap-core opens a folder for both SELECT and EXAMINE. */
+const commandOf = (hookName: string) => (hookName === 'open' ? 'SELECT' : hookName.toUpperCase());
+
 export function installHooks(
   server: InstanceType<typeof IMAPServer>,
   accounts: AccountRegistry,
   logins: LoginGuard,
   logger: Logger,
   recent: RecentMessages,
+  onCommand: CommandObserver = () => undefined,
 ): void {
   /** Runs `fn` and maps its result or failure onto imap-core's callback convention. */
   const hook =
@@ -46,7 +54,10 @@ export function installHooks(
       const session = raw.pop() as ImapSession;
       const view = accounts.get(session.user.id);
       if (!view) return callback(null, 'NONEXISTENT');
+      const started = performance.now();
+      const observe = (ok: boolean) => onCommand(commandOf(name), (performance.now() - started) / 1000, ok);
       const fail = (err: unknown) => {
+        observe(false);
         const failure = toImapError(err);
         logger[failure.code === 'SERVERBUG' ? 'error' : 'warn'](
           { hook: name, account: session.user.id, code: failure.code, err: (err as Error)?.message },
@@ -55,7 +66,10 @@ export function installHooks(
         callback(failure);
       };
       trackActivity(session, fn(view, session, ...(raw as A)))
-        .then((results) => callback(null, ...results))
+        .then((results) => {
+          observe(true);
+          callback(null, ...results);
+        })
         // a failure while imap-core writes the results still ends the command with an answer
         .catch(fail)
         .catch((err: unknown) =>

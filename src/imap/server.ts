@@ -10,7 +10,7 @@ import { type TlsPair, tlsPolicy } from '../tls';
 import type { AccountRegistry } from '../domain/account-registry';
 import { isActive } from './activity';
 import type { ImapNotifier } from './notifier';
-import { installHooks } from './hooks';
+import { type CommandObserver, installHooks } from './hooks';
 import { RecentMessages } from './recent';
 
 export interface ImapServerOptions {
@@ -26,13 +26,28 @@ export interface ImapServerOptions {
   maxMessageBytes: number;
   limits: Limits;
   logins: LoginGuard;
+  onCommand?: CommandObserver;
 }
 
 export interface RunningImap {
   port: number;
   securePort: number | null;
+  /** Open client connections on both ports. */
+  sessions(): number;
+  listening(): boolean;
+  /** Applies to commands read from now on (a reload's new limit). */
+  setMaxMessageBytes(bytes: number): void;
+  /** Ends the sessions logged in as `account` (a reload removed it). */
+  disconnect(account: string): void;
   /** Stops listening, lets commands in progress finish (up to limits.shutdownDrainSeconds), says BYE to everyone. */
   close(): Promise<void>;
+}
+
+/** The parts of an imap-core connection a reload needs. */
+interface CoreConnection {
+  session?: { user?: { id?: string } };
+  send(line: string): void;
+  close(): void;
 }
 
 type ImapCoreServer = InstanceType<typeof IMAPServer>;
@@ -113,7 +128,7 @@ function create(
   });
   server.notifier = opts.notifier;
   guardConnections(server, gate, limits);
-  installHooks(server, opts.accounts, opts.logins, opts.logger, recent);
+  installHooks(server, opts.accounts, opts.logins, opts.logger, recent, opts.onCommand);
   server.on('error', (err: Error) => opts.logger.warn({ err: err.message }, 'imap connection error'));
   return server;
 }
@@ -154,9 +169,23 @@ export async function startImapServer(opts: ImapServerOptions): Promise<RunningI
     secure = create(opts, true, gate, recent);
     securePort = await listen(secure, opts.securePort, opts.host);
   }
+  const servers = secure ? [plain, secure] : [plain];
+  const connections = () => servers.flatMap((s) => [...(s.connections as Set<CoreConnection>)]);
   return {
     port,
     securePort,
+    sessions: () => connections().length,
+    listening: () => servers.every((s) => s.server.listening),
+    setMaxMessageBytes: (bytes) => {
+      for (const s of servers) s.options.maxMessage = bytes;
+    },
+    disconnect: (account) => {
+      for (const c of connections()) {
+        if (c.session?.user?.id?.toLowerCase() !== account.toLowerCase()) continue;
+        c.send('* BYE this account is no longer bridged');
+        c.close();
+      }
+    },
     close: async () => {
       await Promise.all([closeServer(plain), secure ? closeServer(secure) : Promise.resolve()]);
     },

@@ -27,6 +27,20 @@ import type { Submission } from './payload';
 
 export type SubmissionRecipients = Config['submission']['recipients'];
 
+/** How a submission ended, for metrics: 4xx answers are deferred, other 5xx refused. */
+export type SubmissionOutcome = 'sent' | 'held' | 'partial' | 'deferred' | 'refused';
+
+/** The outcome a failed submission's error carries, or the one its SMTP code implies. */
+export function failedOutcome(err: {
+  responseCode?: number;
+  submissionOutcome?: SubmissionOutcome;
+}): SubmissionOutcome {
+  return err.submissionOutcome ?? ((err.responseCode ?? 451) >= 500 ? 'refused' : 'deferred');
+}
+
+const failing = (answer: SmtpAnswer, submissionOutcome: SubmissionOutcome) =>
+  Object.assign(smtpError(answer), { submissionOutcome });
+
 export interface Submitted {
   mailbox: string;
   messageId: string;
@@ -39,6 +53,8 @@ export interface DeliverDeps {
   quarantine: QuarantineStore;
   logger: Logger;
   onSubmitted?(submitted: Submitted): void;
+  /** The config file the bridge runs with, named in the release commands it prints. */
+  configFile?: string | null;
 }
 
 type Outcome = { to: string; sent: string } | { to: string; held: SpamHold } | { to: string; failed: SmtpAnswer };
@@ -110,18 +126,18 @@ export async function deliver(
     return `Sent to ${sent.length} recipient(s), vendor email id(s) ${sent.map((s) => s.id).join(' ')}`;
   }
   const holds = outcomes.flatMap((o) => ('held' in o ? [{ to: o.to, hold: o.held }] : []));
-  if (holds.length === outcomes.length) throw smtpError(spamAnswer(holds));
-  throw smtpError(partialAnswer(outcomes));
+  if (holds.length === outcomes.length) throw failing(spamAnswer(holds, deps.configFile), 'held');
+  throw failing(partialAnswer(outcomes, deps.configFile ?? null), 'partial');
 }
 
 /**
  * Some recipients got it, some did not. Permanent, so the client does not resend to those
  * who already have it; the text names each group so the user can resend to the rest.
  */
-function partialAnswer(outcomes: Outcome[]): SmtpAnswer {
+function partialAnswer(outcomes: Outcome[], configFile: string | null): SmtpAnswer {
   const parts = outcomes.map((o) => {
     if ('sent' in o) return `sent to ${o.to} (id ${o.sent})`;
-    if ('held' in o) return `NOT sent to ${o.to}: ${describeHold(o.held)}`;
+    if ('held' in o) return `NOT sent to ${o.to}: ${describeHold(o.held, configFile)}`;
     return `NOT sent to ${o.to}: ${o.failed.code} ${o.failed.enhanced} ${o.failed.text}`;
   });
   const anySent = outcomes.some((o) => 'sent' in o);

@@ -1,4 +1,5 @@
 import { redactSecrets } from '../log';
+import { configFlag } from '../util/shell-quote';
 import { TransportError, VendorError, type ErrorKind } from '../upstream/errors';
 
 /**
@@ -98,10 +99,12 @@ export function spamHoldOf(err: VendorError, heldAt: Date, lifetimeMs: number): 
 
 const utcMinute = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
-export const releaseCommand = (quarantineId: string) => `mailbridge quarantine release ${quarantineId}`;
+/** The release command as the user types it; with the config file the bridge runs with, when it has one. */
+export const releaseCommand = (quarantineId: string, configFile: string | null = null) =>
+  `mailbridge quarantine release ${quarantineId}${configFlag(configFile)}`;
 
 /** What a held (or unstorable) submission is told, per recipient copy. */
-export function describeHold(hold: SpamHold): string {
+export function describeHold(hold: SpamHold, configFile: string | null = null): string {
   const detection = hold.detectionId ? `, detection ${hold.detectionId}` : '';
   if (!hold.quarantineId)
     return (
@@ -111,14 +114,15 @@ export function describeHold(hold: SpamHold): string {
   return (
     `held in the vendor's spam quarantine as quarantine_id ${hold.quarantineId}${detection}, ` +
     `releasable for ${hold.expiresIn ?? '3 hours'} (until ${utcMinute(hold.expiresAt)}); ` +
-    `to deliver it anyway run: ${releaseCommand(hold.quarantineId)}`
+    `to deliver it anyway run: ${releaseCommand(hold.quarantineId, configFile)}`
   );
 }
 
 /** 550 5.7.1 for a submission the spam filter stopped; one entry per recipient copy. */
-export function spamAnswer(holds: Array<{ to: string; hold: SpamHold }>): SmtpAnswer {
-  if (holds.length === 1) return answer(550, '5.7.1', `Not sent: ${describeHold(holds[0].hold)}`);
-  return answer(550, '5.7.1', `Not sent: ${holds.map((h) => `copy to ${h.to} ${describeHold(h.hold)}`).join('; ')}`);
+export function spamAnswer(holds: Array<{ to: string; hold: SpamHold }>, configFile: string | null = null): SmtpAnswer {
+  const describe = (hold: SpamHold) => describeHold(hold, configFile);
+  if (holds.length === 1) return answer(550, '5.7.1', `Not sent: ${describe(holds[0].hold)}`);
+  return answer(550, '5.7.1', `Not sent: ${holds.map((h) => `copy to ${h.to} ${describe(h.hold)}`).join('; ')}`);
 }
 
 /** smtp-server reads `responseCode` off the error a handler returns. */

@@ -15,13 +15,13 @@ function stateOf(r: QuarantineRecord, now: Date): string {
 }
 
 /** `mailbridge quarantine list`: one line per held recipient copy, newest first. */
-export function listQuarantine(store: QuarantineStore, now = new Date()): string[] {
+export function listQuarantine(store: QuarantineStore, now = new Date(), configFile: string | null = null): string[] {
   const records = store.list();
   if (!records.length) return ['No submissions are held in quarantine.'];
   return records.map((r) => {
     const releasable =
       r.status === 'held' && r.expiresAt > now
-        ? `, release until ${stamp(r.expiresAt)}: ${releaseCommand(r.quarantineId)}`
+        ? `, release until ${stamp(r.expiresAt)}: ${releaseCommand(r.quarantineId, configFile)}`
         : '';
     return (
       `${r.quarantineId}  ${stateOf(r, now)}  held ${stamp(r.heldAt)}  ` +

@@ -11,7 +11,7 @@ import type { SecretStore } from '../store/secrets';
 import { type TlsPair, tlsPolicy } from '../tls';
 import type { VendorApi } from '../upstream/api';
 import { isLoopback } from '../util/net';
-import { deliver, type Submitted } from './deliver';
+import { deliver, failedOutcome, type SubmissionOutcome, type Submitted } from './deliver';
 import { answerFor, smtpError } from './error-map';
 import { buildSubmission } from './payload';
 
@@ -21,7 +21,7 @@ import { buildSubmission } from './payload';
  * message becomes /v3.0/send calls (./deliver.ts).
  */
 
-export type { Submitted } from './deliver';
+export type { SubmissionOutcome, Submitted } from './deliver';
 
 export interface SmtpServerOptions {
   config: Config;
@@ -34,10 +34,17 @@ export interface SmtpServerOptions {
   tls: TlsPair;
   /** Each accepted submission, so IMAP can recognise the client's APPEND of its Sent copy. */
   onSubmitted?(submitted: Submitted): void;
+  /** How each submission ended (metrics). */
+  onOutcome?(outcome: SubmissionOutcome): void;
 }
 
 export interface SmtpServer {
   listen(): Promise<{ port: number; securePort?: number }>;
+  /** Open client connections on both ports. */
+  sessions(): number;
+  listening(): boolean;
+  /** Applies to messages submitted from now on (a reload's new limit). */
+  setMaxMessageBytes(bytes: number): void;
   /** Stops listening, lets submissions in progress finish (up to limits.shutdownDrainSeconds), answers 421 to everyone. */
   close(): Promise<void>;
 }
@@ -63,6 +70,11 @@ const connectionsOf = (server: SMTPServer) => (server as unknown as { connection
 /** A reply that smtp-server sends before closing the connection. */
 const closing = (text: string) => Object.assign(new Error(text), { responseCode: 421 });
 
+/** Settings a reload may change while sessions are open. */
+interface LiveLimits {
+  maxMessageBytes: number;
+}
+
 /** Each recipient is one vendor call; beyond this a client must split the message. */
 export const maxRecipients = 100;
 
@@ -75,6 +87,7 @@ async function readMessage(stream: SMTPServerDataStream): Promise<Buffer | null>
 
 function serverOptions(
   opts: SmtpServerOptions,
+  live: LiveLimits,
   secure: boolean,
   guards: Guards,
   connections: () => Iterable<SmtpConnection>,
@@ -90,7 +103,7 @@ function serverOptions(
     ...tlsPolicy,
     name: 'mailbridge',
     banner: 'mailbridge submission server',
-    size: config.maxMessageBytes,
+    size: live.maxMessageBytes,
     maxRecipients,
     authMethods: ['PLAIN', 'LOGIN'],
     // plaintext AUTH is allowed per connection (loopback only) by onConnect below
@@ -192,7 +205,7 @@ function serverOptions(
             throw smtpError({
               code: 552,
               enhanced: '5.3.4',
-              text: `Message exceeds the ${config.maxMessageBytes}-byte size limit`,
+              text: `Message exceeds the ${live.maxMessageBytes}-byte size limit`,
             });
           const sub = await buildSubmission(
             raw,
@@ -200,19 +213,27 @@ function serverOptions(
             session.envelope.rcptTo.map((r) => r.address),
             config.assumptions,
           );
-          return deliver(opts, mailbox, sub, config.submission.recipients);
+          return deliver({ ...opts, configFile: config.configFile }, mailbox, sub, config.submission.recipients);
         })
         .finally(() => guards.transfers.delete(session.id))
         .then(
-          (message) => callback(null, message),
-          (err: Error) => callback('responseCode' in err ? err : smtpError(answerFor(err))),
+          (message) => {
+            opts.onOutcome?.('sent');
+            callback(null, message);
+          },
+          (err: Error) => {
+            const answer =
+              'responseCode' in err ? (err as Error & { responseCode: number }) : smtpError(answerFor(err));
+            opts.onOutcome?.(failedOutcome(answer));
+            callback(answer);
+          },
         );
     },
   };
 }
 
-function createListener(opts: SmtpServerOptions, secure: boolean, guards: Guards): SMTPServer {
-  const server: SMTPServer = new SMTPServer(serverOptions(opts, secure, guards, () => connectionsOf(server)));
+function createListener(opts: SmtpServerOptions, live: LiveLimits, secure: boolean, guards: Guards): SMTPServer {
+  const server: SMTPServer = new SMTPServer(serverOptions(opts, live, secure, guards, () => connectionsOf(server)));
   // a client that drops mid-session is not the bridge's failure
   server.on('error', (err) => opts.logger.debug({ err: err.message }, 'smtp connection error'));
   return server;
@@ -243,6 +264,7 @@ function closeServer(server: SMTPServer, transfers: Set<string>): Promise<void> 
 
 export function createSmtpServer(opts: SmtpServerOptions): SmtpServer {
   const { listen, limits } = opts.config;
+  const live: LiveLimits = { maxMessageBytes: opts.config.maxMessageBytes };
   const guards: Guards = {
     gate: new ConnectionGate(limits),
     deadlines: new LoginDeadlines(limits.loginTimeoutSeconds * 1000),
@@ -250,14 +272,23 @@ export function createSmtpServer(opts: SmtpServerOptions): SmtpServer {
     logins: opts.logins ?? new LoginGuard({ freeFailures: limits.freeLoginFailures }, opts.logger),
   };
   const servers = [
-    createListener(opts, false, guards),
-    ...(listen.smtpsPort === null ? [] : [createListener(opts, true, guards)]),
+    createListener(opts, live, false, guards),
+    ...(listen.smtpsPort === null ? [] : [createListener(opts, live, true, guards)]),
   ];
+  /** smtp-server keeps these, unlisted in its typings. */
+  const internals = (s: SMTPServer) =>
+    s as unknown as { connections: Set<unknown>; options: SMTPServerOptions; server: { listening: boolean } };
   return {
     async listen() {
       const port = await listenOn(servers[0], listen.smtpPort, listen.host);
       if (servers.length === 1) return { port };
       return { port, securePort: await listenOn(servers[1], listen.smtpsPort ?? 0, listen.host) };
+    },
+    sessions: () => servers.reduce((n, s) => n + internals(s).connections.size, 0),
+    listening: () => servers.every((s) => internals(s).server.listening),
+    setMaxMessageBytes(bytes) {
+      live.maxMessageBytes = bytes;
+      for (const s of servers) internals(s).options.size = bytes;
     },
     async close() {
       await Promise.all(servers.map((s) => closeServer(s, guards.transfers)));

@@ -65,6 +65,19 @@ export class QuarantineStore {
     );
   }
 
+  /** Records by state; held records past their expiry count as expired. */
+  countByState(now: Date): Record<QuarantineStatus, number> {
+    const counts: Record<QuarantineStatus, number> = { held: 0, released: 0, expired: 0 };
+    const rows = this.db
+      .prepare(
+        `SELECT CASE WHEN status = 'held' AND expires_at <= ? THEN 'expired' ELSE status END AS state, count(*) AS n
+         FROM quarantine GROUP BY state`,
+      )
+      .all(now.getTime()) as Array<{ state: QuarantineStatus; n: number }>;
+    for (const r of rows) counts[r.state] = r.n;
+    return counts;
+  }
+
   markReleased(quarantineId: string, emailId: string | null): void {
     this.db
       .prepare("UPDATE quarantine SET status = 'released', detail = ? WHERE quarantine_id = ?")

@@ -118,6 +118,14 @@ export class SecretStore {
     this.save();
   }
 
+  /** Forgets the mailbox's tokens and bridge password (`account remove`). */
+  remove(mailbox: string): boolean {
+    if (!this.get(mailbox)) return false;
+    delete this.data.accounts[key(mailbox)];
+    this.save();
+    return true;
+  }
+
   markNeedsNewTokens(mailbox: string, reason: string): void {
     const account = this.get(mailbox);
     if (!account) return;

@@ -11,6 +11,9 @@ declare module '@zone-eu/wildduck/imap-core' {
   export class IMAPServer extends EventEmitter {
     constructor(options: Record<string, unknown>);
     server: Server;
+    options: Record<string, unknown>;
+    /** Open client connections. */
+    connections: Set<unknown>;
     notifier: unknown;
     listen(port: number, host: string, callback: () => void): void;
     close(callback: () => void): void;

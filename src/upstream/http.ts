@@ -1,7 +1,9 @@
+import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { redactSecrets } from '../log';
 import { TransportError, VendorError } from './errors';
+import { ignoreVendorTraffic, type RequestOutcome, type VendorObserver } from './observer';
 
 /**
  * JSON over HTTP to the vendor: one keep-alive pool per origin (undici Agent), connect,
@@ -39,7 +41,10 @@ export interface StreamResponse {
 export class Http {
   private readonly agent: Agent;
 
-  constructor(timeoutMs: number) {
+  constructor(
+    timeoutMs: number,
+    private readonly observer: VendorObserver = ignoreVendorTraffic,
+  ) {
     this.agent = new Agent({
       keepAliveTimeout: 30_000,
       connections: 32,
@@ -88,10 +93,14 @@ export class Http {
     onAnswer?: () => void,
   ): Promise<StreamResponse> {
     let res: Awaited<ReturnType<typeof request>>;
+    const started = performance.now();
+    const report = (outcome: RequestOutcome) =>
+      this.observer.request(new URL(url).pathname, outcome, (performance.now() - started) / 1000);
     try {
       res = await request(url, { method, headers, body, dispatcher: this.agent });
       onAnswer?.();
     } catch (err) {
+      report('transport_error');
       const code = (err as { code?: unknown }).code;
       const unsent = typeof code === 'string' && connectFailures.has(code);
       throw new TransportError(
@@ -100,6 +109,7 @@ export class Http {
         !unsent,
       );
     }
+    report(outcomeOf(res.statusCode));
     if (res.statusCode >= 200 && res.statusCode < 300)
       return { status: res.statusCode, body: res.body, headers: res.headers };
     throw errorFromResponse(res.statusCode, await readText(res.body, method, url), res.headers);
@@ -108,6 +118,12 @@ export class Http {
   close(): Promise<void> {
     return this.agent.closed ? Promise.resolve() : this.agent.close();
   }
+}
+
+function outcomeOf(status: number): RequestOutcome {
+  if (status === 429) return 'rate_limited';
+  if (status >= 500) return 'server_error';
+  return status < 300 ? 'success' : 'client_error';
 }
 
 /** Method and path only: query strings may carry ids, and URLs never carry credentials here. */

@@ -5,6 +5,7 @@ import type { BulkResult, FlagChange, FolderList, ListScope, MailboxApi, Mailbox
 import { WriteBatcher } from './write-batcher';
 import { errorKinds, OutcomeUnknownError, TransportError, VendorError } from './errors';
 import type { Http } from './http';
+import { ignoreVendorTraffic, type VendorObserver } from './observer';
 import { highestLane, laneRank, type GateLane, type Lane, type RateLimiter } from './rate-limiter';
 import { TokenManager } from './token-manager';
 import type {
@@ -99,6 +100,7 @@ export class MailboxClient implements MailboxApi {
     refreshCall: RefreshCall,
     private readonly limiter: RateLimiter,
     private readonly logger: Logger,
+    private readonly observer: VendorObserver = ignoreVendorTraffic,
   ) {
     const c = assumptions.commands;
     this.readCommands = new Set([c.listFolders.name, c.listThreads.name, c.getMessages.name, c.search.name]);
@@ -113,8 +115,11 @@ export class MailboxClient implements MailboxApi {
     );
   }
 
-  /** One call with the mailbox's access token: an expired one is refreshed once, a rotated one followed. */
-  private authed<T>(
+  /**
+   * One call with the mailbox's access token: an expired one is refreshed once, a rotated one
+   * followed. The outcome is reported to the observer (readiness: the vendor and the token work).
+   */
+  private async authed<T>(
     lane: Lane,
     idempotent: boolean,
     call: (token: string, answered: () => void) => Promise<T>,
@@ -124,6 +129,7 @@ export class MailboxClient implements MailboxApi {
     let refreshed = false;
     const recover: Recovery = async (err) => {
       if (err instanceof VendorError && err.code === 'TOKEN_EXPIRED' && !refreshed) {
+        this.observer.retry('token_expired');
         token = await this.tokens.refresh(token);
         refreshed = true;
         return true;
@@ -132,7 +138,16 @@ export class MailboxClient implements MailboxApi {
       if (newer) token = newer;
       return newer !== null;
     };
-    return this.gated(lane, idempotent, (answered) => call(token, answered), bodyOf, recover);
+    try {
+      const result = await this.gated(lane, idempotent, (answered) => call(token, answered), bodyOf, recover);
+      this.observer.mailboxResult(this.mailbox, null);
+      return result;
+    } catch (err) {
+      // refusals of one request's arguments still prove the vendor and the token work
+      const answered = err instanceof VendorError && !err.transient && err.kind !== 'auth';
+      this.observer.mailboxResult(this.mailbox, answered ? null : (err as Error));
+      throw err;
+    }
   }
 
   /**
@@ -164,6 +179,7 @@ export class MailboxClient implements MailboxApi {
             'vendor rate limit hit; pausing the mailbox for Retry-After',
           );
           this.limiter.pause(seconds * 1000);
+          this.observer.retry('rate_limited');
           continue;
         }
         const neverApplied =
@@ -175,6 +191,7 @@ export class MailboxClient implements MailboxApi {
             { mailbox: this.mailbox, attempt: transientRetries + 1, error: (err as Error).message },
             'transient vendor failure; retrying',
           );
+          this.observer.retry('transient');
           await sleep(backoff(transientRetries++));
           continue;
         }
@@ -279,6 +296,7 @@ export class MailboxClient implements MailboxApi {
         { mailbox: this.mailbox, commands: again.length, attempt: attempt + 1 },
         'transient command failures; repeating those reads',
       );
+      this.observer.retry('transient');
       await sleep(backoff(attempt));
       const repeated = await this.runOnce(
         again.map((i) => commands[i]),

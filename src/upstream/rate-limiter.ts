@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../util/clock';
+import type { GateObserver } from './observer';
 
 export interface LimiterOptions {
   /** Most requests the vendor may count in any window of `windowMs`. */
@@ -9,6 +10,8 @@ export interface LimiterOptions {
   windowMs: number;
   /** A request queued this long goes ahead of every lane (oldest first), so no lane starves. */
   agingMs: number;
+  /** Told when a request joins the queue and when it gets its slot (metrics). */
+  observer?: GateObserver;
 }
 
 /** The reading interface's documented limits (spec section 8), and the aging bound. */
@@ -92,13 +95,18 @@ export class RateLimiter {
    * over (for a streamed body: when the stream ends).
    */
   acquire(lane: GateLane): Promise<Slot> {
+    const queuedAt = this.clock.now();
     return new Promise((resolve) => {
       this.queues[laneRank(lane)].push({
         lane,
-        queuedAt: this.clock.now(),
+        queuedAt,
         seq: this.seq++,
-        grant: () => resolve(this.slot()),
+        grant: () => {
+          this.opts.observer?.onStart(this.clock.now() - queuedAt, this.waiting());
+          resolve(this.slot());
+        },
       });
+      this.opts.observer?.onQueue(this.waiting());
       this.pump();
     });
   }
@@ -116,6 +124,10 @@ export class RateLimiter {
   pause(ms: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + ms);
     this.pump();
+  }
+
+  private waiting(): number {
+    return this.queues.reduce((n, q) => n + q.length, 0);
   }
 
   /** Requests waiting, per lane (for logs and tests). */

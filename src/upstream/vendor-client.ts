@@ -6,6 +6,7 @@ import type { ReleaseResult, SendResult, VendorApi } from './api';
 import { VendorError } from './errors';
 import { Http } from './http';
 import { MailboxClient } from './mailbox-client';
+import { ignoreVendorTraffic, type VendorObserver } from './observer';
 import { RateLimiter, type LimiterOptions } from './rate-limiter';
 import type { SendRequest, SharedDomainList, TokenPair } from './types';
 
@@ -27,9 +28,10 @@ export class VendorClient implements VendorApi {
     private readonly logger: Logger,
     /** Limiter settings per mailbox and for the key routes; the vendor's limits unless overridden (tests). */
     private readonly limits: Partial<LimiterOptions> = {},
+    private readonly observer: VendorObserver = ignoreVendorTraffic,
   ) {
-    this.http = new Http(vendor.timeoutMs);
-    this.keyLimiter = new RateLimiter(limits);
+    this.http = new Http(vendor.timeoutMs, observer);
+    this.keyLimiter = new RateLimiter({ ...limits, observer: observer.gate('key') });
   }
 
   mailbox(address: string): MailboxClient {
@@ -43,8 +45,9 @@ export class VendorClient implements VendorApi {
         this.assumptions,
         this.secrets,
         (refreshToken, answered) => this.refreshTokens(refreshToken, answered),
-        new RateLimiter(this.limits),
+        new RateLimiter({ ...this.limits, observer: this.observer.gate(key) }),
         this.logger,
+        this.observer,
       );
       this.mailboxes.set(key, client);
     }
@@ -147,6 +150,11 @@ export class VendorClient implements VendorApi {
   }
 }
 
-export function createVendorClient(config: Config, secrets: SecretStore, logger: Logger): VendorClient {
-  return new VendorClient(config.vendor, config.assumptions, secrets, logger);
+export function createVendorClient(
+  config: Config,
+  secrets: SecretStore,
+  logger: Logger,
+  observer?: VendorObserver,
+): VendorClient {
+  return new VendorClient(config.vendor, config.assumptions, secrets, logger, {}, observer);
 }

@@ -235,8 +235,9 @@ describe('vendor errors', () => {
       [{ apiKey: undefined }, /^451 4\.3\.5 The bridge has no vendor send key/],
       [{ mailUrl: 'http://127.0.0.1:9' }, /^451 4\.4\.1 The vendor did not answer/],
     ] as const) {
+      const { configFile: _file, ...base } = h.config;
       const config = parseConfig({
-        ...h.config,
+        ...base,
         vendor: { ...h.config.vendor, ...vendor },
         listen: { host: '127.0.0.1', imapPort: 0, smtpPort: 0 },
       });

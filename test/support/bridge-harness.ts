@@ -5,7 +5,7 @@ import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll } from 'vitest';
 import { parseConfig, type Config } from '../../src/config';
 import { createLogger, type Logger } from '../../src/log';
-import { startBridge, type RunningBridge } from '../../src/bridge';
+import { type BridgeOptions, startBridge, type RunningBridge } from '../../src/bridge';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox';
 import type { VendorMessage } from '../../src/upstream/types';
 
@@ -28,6 +28,7 @@ export interface HarnessOptions {
   config?: Record<string, unknown>;
   /** The bridge's logger; silent by default. */
   logger?: Logger;
+  bridge?: BridgeOptions;
 }
 
 /** Sandbox vendor + bridge on ephemeral loopback ports with a fresh state dir. */
@@ -47,11 +48,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     stateDir,
     pollIntervalSeconds: 3600,
     logLevel: 'silent',
+    ops: { port: 0 },
     ...opts.config,
   };
   const logger = opts.logger ?? createLogger('silent');
   let config = parseConfig(raw);
-  let bridge = await startBridge(config, logger);
+  let bridge = await startBridge(config, logger, opts.bridge);
   const password = bridge.secrets.setBridgePassword(mailbox);
 
   const harness: Harness = {
@@ -84,7 +86,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         ...changes,
         listen: { host: '127.0.0.1', imapPort: ports.imap, smtpPort: ports.smtp },
       });
-      bridge = await startBridge(config, logger);
+      bridge = await startBridge(config, logger, opts.bridge);
     },
     async close() {
       await bridge.close();

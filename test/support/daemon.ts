@@ -45,6 +45,7 @@ export async function setUpDaemon(sandbox: Sandbox, extra: Record<string, unknow
       },
       accounts: [{ mailbox, ...sandbox.issueTokens(mailbox) }],
       listen: { host: '127.0.0.1', imapPort, smtpPort },
+      ops: { port: 0 },
       stateDir: path.join(dir, 'state'),
       pollIntervalSeconds: 3600,
       logLevel: 'silent',

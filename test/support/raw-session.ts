@@ -10,6 +10,10 @@ export interface RawSession {
   exchange(bytes: string, done: RegExp): Promise<string>;
   /** Everything the server sent so far, greeting included. */
   transcript(): string;
+  /** Sends a line as is (e.g. "t IDLE", "DONE"). */
+  send(line: string): void;
+  /** Everything the server sent until `pattern` matches it. */
+  waitFor(pattern: RegExp): Promise<string>;
   close(): void;
 }
 
@@ -40,5 +44,13 @@ export async function rawSession(port: number, user: string, password?: string):
     return w.until(done, 60_000);
   };
   if (password !== undefined) await run(`LOGIN "${user}" "${password}"`);
-  return { run, append, exchange, transcript: () => all, close: w.close };
+  return {
+    run,
+    append,
+    exchange,
+    transcript: () => all,
+    send: (line) => void w.write(`${line}\r\n`),
+    waitFor: (pattern) => w.until(pattern, 60_000),
+    close: w.close,
+  };
 }

@@ -12,6 +12,11 @@ export const testTools = {
   'swaks-tls': { pkg: 'libnet-ssleay-perl', probe: ['perl', '-MNet::SSLeay', '-e', '1'] },
   curl: { pkg: 'curl', probe: ['curl', '--version'] },
   python3: { pkg: 'python3', probe: ['python3', '-c', 'import imaplib'] },
+  // the Prometheus project's text-format parser, for Debian's own python
+  'prometheus-parser': {
+    pkg: 'python3-prometheus-client',
+    probe: ['/usr/bin/python3', '-c', 'import prometheus_client.parser'],
+  },
   neomutt: { pkg: 'neomutt', probe: ['neomutt', '-v'] },
   mbsync: { pkg: 'isync', probe: ['mbsync', '-v'] },
   script: { pkg: 'bsdutils', probe: ['script', '--version'] },

@@ -1,0 +1,100 @@
+import path from 'node:path';
+import type { Config } from './config';
+import type { Logger } from './log';
+import type { AccountRegistry } from './domain/account-registry';
+import { AccountView } from './domain/account-view';
+import { MailboxPoller } from './domain/poller';
+import type { SyncObserver } from './domain/sync-observer';
+import type { ImapNotifier } from './imap/notifier';
+import type { MailStore } from './store';
+import type { MailboxApi } from './upstream/api';
+
+export interface BridgedAccountsDeps {
+  registry: AccountRegistry;
+  /** The mailbox's connection to the vendor, as the domain reads through it. */
+  api: (mailbox: string) => MailboxApi;
+  store: MailStore;
+  notifier: ImapNotifier;
+  logger: Logger;
+  syncObserver: SyncObserver;
+}
+
+/**
+ * The accounts the daemon serves, each an account view and its poller. Accounts start and
+ * stop one at a time, so a reload touches only the accounts it adds or removes.
+ */
+export class BridgedAccounts {
+  private readonly running = new Map<string, { view: AccountView; poller: MailboxPoller }>();
+
+  constructor(
+    private readonly deps: BridgedAccountsDeps,
+    private config: Config,
+  ) {}
+
+  mailboxes(): string[] {
+    return [...this.running.values()].map((r) => r.view.account);
+  }
+
+  get pollers(): MailboxPoller[] {
+    return [...this.running.values()].map((r) => r.poller);
+  }
+
+  has(mailbox: string): boolean {
+    return this.running.has(mailbox.toLowerCase());
+  }
+
+  start(mailbox: string): void {
+    if (this.has(mailbox)) return;
+    const { deps, config } = this;
+    const view = new AccountView({
+      account: mailbox,
+      api: deps.api(mailbox),
+      store: deps.store,
+      assumptions: config.assumptions,
+      logger: deps.logger,
+      attachmentCacheDir: path.join(config.stateDir, 'attachments'),
+      publish: (account, folder, changes) => deps.notifier.publish(account, folder, changes),
+      labelsRoot: config.labelsFolder,
+      copyToFolder: config.copyToFolder,
+      freshnessMs: config.freshnessSeconds * 1000,
+      syncObserver: deps.syncObserver,
+    });
+    deps.registry.add(view);
+    const poller = this.poller(view);
+    poller.start();
+    this.running.set(mailbox.toLowerCase(), { view, poller });
+  }
+
+  private poller(view: AccountView): MailboxPoller {
+    return new MailboxPoller(
+      view,
+      this.config.pollIntervalSeconds * 1000,
+      this.config.fullSyncEveryPolls,
+      this.deps.logger,
+    );
+  }
+
+  async stop(mailbox: string): Promise<void> {
+    const entry = this.running.get(mailbox.toLowerCase());
+    if (!entry) return;
+    this.running.delete(mailbox.toLowerCase());
+    this.deps.registry.remove(mailbox);
+    await entry.poller.stop();
+  }
+
+  /** New polling settings: each poller is replaced once its running poll ends. */
+  async repoll(config: Config): Promise<void> {
+    this.config = config;
+    await Promise.all(
+      [...this.running.values()].map(async (entry) => {
+        await entry.poller.stop();
+        entry.poller = this.poller(entry.view);
+        entry.poller.start();
+      }),
+    );
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(this.mailboxes().map((m) => this.stop(m)));
+  }
+}

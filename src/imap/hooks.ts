@@ -145,7 +145,7 @@ export function installHooks(
     return [
       {
         _id: key,
-        recent: recent.open(session, key, opened.uids, known),
+        recent: recent.open(session, key, opened.uids, known, session.opening?.readOnly === true),
         specialUse: folder.specialUse,
         uidValidity: opened.uidValidity,
         uidNext: opened.uidNext,

@@ -6,20 +6,21 @@ import type { ImapSession } from './session';
  * claimed: SELECT claims every UID above it, and a session that meets newer messages later
  * (its FETCH, SEARCH or STORE after they arrived) claims those. Kept in memory: after a
  * restart the first SELECT of a folder finds recent what the state database did not hold yet.
- * EXAMINE claims too (imap-core does not tell the hook which of the two it is).
+ * An EXAMINE session sees as recent what no session has claimed, and claims nothing: it must
+ * not change per-user state (RFC 3501 6.3.2).
  */
 export class RecentMessages {
   private readonly watermarks = new Map<string, number>();
-  private readonly claimed = new WeakMap<ImapSession, { folder: string; uids: Set<number> }>();
+  private readonly claimed = new WeakMap<ImapSession, { folder: string; uids: Set<number>; readOnly: boolean }>();
 
   /**
    * SELECT of `folder` showing `uids`; `known` is the highest UID the bridge held before the
    * folder was synced for this SELECT (used the first time the folder is met). Returns the
    * number of messages recent in this session.
    */
-  open(session: ImapSession, folder: string, uids: readonly number[], known: number): number {
+  open(session: ImapSession, folder: string, uids: readonly number[], known: number, readOnly = false): number {
     if (!this.watermarks.has(folder)) this.watermarks.set(folder, known);
-    this.claimed.set(session, { folder, uids: new Set() });
+    this.claimed.set(session, { folder, uids: new Set(), readOnly });
     return this.claimNew(session, uids);
   }
 
@@ -34,7 +35,7 @@ export class RecentMessages {
       mine.uids.add(uids[i]);
       highest = Math.max(highest, uids[i]);
     }
-    this.watermarks.set(mine.folder, highest);
+    if (!mine.readOnly) this.watermarks.set(mine.folder, highest);
     return mine.uids.size;
   }
 

@@ -3,6 +3,8 @@ export interface ImapSession {
   id: string;
   user: { id: string; username: string };
   selected: { uidList: number[]; condstoreEnabled?: boolean; mailbox: string } | false;
+  /** While SELECT or EXAMINE runs its hook: whether it is EXAMINE (patch examine-tells-open-hook). */
+  opening?: { readOnly: boolean } | null;
   writeStream: { write(chunk: unknown, callback?: () => void): boolean };
   formatResponse(command: string, uid: number, data?: Record<string, unknown>): unknown;
   /** Sends FLAGS and PERMANENTFLAGS first when `flags` holds keywords the client was not told about. */

@@ -62,3 +62,18 @@ test('a message arriving later is \\Recent only in the session that meets it fir
   ]);
   for (const s of [a, b, observer]) s.close();
 });
+
+test('EXAMINE shows the unclaimed messages as \\Recent and leaves them \\Recent for the next SELECT (6.3.2)', async () => {
+  await control(c.h.sandbox, 'POST', '/inject', {
+    mailbox,
+    message: { from: 'news@example.org', to: mailbox, subject: 'Examined news', text: 'hello' },
+  });
+  await c.h.bridge.pollers[0].tick();
+  const examiner = await c.session();
+  expect(recentCount(await examiner.run('EXAMINE INBOX'))).toBe(1);
+  await examiner.run('FETCH 1:* (FLAGS)');
+  const selector = await c.session();
+  expect(recentCount(await selector.run('SELECT INBOX'))).toBe(1);
+  examiner.close();
+  selector.close();
+});

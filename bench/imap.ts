@@ -6,6 +6,7 @@ import { spawnSandbox, type SandboxProcess } from './sandbox-process';
 import { ensureDovecotInstalled, startDovecot } from './dovecot';
 import { startDaemon, type Daemon } from './daemon-process';
 import { RawImap } from './raw-imap';
+import { vendorSettings } from '../src/sandbox/vendor-settings';
 
 /**
  * IMAP benchmark (issue 3):
@@ -42,12 +43,7 @@ export async function daemonFor(
   fs.writeFileSync(
     configFile,
     JSON.stringify({
-      vendor: {
-        readUrl: sandbox.urls.read,
-        mailUrl: sandbox.urls.mail,
-        graphUrl: sandbox.urls.graph,
-        apiKey: sandbox.apiKey,
-      },
+      vendor: vendorSettings(sandbox),
       accounts: [{ mailbox, accessToken: tokens.access_token, refreshToken: tokens.refresh_token }],
       listen: { host: '127.0.0.1', imapPort: port, smtpPort: port + 1 },
       stateDir: path.join(stateDir, 'state'),

@@ -14,6 +14,7 @@ import { QuarantineStore } from '../src/store/quarantine';
 import { SecretStore } from '../src/store/secrets';
 import { createVendorClient } from '../src/upstream/vendor-client';
 import { spawnSandbox } from './sandbox-process';
+import { vendorSettings } from '../src/sandbox/vendor-settings';
 
 /**
  * SMTP benchmark (issue 5): what the bridge adds to a 100 KB submission beyond the vendor's own
@@ -63,12 +64,7 @@ export async function runSmtpBench(): Promise<Record<string, unknown>> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-bench-smtp-'));
   const logger = createLogger('warn');
   const config = parseConfig({
-    vendor: {
-      readUrl: sandbox.urls.read,
-      mailUrl: sandbox.urls.mail,
-      graphUrl: sandbox.urls.graph,
-      apiKey: sandbox.apiKey,
-    },
+    vendor: vendorSettings(sandbox),
     accounts: [{ mailbox: alice }],
     listen: { host: '127.0.0.1', imapPort: 0, smtpPort: 0 },
     stateDir,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { type Daemon, startDaemon } from './daemon-process';
 import { RawImap } from './raw-imap';
 import { spawnSandbox, type SandboxProcess } from './sandbox-process';
+import { vendorSettings } from '../src/sandbox/vendor-settings';
 
 /**
  * `npm run stress`: the hostile and heavy loads of issue 13 against the compiled daemon in
@@ -22,12 +23,7 @@ async function daemonFor(sandbox: SandboxProcess, dir: string): Promise<{ daemon
   fs.writeFileSync(
     configFile,
     JSON.stringify({
-      vendor: {
-        readUrl: sandbox.urls.read,
-        mailUrl: sandbox.urls.mail,
-        graphUrl: sandbox.urls.graph,
-        apiKey: sandbox.apiKey,
-      },
+      vendor: vendorSettings(sandbox),
       accounts: [{ mailbox, accessToken: tokens.access_token, refreshToken: tokens.refresh_token }],
       listen: { host: '127.0.0.1', imapPort: port, smtpPort: port + 1 },
       stateDir: path.join(dir, 'state'),

@@ -10,6 +10,7 @@ import { ensureStateDir } from './state-dir';
 import { SecretStore } from './store/secrets';
 import { writeFileAtomic } from './util/atomic-file';
 import { configFlag } from './util/shell-quote';
+import { vendorSettings } from './sandbox/vendor-settings';
 
 export interface DemoOptions {
   messages: number;
@@ -59,12 +60,7 @@ export async function runDemo(
         pollIntervalSeconds: 5,
         logLevel: 'warn',
         ...raw,
-        vendor: {
-          readUrl: sandbox.urls.read,
-          mailUrl: sandbox.urls.mail,
-          graphUrl: sandbox.urls.graph,
-          apiKey: sandbox.apiKey,
-        },
+        vendor: vendorSettings(sandbox),
         accounts: [{ mailbox: demoMailbox }],
         listen,
         tls: absolutePaths(raw.tls, baseDir),

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig, ConfigError } from '../src/config';
 import { startSandbox, type Sandbox } from '../src/sandbox';
 import { mailbridge } from './support/cli-process';
+import { vendorSettings } from '../src/sandbox/vendor-settings';
 
 let sandbox: Sandbox;
 let dir: string;
@@ -24,12 +25,7 @@ function writeConfig(extra: Record<string, unknown> = {}): string {
   fs.writeFileSync(
     file,
     JSON.stringify({
-      vendor: {
-        readUrl: sandbox.urls.read,
-        mailUrl: sandbox.urls.mail,
-        graphUrl: sandbox.urls.graph,
-        apiKey: sandbox.apiKey,
-      },
+      vendor: vendorSettings(sandbox),
       accounts: [{ mailbox: 'alice@sandbox.test' }],
       stateDir: './state',
       ...extra,

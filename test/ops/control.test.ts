@@ -6,6 +6,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { control } from '../support/bridge-harness';
 import { type DaemonProcess, mailbridge, spawnDaemon } from '../support/cli-process';
 import { rawSession, type RawSession } from '../support/raw-session';
+import { vendorSettings } from '../../src/sandbox/vendor-settings';
 
 /**
  * The real daemon (`mailbridge start`) and the real CLI in their own processes: status and
@@ -29,12 +30,7 @@ function writeConfig(accounts: Array<Record<string, string>>, extra: Record<stri
   fs.writeFileSync(
     configFile,
     JSON.stringify({
-      vendor: {
-        readUrl: sandbox.urls.read,
-        mailUrl: sandbox.urls.mail,
-        graphUrl: sandbox.urls.graph,
-        apiKey: sandbox.apiKey,
-      },
+      vendor: vendorSettings(sandbox),
       accounts,
       listen: { host: '127.0.0.1', imapPort: 0, smtpPort: 0 },
       ops: { port: 0 },

@@ -18,6 +18,7 @@ import { QuarantineStore } from '../../src/store/quarantine';
 import { SecretStore } from '../../src/store/secrets';
 import { createVendorClient, type VendorClient } from '../../src/upstream/vendor-client';
 import type { VendorMessage } from '../../src/upstream/types';
+import { vendorSettings } from '../../src/sandbox/vendor-settings';
 
 /** Sandbox vendor + the SMTP submission server alone (no IMAP), on ephemeral loopback ports. */
 
@@ -101,7 +102,8 @@ export async function startSmtpHarness(opts: SmtpHarnessOptions = {}): Promise<S
   const wire = await wireRecorder(sandbox.urls.mail);
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-smtp-'));
   const config = parseConfig({
-    vendor: { readUrl: sandbox.urls.read, mailUrl: wire.url, graphUrl: sandbox.urls.graph, apiKey: sandbox.apiKey },
+    // the mail host through the recorder, to see every send request
+    vendor: { ...vendorSettings(sandbox), mailUrl: wire.url },
     accounts: [{ mailbox: alice }],
     listen: { host: opts.host ?? '127.0.0.1', imapPort: 0, smtpPort: 0, smtpsPort: 0 },
     stateDir,

@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../../src/log';
 import { type BridgeOptions, startBridge, type RunningBridge } from '../../src/bridge';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox';
 import type { VendorMessage } from '../../src/upstream/types';
+import { vendorSettings } from '../../src/sandbox/vendor-settings';
 
 export const mailbox = 'alice@sandbox.test';
 
@@ -37,12 +38,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-test-'));
   const tokens = sandbox.issueTokens(mailbox);
   const raw = {
-    vendor: {
-      readUrl: sandbox.urls.read,
-      mailUrl: sandbox.urls.mail,
-      graphUrl: sandbox.urls.graph,
-      apiKey: sandbox.apiKey,
-    },
+    vendor: vendorSettings(sandbox),
     accounts: [{ mailbox, ...tokens }],
     listen: { host: '127.0.0.1', imapPort: 0, smtpPort: 0 },
     stateDir,

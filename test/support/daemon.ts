@@ -6,6 +6,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Sandbox } from '../../src/sandbox';
 import { mailbox } from './bridge-harness';
+import { freePort } from './free-port';
+import { vendorSettings } from '../../src/sandbox/vendor-settings';
 
 /** The real CLI daemon (`mailbridge start`) in a child process, against a sandbox vendor. */
 
@@ -20,14 +22,6 @@ export interface DaemonSetup {
   password: string;
 }
 
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** A config file and state dir for `mailbox` on free ports, with a bridge password made by the CLI. */
 export async function setUpDaemon(sandbox: Sandbox, extra: Record<string, unknown> = {}): Promise<DaemonSetup> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-daemon-'));
@@ -37,12 +31,7 @@ export async function setUpDaemon(sandbox: Sandbox, extra: Record<string, unknow
   fs.writeFileSync(
     config,
     JSON.stringify({
-      vendor: {
-        readUrl: sandbox.urls.read,
-        mailUrl: sandbox.urls.mail,
-        graphUrl: sandbox.urls.graph,
-        apiKey: sandbox.apiKey,
-      },
+      vendor: vendorSettings(sandbox),
       accounts: [{ mailbox, ...sandbox.issueTokens(mailbox) }],
       listen: { host: '127.0.0.1', imapPort, smtpPort },
       ops: { port: 0 },

@@ -122,8 +122,14 @@ async function mirror(h: Harness, d: Dovecot): Promise<void> {
     }
     bridge.close();
     dovecot.close();
-    // a message is \Recent in one session only: this one takes it, so the cases see none
-    for (const folder of [...mirrored, ...labelFolders]) await to.mailboxOpen(folder);
+    // a message is \Recent in one session only: these take it on both servers (EXAMINE takes
+    // none, RFC 3501 6.3.2), so the cases see none
+    const claimer = await imapflow(h.bridge.ports.imap, mailbox, h.password);
+    for (const folder of [...mirrored, ...labelFolders]) {
+      await to.mailboxOpen(folder);
+      await claimer.mailboxOpen(folder);
+    }
+    await claimer.logout();
   } finally {
     await to.logout().catch(() => undefined);
   }

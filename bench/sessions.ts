@@ -88,8 +88,14 @@ async function selectLoad(target: Target, messages: number, sessions: number, se
   await Promise.all(
     Array.from({ length: sessions }, async (_, i) => {
       const next = sequence(1000 + i);
-      const raw = await RawImap.login(target.port, target.user, target.password);
+      let raw = await RawImap.login(target.port, target.user, target.password);
+      let selects = 0;
       while (performance.now() < until) {
+        // imap-core ends a connection after 1,000 SELECTs (WildDuck's abuse limit): reconnect first
+        if (++selects % 900 === 0) {
+          await raw.logout();
+          raw = await RawImap.login(target.port, target.user, target.password);
+        }
         latencies.push(await expectOk(raw, 'SELECT INBOX'));
         const from = 1 + Math.floor(next() * messages);
         await expectOk(raw, `FETCH ${from}:${Math.min(messages, from + 49)} (UID FLAGS ENVELOPE)`);

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { type Daemon, startDaemon } from './daemon-process';
+import type { Daemon } from './daemon-process';
+import { daemonFor, mailbox } from './imap';
 import { RawImap } from './raw-imap';
-import { spawnSandbox, type SandboxProcess } from './sandbox-process';
-import { vendorSettings } from '../src/sandbox/vendor-settings';
+import { spawnSandbox } from './sandbox-process';
 
 /**
  * `npm run stress`: the hostile and heavy loads of issue 13 against the compiled daemon in
@@ -13,26 +13,7 @@ import { vendorSettings } from '../src/sandbox/vendor-settings';
  * bench/results/stress.json. Every phase is bounded in time and bytes.
  */
 
-const mailbox = 'alice@sandbox.test';
 const mb = 1024 * 1024;
-
-async function daemonFor(sandbox: SandboxProcess, dir: string): Promise<{ daemon: Daemon; port: number }> {
-  const tokens = await sandbox.control<{ access_token: string; refresh_token: string }>('POST', '/tokens', { mailbox });
-  const configFile = path.join(dir, 'config.json');
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  fs.writeFileSync(
-    configFile,
-    JSON.stringify({
-      vendor: vendorSettings(sandbox),
-      accounts: [{ mailbox, accessToken: tokens.access_token, refreshToken: tokens.refresh_token }],
-      listen: { host: '127.0.0.1', imapPort: port, smtpPort: port + 1 },
-      stateDir: path.join(dir, 'state'),
-      pollIntervalSeconds: 86_400,
-      logLevel: 'error',
-    }),
-  );
-  return { daemon: await startDaemon(configFile, port), port };
-}
 
 /** Writes `total` bytes of `fill` as fast as the socket takes them; stops when the server closes. */
 async function flood(port: number, head: string, total: number): Promise<{ sent: number; answer: string }> {

@@ -12,7 +12,8 @@ import { spawnSandbox } from './sandbox-process';
  *    LOGOUT) with 5 and 20 sessions, bridge against Dovecot serving the same bytes: ops/s;
  *  - 50 sessions doing SELECT/FETCH/SEARCH/NOOP: SELECT latency percentiles, and the vendor
  *    requests per poll interval, against the same count with one session.
- * Durations: BENCH_MIX_SECONDS (default 60), BENCH_SELECT_SECONDS (default 120).
+ * Durations: BENCH_MIX_SECONDS (default 60), BENCH_SELECT_SECONDS (default 120; 0 skips the SELECT
+ * load); BENCH_MIX_SESSIONS (default 5,20) lists the mix's session counts.
  */
 
 interface Target {
@@ -51,34 +52,72 @@ async function expectOk(raw: RawImap, command: string): Promise<number> {
   return r.ms;
 }
 
+type OpTimes = Map<string, number[]>;
+
+function timed(times: OpTimes, op: string, ms: number): void {
+  const list = times.get(op);
+  if (list) list.push(ms);
+  else times.set(op, [ms]);
+}
+
 /** One session of the mix: a full client visit, again and again until `until`. */
-async function mixSession(target: Target, messages: number, seed: number, until: number): Promise<number> {
+async function mixSession(
+  target: Target,
+  messages: number,
+  seed: number,
+  until: number,
+  times: OpTimes,
+): Promise<number> {
   const next = sequence(seed);
   const pick = () => 1 + Math.floor(next() * messages);
   let ops = 0;
-  while (performance.now() < until) {
-    const raw = await RawImap.login(target.port, target.user, target.password);
+  const op = async (name: string, raw: RawImap, command: string) => {
+    timed(times, name, await expectOk(raw, command));
     ops++;
-    await expectOk(raw, 'SELECT INBOX');
+  };
+  while (performance.now() < until) {
+    const started = performance.now();
+    const raw = await RawImap.login(target.port, target.user, target.password);
+    timed(times, 'LOGIN', performance.now() - started);
+    ops++;
+    await op('SELECT', raw, 'SELECT INBOX');
     const from = pick();
-    await expectOk(raw, `FETCH ${from}:${Math.min(messages, from + 19)} (UID FLAGS ENVELOPE RFC822.SIZE)`);
-    await expectOk(raw, `FETCH ${pick()} BODY.PEEK[]`);
-    await expectOk(raw, `STORE ${pick()} ${next() < 0.5 ? '+' : '-'}FLAGS.SILENT (\\Flagged)`);
-    await expectOk(raw, 'STATUS INBOX (MESSAGES UNSEEN UIDNEXT)');
-    await expectOk(raw, 'LIST "" "*"');
-    ops += 6;
+    await op('FETCH metadata', raw, `FETCH ${from}:${Math.min(messages, from + 19)} (UID FLAGS ENVELOPE RFC822.SIZE)`);
+    await op('FETCH body', raw, `FETCH ${pick()} BODY.PEEK[]`);
+    await op('STORE', raw, `STORE ${pick()} ${next() < 0.5 ? '+' : '-'}FLAGS.SILENT (\\Flagged)`);
+    await op('STATUS', raw, 'STATUS INBOX (MESSAGES UNSEEN UIDNEXT)');
+    await op('LIST', raw, 'LIST "" "*"');
+    const leaving = performance.now();
     await raw.logout();
+    timed(times, 'LOGOUT', performance.now() - leaving);
     ops++;
   }
   return ops;
 }
 
-async function mix(target: Target, messages: number, sessions: number, seconds: number): Promise<number> {
+/** ops/s over all sessions, and each operation's latency in ms. */
+async function mix(
+  target: Target,
+  messages: number,
+  sessions: number,
+  seconds: number,
+): Promise<{ opsPerSecond: number; latencyMs: Record<string, { p50: number; p99: number; meanMs: number }> }> {
   const until = performance.now() + seconds * 1000;
+  const times: OpTimes = new Map();
   const counts = await Promise.all(
-    Array.from({ length: sessions }, (_, i) => mixSession(target, messages, i + 1, until)),
+    Array.from({ length: sessions }, (_, i) => mixSession(target, messages, i + 1, until, times)),
   );
-  return +(counts.reduce((a, b) => a + b, 0) / seconds).toFixed(1);
+  const latencyMs = Object.fromEntries(
+    [...times].map(([name, ms]) => [
+      name,
+      {
+        p50: percentile(ms, 50),
+        p99: percentile(ms, 99),
+        meanMs: +(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(1),
+      },
+    ]),
+  );
+  return { opsPerSecond: +(counts.reduce((a, b) => a + b, 0) / seconds).toFixed(1), latencyMs };
 }
 
 /** SELECT/FETCH/SEARCH/NOOP in every session; returns each SELECT's latency. */
@@ -111,6 +150,7 @@ async function selectLoad(target: Target, messages: number, sessions: number, se
 export async function runSessionsBench(): Promise<Record<string, unknown>> {
   const mixSeconds = Number(process.env.BENCH_MIX_SECONDS ?? 60);
   const selectSeconds = Number(process.env.BENCH_SELECT_SECONDS ?? 120);
+  const mixSessions = (process.env.BENCH_MIX_SESSIONS ?? '5,20').split(',').map(Number);
   const pollSeconds = 30;
   // about 58% of the seeded corpus lands in INBOX: 17,400 messages give a 10,000-message folder
   const sandbox = await spawnSandbox({ messages: Number(process.env.BENCH_SESSIONS_CORPUS ?? 17_400), latencyMs: 50 });
@@ -131,11 +171,25 @@ export async function runSessionsBench(): Promise<Record<string, unknown>> {
     const reference: Target = { port: dovecot.port, user: dovecot.user, password: dovecot.password };
     try {
       const mixes: Record<string, unknown> = {};
-      for (const sessions of [5, 20]) {
+      for (const sessions of mixSessions) {
         progress(`mix with ${sessions} sessions, ${mixSeconds} s each on the bridge and on Dovecot`);
+        await sandbox.control('POST', '/stats/reset', {});
         const b = await mix(bridge, messages, sessions, mixSeconds);
+        const vendor = await stats();
         const d = await mix(reference, messages, sessions, mixSeconds);
-        mixes[`sessions${sessions}`] = { bridgeOpsPerSecond: b, dovecotOpsPerSecond: d, ratio: +(b / d).toFixed(2) };
+        mixes[`sessions${sessions}`] = {
+          bridgeOpsPerSecond: b.opsPerSecond,
+          dovecotOpsPerSecond: d.opsPerSecond,
+          ratio: +(b.opsPerSecond / d.opsPerSecond).toFixed(2),
+          vendor: {
+            requests: vendor.requests,
+            maxPerSecond: vendor.maxPerSecond,
+            maxInFlight: vendor.maxInFlight,
+            rateLimited: vendor.rateLimited,
+          },
+          bridgeLatencyMs: b.latencyMs,
+          dovecotLatencyMs: d.latencyMs,
+        };
       }
 
       const perPoll = async (sessions: number, seconds: number) => {
@@ -153,6 +207,7 @@ export async function runSessionsBench(): Promise<Record<string, unknown>> {
           rateLimited: s.rateLimited,
         };
       };
+      if (!selectSeconds) return { messages, mix: mixes };
       progress(`1 session, then 50 sessions, SELECT/FETCH/SEARCH/NOOP for ${selectSeconds} s each`);
       const one = await perPoll(1, selectSeconds);
       const fifty = await perPoll(50, selectSeconds);

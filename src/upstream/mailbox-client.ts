@@ -86,7 +86,7 @@ export class MailboxClient implements MailboxApi {
 
   private readonly tokens: TokenManager;
   private readonly writes = new WriteBatcher(
-    (commands, lane) => this.request(commands, lane),
+    (take, lane) => this.requestWhenGranted(take, lane, false),
     maxCommandsPerRequest,
     maxOutstandingWrites,
   );
@@ -205,17 +205,25 @@ export class MailboxClient implements MailboxApi {
   }
 
   /** One request of at most 20 commands; results put back in command order by their id. */
-  private async request(commands: Command[], lane: Lane): Promise<CommandResult[]> {
+  private request(commands: Command[], lane: Lane): Promise<CommandResult[]> {
     const idempotent = commands.every((c) => this.readCommands.has(c.command));
-    const response = await this.authed(lane, idempotent, async (token, answered) => {
+    return this.requestWhenGranted(() => commands, lane, idempotent);
+  }
+
+  /** The same, with the commands taken when the gate grants the request (write-batcher.ts). */
+  private async requestWhenGranted(take: () => Command[], lane: Lane, idempotent: boolean): Promise<CommandResult[]> {
+    let granted: Command[] | undefined;
+    const { response, commands } = await this.authed(lane, idempotent, async (token, answered) => {
+      // taken at the first grant; a repeat (after a refresh or a 429) sends the same commands
+      granted ??= take();
       const res = await this.http.json<CommandResponse>(
         'POST',
         `${this.readUrl}/v1`,
         { authorization: `Bearer ${token}` },
-        { commands },
+        { commands: granted },
         answered,
       );
-      return res.body;
+      return { response: res.body, commands: granted };
     });
     const results = Array.isArray(response.results) ? response.results : [];
     if (results.length !== commands.length) {

@@ -1,5 +1,5 @@
 import type { Lane } from './rate-limiter';
-import { highestLane } from './rate-limiter';
+import { laneRank } from './rate-limiter';
 import type { Command, CommandResult } from './types';
 
 interface Unit {
@@ -9,21 +9,40 @@ interface Unit {
   reject(err: unknown): void;
 }
 
+/** A write request waiting for its place in the gate: it takes more units until it is granted. */
+interface Batch {
+  units: Unit[];
+  size: number;
+  lane: Lane;
+  sealed: boolean;
+}
+
 /**
- * Writes of many clients share requests when they would otherwise wait: at most
- * `maxOutstanding` write requests are queued in the gate or on the wire, and writes issued
- * meanwhile ride together in the next request, up to `maxCommands` commands, in the order they
- * were issued. A lone write goes at once, so sharing only ever replaces waiting. A unit (one
- * caller's commands, at most `maxCommands`) is never split; every unit of a request gets that
- * request's results for its commands, or its failure (each caller then settles its own ids:
- * read back after a lost answer, repeated only after proof nothing happened).
+ * Sends a request of the commands that `take()` returns when the gate grants it: until then
+ * the batch keeps taking the writes issued meanwhile.
+ */
+export type SendWhenGranted = (take: () => Command[], lane: Lane) => Promise<CommandResult[]>;
+
+/**
+ * Writes of many clients share requests when they would otherwise wait. A write joins the
+ * request that is still waiting for its place in the gate, if that request has room (up to
+ * `maxCommands` commands) and is in a lane at least as high; otherwise it starts a request
+ * of its own, with at most `maxOutstanding` write requests queued in the gate or on the wire.
+ * A request's commands are fixed only when the gate grants it, so when the vendor's second is
+ * full, every write issued during the wait rides in the next request instead of queueing
+ * behind it: the writes a second can carry grow with the wait, not the requests. A lone write
+ * goes at once, so sharing only ever replaces waiting. A unit (one caller's commands, at most
+ * `maxCommands`) is never split; every unit of a request gets that request's results for its
+ * commands, or its failure (each caller then settles its own ids: read back after a lost
+ * answer, repeated only after proof nothing happened).
  */
 export class WriteBatcher {
   private readonly pending: Unit[] = [];
+  private waiting: Batch | null = null;
   private outstanding = 0;
 
   constructor(
-    private readonly send: (commands: Command[], lane: Lane) => Promise<CommandResult[]>,
+    private readonly send: SendWhenGranted,
     private readonly maxCommands: number,
     private readonly maxOutstanding: number,
   ) {}
@@ -36,38 +55,59 @@ export class WriteBatcher {
     });
   }
 
+  private fits(batch: Batch | null, unit: Unit): batch is Batch {
+    return (
+      batch !== null &&
+      !batch.sealed &&
+      batch.size + unit.commands.length <= this.maxCommands &&
+      laneRank(unit.lane) >= laneRank(batch.lane)
+    );
+  }
+
   private pump(): void {
-    while (this.outstanding < this.maxOutstanding && this.pending.length) {
-      const units: Unit[] = [];
-      let size = 0;
-      while (this.pending.length && size + this.pending[0].commands.length <= this.maxCommands) {
-        const unit = this.pending.shift()!;
-        units.push(unit);
-        size += unit.commands.length;
-      }
-      this.outstanding++;
-      const request = this.send(
-        units.flatMap((u) => u.commands),
-        highestLane(units.map((u) => u.lane)),
-      );
-      request.then(
-        (results) => {
-          let at = 0;
-          for (const u of units) {
-            u.resolve(results.slice(at, at + u.commands.length));
-            at += u.commands.length;
-          }
-        },
-        (err) => {
-          for (const u of units) u.reject(err);
-        },
-      );
-      request
-        .catch(() => undefined)
-        .finally(() => {
-          this.outstanding--;
-          this.pump();
-        });
+    while (this.pending.length) {
+      const unit = this.pending[0];
+      if (this.fits(this.waiting, unit)) {
+        this.waiting.units.push(this.pending.shift()!);
+        this.waiting.size += unit.commands.length;
+      } else if (this.outstanding < this.maxOutstanding) {
+        this.dispatch(this.pending.shift()!);
+      } else return;
     }
+  }
+
+  private dispatch(first: Unit): void {
+    const batch: Batch = { units: [first], size: first.commands.length, lane: first.lane, sealed: false };
+    this.waiting = batch;
+    this.outstanding++;
+    // no unit joins once the request is granted, or settled without ever being granted
+    const seal = () => {
+      batch.sealed = true;
+      if (this.waiting === batch) this.waiting = null;
+    };
+    const request = this.send(() => {
+      seal();
+      return batch.units.flatMap((u) => u.commands);
+    }, batch.lane);
+    request.then(
+      (results) => {
+        seal();
+        let at = 0;
+        for (const u of batch.units) {
+          u.resolve(results.slice(at, at + u.commands.length));
+          at += u.commands.length;
+        }
+      },
+      (err) => {
+        seal();
+        for (const u of batch.units) u.reject(err);
+      },
+    );
+    request
+      .catch(() => undefined)
+      .finally(() => {
+        this.outstanding--;
+        this.pump();
+      });
   }
 }

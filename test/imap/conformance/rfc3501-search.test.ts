@@ -14,6 +14,7 @@ section(
     { name: 'SUBJECT, FROM, TO', commands: ['SEARCH SUBJECT re', 'SEARCH FROM example', 'SEARCH TO sandbox.test'] },
     { name: 'HEADER', commands: ['SEARCH HEADER Message-ID sandbox', 'SEARCH HEADER List-Unsubscribe ""'] },
     { name: 'NOT, OR', commands: ['SEARCH NOT SEEN', 'SEARCH OR FLAGGED KEYWORD Later', 'SEARCH NOT OR SEEN FLAGGED'] },
+    { name: 'CHARSET anywhere but first is a syntax error', commands: ['SEARCH UNSEEN CHARSET UTF-8', 'SEARCH ALL'] },
     { name: 'UID SEARCH and UID sets', commands: ['UID SEARCH ALL', 'UID SEARCH UID 3:6', 'SEARCH 2:4'] },
     { name: 'BEFORE, ON, SINCE (INTERNALDATE)', commands: ['SEARCH SINCE 1-Jun-2025', 'SEARCH BEFORE 1-Jun-2025'] },
     {

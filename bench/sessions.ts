@@ -13,7 +13,7 @@ import { spawnSandbox } from './sandbox-process';
  *  - 50 sessions doing SELECT/FETCH/SEARCH/NOOP: SELECT latency percentiles, and the vendor
  *    requests per poll interval, against the same count with one session.
  * Durations: BENCH_MIX_SECONDS (default 60), BENCH_SELECT_SECONDS (default 120; 0 skips the SELECT
- * load); BENCH_MIX_SESSIONS (default 5,20) lists the mix's session counts.
+ * load); BENCH_MIX_SESSIONS (default 5,20) lists the mix's session counts (empty: no mix, no Dovecot).
  */
 
 interface Target {
@@ -27,6 +27,7 @@ interface Stats {
   maxPerSecond: number;
   maxInFlight: number;
   rateLimited: number;
+  commands: Record<string, number>;
 }
 
 /** A deterministic pseudo-random sequence, so both servers get the same operations. */
@@ -150,7 +151,7 @@ async function selectLoad(target: Target, messages: number, sessions: number, se
 export async function runSessionsBench(): Promise<Record<string, unknown>> {
   const mixSeconds = Number(process.env.BENCH_MIX_SECONDS ?? 60);
   const selectSeconds = Number(process.env.BENCH_SELECT_SECONDS ?? 120);
-  const mixSessions = (process.env.BENCH_MIX_SESSIONS ?? '5,20').split(',').map(Number);
+  const mixSessions = (process.env.BENCH_MIX_SESSIONS ?? '5,20').split(',').filter(Boolean).map(Number);
   const pollSeconds = 30;
   // about 58% of the seeded corpus lands in INBOX: 17,400 messages give a 10,000-message folder
   const sandbox = await spawnSandbox({ messages: Number(process.env.BENCH_SESSIONS_CORPUS ?? 17_400), latencyMs: 50 });
@@ -163,15 +164,18 @@ export async function runSessionsBench(): Promise<Record<string, unknown>> {
     const c = await client();
     const messages = (await c.mailboxOpen('INBOX')).exists;
     const sources: Array<{ source: Buffer; flags: string[] }> = [];
-    for await (const m of c.fetch('1:*', { source: true, flags: true })) {
-      sources.push({ source: m.source as Buffer, flags: [...(m.flags ?? [])] });
+    if (mixSessions.length) {
+      for await (const m of c.fetch('1:*', { source: true, flags: true })) {
+        sources.push({ source: m.source as Buffer, flags: [...(m.flags ?? [])] });
+      }
     }
     await c.logout();
-    const dovecot = await startDovecot(sources);
-    const reference: Target = { port: dovecot.port, user: dovecot.user, password: dovecot.password };
+    const dovecot = mixSessions.length ? await startDovecot(sources, { ownMaildir: true }) : null;
     try {
       const mixes: Record<string, unknown> = {};
       for (const sessions of mixSessions) {
+        if (!dovecot) break;
+        const reference: Target = { port: dovecot.port, user: dovecot.user, password: dovecot.password };
         progress(`mix with ${sessions} sessions, ${mixSeconds} s each on the bridge and on Dovecot`);
         await sandbox.control('POST', '/stats/reset', {});
         const b = await mix(bridge, messages, sessions, mixSeconds);
@@ -205,6 +209,7 @@ export async function runSessionsBench(): Promise<Record<string, unknown>> {
           vendorRequestsPerPollInterval: +((s.requests / seconds) * pollSeconds).toFixed(1),
           maxPerSecond: s.maxPerSecond,
           rateLimited: s.rateLimited,
+          commands: s.commands,
         };
       };
       if (!selectSeconds) return { messages, mix: mixes };
@@ -213,7 +218,7 @@ export async function runSessionsBench(): Promise<Record<string, unknown>> {
       const fifty = await perPoll(50, selectSeconds);
       return { messages, mix: mixes, selectLoad: { one, fifty } };
     } finally {
-      await dovecot.stop();
+      await dovecot?.stop();
     }
   } finally {
     await daemon.stop();

@@ -71,7 +71,10 @@ const specialUse: Record<string, string> = {
   archive: '\\Archive',
 };
 
-/** Folder list is re-read at most this often; LIST is cheap for clients to repeat. */
+/**
+ * The folder list is re-read at most this often, in the background: LIST and SELECT answer
+ * from the list at hand, older or not.
+ */
 const folderListTtlMs = 60_000;
 
 export interface FolderStatus {
@@ -90,6 +93,9 @@ export interface OpenFolder extends FolderStatus {
 
 export class AccountView {
   private folderCache: { at: number; folders: ImapFolder[]; counts: Map<string, VendorFolder> } | null = null;
+  /** The list_folders under way, which every caller that needs a new list joins. */
+  private folderRefresh: Promise<ImapFolder[]> | null = null;
+  private readonly now: () => number;
   private readonly syncs: SyncScheduler<ImapFolder>;
   private readonly sync: SyncContext;
   private readonly local: LocalMessages;
@@ -124,6 +130,7 @@ export class AccountView {
     this.logger = logger;
     this.labelsRoot = labelsRoot;
     this.copyToFolder = copyToFolder;
+    this.now = now;
     this.sync = {
       account,
       api,
@@ -165,9 +172,30 @@ export class AccountView {
     );
   }
 
+  /**
+   * The account's mailboxes: the list at hand, refreshed in the background once it is older
+   * than folderListTtlMs; `refresh` (a name the list lacks) waits for a new list. One
+   * list_folders at a time, however many sessions ask.
+   */
   async folders(refresh = false): Promise<ImapFolder[]> {
-    if (!refresh && this.folderCache && Date.now() - this.folderCache.at < folderListTtlMs)
-      return this.folderCache.folders;
+    const cached = this.folderCache;
+    if (refresh || !cached) return this.refreshFolders();
+    if (this.now() - cached.at >= folderListTtlMs) {
+      this.refreshFolders().catch((err) =>
+        this.logger.warn({ account: this.account, err: (err as Error).message }, 'folder list refresh failed'),
+      );
+    }
+    return cached.folders;
+  }
+
+  private refreshFolders(): Promise<ImapFolder[]> {
+    this.folderRefresh ??= this.loadFolders().finally(() => {
+      this.folderRefresh = null;
+    });
+    return this.folderRefresh;
+  }
+
+  private async loadFolders(): Promise<ImapFolder[]> {
     const list = await this.api.folderList();
     const folders: ImapFolder[] = list.folders.map((f: VendorFolder) => ({
       path: f.role === 'inbox' || f.name.toUpperCase() === 'INBOX' ? 'INBOX' : f.name,
@@ -177,7 +205,7 @@ export class AccountView {
       specialUse: (f.role && specialUse[f.role]) || null,
     }));
     folders.push(...this.labelFolders(list.labels, new Set(folders.map((f) => f.path))));
-    this.folderCache = { at: Date.now(), folders, counts: new Map(list.folders.map((f) => [f.name, f])) };
+    this.folderCache = { at: this.now(), folders, counts: new Map(list.folders.map((f) => [f.name, f])) };
     return folders;
   }
 

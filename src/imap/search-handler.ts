@@ -2,9 +2,11 @@ import type { AccountView, ImapFolder } from '../domain/account-view';
 import type { VendorMessage } from '../upstream/types';
 import { VendorError } from '../upstream/errors';
 import { isLocalMessage } from '../store';
-import { matchAll, orBranches, textTerms, type SearchCandidate, type SearchTerm } from './search';
+import { compileQuery, orBranches, textTerms, type SearchCandidate, type SearchTerm } from './search';
 import { RecentMessages } from './recent';
 import type { ImapSession } from './session';
+
+const noHeaders: readonly string[] = [];
 
 /** Keys evaluated on the stored header lines (TEXT also searches the header). */
 const headerKeys = new Set(['header', 'date', 'text']);
@@ -21,7 +23,7 @@ function usesHeaders(query: readonly SearchTerm[]): boolean {
 /** Substring over the stored message: drafts, and everything when the vendor has no search command. */
 function localText(
   message: VendorMessage | undefined,
-  headerLines: string[],
+  headerLines: readonly string[],
   key: 'body' | 'text',
   value: string,
 ): boolean {
@@ -64,26 +66,25 @@ export async function searchMessages(
   const scanned = vendorHits.size ? (vendorSearches ? ids.filter(isLocalMessage) : ids) : [];
   const messages = scanned.length ? await view.vendorMessages(scanned) : new Map<string, VendorMessage>();
 
+  const matches = compileQuery(query, (key, value, c) => {
+    const hits = vendorHits.get(value);
+    return hits && !isLocalMessage(c.messageUid)
+      ? hits.has(c.messageUid)
+      : localText(messages.get(c.messageUid), c.headerLines, key, value);
+  });
   const uidList: number[] = [];
   let highestModseq = 0;
   for (const row of rows) {
-    const headerLines = headers.get(row.messageUid) ?? [];
     const candidate: SearchCandidate = {
       uid: row.uid,
       messageUid: row.messageUid,
       modseq: row.modseq,
       flags: RecentMessages.flagsOf(recent, row.uid, row.flags),
-      idate: new Date(row.idate),
+      idate: row.idate,
       size: row.size,
-      headerLines,
+      headerLines: headers.get(row.messageUid) ?? noHeaders,
     };
-    const matched = matchAll(candidate, query, (key, value) => {
-      const hits = vendorHits.get(value);
-      return hits && !isLocalMessage(row.messageUid)
-        ? hits.has(row.messageUid)
-        : localText(messages.get(row.messageUid), headerLines, key, value);
-    });
-    if (matched) {
+    if (matches(candidate)) {
       uidList.push(row.uid);
       highestModseq = Math.max(highestModseq, row.modseq);
     }

@@ -20,7 +20,8 @@ export interface SearchCandidate {
   messageUid: string;
   modseq: number;
   flags: readonly string[];
-  idate: Date;
+  /** INTERNALDATE, epoch milliseconds. */
+  idate: number;
   size: number;
   /** Raw header lines of the message (folded lines joined), as served in BODY[HEADER]. */
   headerLines: readonly string[];
@@ -57,8 +58,23 @@ function imapDay(value: unknown): number {
   return Date.UTC(Number(m[3]), months.indexOf(m[2].toLowerCase()), Number(m[1])) / 86_400_000;
 }
 
-function dayOf(date: Date): number {
-  return Math.floor(date.getTime() / 86_400_000);
+function dayOf(epochMs: number): number {
+  return Math.floor(epochMs / 86_400_000);
+}
+
+/**
+ * A flag list's flags in lower case. Rows share their flag lists (one per distinct
+ * combination), so a SEARCH over 10,000 rows lowercases a handful of lists, not 10,000.
+ */
+const lowerFlags = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+function hasFlag(flags: readonly string[], lower: string): boolean {
+  let set = lowerFlags.get(flags);
+  if (!set) {
+    set = new Set(flags.map((f) => f.toLowerCase()));
+    lowerFlags.set(flags, set);
+  }
+  return set.has(lower);
 }
 
 function compare(operator: string | undefined, left: number, right: number): boolean {
@@ -108,44 +124,72 @@ function sentDay(c: SearchCandidate): number {
   return Date.UTC(year, month, Number(m[1])) / 86_400_000;
 }
 
-function matchTerm(c: SearchCandidate, term: SearchTerm, text: TextMatcher): boolean {
+/** A query term as a test of one message, its arguments parsed once for the whole folder. */
+type Predicate = (c: SearchCandidate) => boolean;
+
+function compileTerm(term: SearchTerm, text: TextMatcher): Predicate {
   switch (term.key) {
     case 'all':
-      return true;
+      return () => true;
     case 'flag': {
-      const has = c.flags.some((f) => f.toLowerCase() === String(term.value).toLowerCase());
-      return term.exists === false ? !has : has;
+      const flag = String(term.value).toLowerCase();
+      const present = term.exists !== false;
+      return (c) => hasFlag(c.flags, flag) === present;
     }
     case 'header': {
-      const values = headerValues(c.headerLines, term.header ?? '');
+      const name = term.header ?? '';
       const needle = String(term.value ?? '').toLowerCase();
       // HEADER name "" matches any message that has the field (RFC 3501 6.4.4).
-      return needle === ''
-        ? values.length > 0 || c.headerLines.some((l) => l.toLowerCase().startsWith(`${term.header}:`))
-        : values.some((v) => v.toLowerCase().includes(needle));
+      if (needle === '')
+        return (c) =>
+          headerValues(c.headerLines, name).length > 0 ||
+          c.headerLines.some((l) => l.toLowerCase().startsWith(`${name}:`));
+      return (c) => headerValues(c.headerLines, name).some((v) => v.toLowerCase().includes(needle));
     }
-    case 'internaldate':
-      return compare(term.operator, dayOf(c.idate), imapDay(term.value));
-    case 'date':
-      return compare(term.operator, sentDay(c), imapDay(term.value));
-    case 'size':
-      return compare(term.operator, c.size, Number(term.value));
-    case 'uid':
-      return (term.value as number[]).includes(c.uid);
-    case 'modseq':
-      return c.modseq >= Number(term.value);
+    case 'internaldate': {
+      const day = imapDay(term.value);
+      return (c) => compare(term.operator, dayOf(c.idate), day);
+    }
+    case 'date': {
+      const day = imapDay(term.value);
+      return (c) => compare(term.operator, sentDay(c), day);
+    }
+    case 'size': {
+      const size = Number(term.value);
+      return (c) => compare(term.operator, c.size, size);
+    }
+    case 'uid': {
+      const uids = new Set(term.value as number[]);
+      return (c) => uids.has(c.uid);
+    }
+    case 'modseq': {
+      const modseq = Number(term.value);
+      return (c) => c.modseq >= modseq;
+    }
     case 'body':
-    case 'text':
-      return text(term.key, String(term.value ?? ''), c);
-    case 'not':
-      return !matchTerm(c, term.value as SearchTerm, text);
-    case 'or':
-      return orBranches(term).some((branch) => matchAll(c, branch, text));
+    case 'text': {
+      const key = term.key;
+      const value = String(term.value ?? '');
+      return (c) => text(key, value, c);
+    }
+    case 'not': {
+      const inner = compileTerm(term.value as SearchTerm, text);
+      return (c) => !inner(c);
+    }
+    case 'or': {
+      const branches = orBranches(term).map((branch) => compileQuery(branch, text));
+      return (c) => branches.some((b) => b(c));
+    }
     default:
-      return false;
+      return () => false;
   }
 }
 
-export function matchAll(c: SearchCandidate, query: readonly SearchTerm[], text: TextMatcher): boolean {
-  return query.every((t) => matchTerm(c, t, text));
+/** The query (its terms ANDed) as one test of a message. */
+export function compileQuery(query: readonly SearchTerm[], text: TextMatcher): Predicate {
+  const terms = query.map((t) => compileTerm(t, text));
+  return (c) => {
+    for (const term of terms) if (!term(c)) return false;
+    return true;
+  };
 }

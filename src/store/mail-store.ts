@@ -82,6 +82,23 @@ function isSeen(flags: readonly string[]): number {
   return flags.some((f) => f.toLowerCase() === '\\seen') ? 1 : 0;
 }
 
+/**
+ * A cached folder's counts, computed once per row list: every change replaces the list, and
+ * SELECT and STATUS of a 10,000-message folder would otherwise count it in SQLite each time.
+ */
+const rowCounts = new WeakMap<readonly MessageRow[], { count: number; unseen: number }>();
+
+function countsOf(rows: readonly MessageRow[]): { count: number; unseen: number } {
+  let counts = rowCounts.get(rows);
+  if (!counts) {
+    let seen = 0;
+    for (const r of rows) seen += isSeen(r.flags);
+    counts = { count: rows.length, unseen: rows.length - seen };
+    rowCounts.set(rows, counts);
+  }
+  return counts;
+}
+
 /** Folders whose full row list stays in memory (IMAP clients keep re-reading the open folder). */
 const rowCacheFolders = 16;
 
@@ -209,7 +226,8 @@ export class MailStore {
   /** Folder counters; the first call for a folder creates it (and fixes its UIDVALIDITY). */
   folderState(account: string, folder: string): FolderState {
     const id = this.folderId(account, folder);
-    const counts = this.stmt.counts.get(id) as { count: number; unseen: number };
+    const cached = this.rowCache.get(id);
+    const counts = cached ? countsOf(cached) : (this.stmt.counts.get(id) as { count: number; unseen: number });
     return { ...this.counters(id), count: counts.count, unseen: counts.unseen };
   }
 
@@ -271,8 +289,13 @@ export class MailStore {
     const id = this.folderId(account, folder);
     const cached = this.rowCache.get(id);
     if (!cached) return (this.stmt.byUids.all(id, JSON.stringify(uids)) as RawRow[]).map(toRow);
-    const wanted = new Set(uids);
-    return cached.filter((r) => wanted.has(r.uid));
+    // a FETCH of 50 messages looks up 50 rows, not a pass over the folder's 10,000
+    const rows: MessageRow[] = [];
+    for (const uid of [...new Set(uids)].sort((a, b) => a - b)) {
+      const at = findUid(cached, uid);
+      if (at >= 0) rows.push(cached[at]);
+    }
+    return rows;
   }
 
   rowsByMessageUid(account: string, folder: string, messageUids: readonly string[]): MessageRow[] {

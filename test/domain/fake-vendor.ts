@@ -14,6 +14,7 @@ export class FakeVendor implements Partial<MailboxApi> {
   readonly calls: string[] = [];
   /** Called before getMessages answers; a test may return a promise to hold the answer back. */
   beforeGetMessages: (ids: string[]) => Promise<void> | void = () => undefined;
+  beforeFolderList: () => Promise<void> | void = () => undefined;
 
   add(uid: string, folder = 'INBOX', receivedAt = new Date(Date.UTC(2024, 0, 1) + this.messages.size * 60_000)): void {
     this.messages.set(uid, {
@@ -41,6 +42,7 @@ export class FakeVendor implements Partial<MailboxApi> {
 
   async folderList(): Promise<FolderList> {
     this.calls.push('folderList');
+    await this.beforeFolderList();
     const folders = [...new Set([...this.messages.values()].flatMap((m) => m.folders))];
     return {
       folders: ['INBOX', ...folders.filter((f) => f !== 'INBOX')].map((name) => ({

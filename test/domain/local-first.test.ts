@@ -79,3 +79,31 @@ test('STATUS of folders never listed costs one list_folders; the UIDNEXT it anno
     close();
   }
 });
+
+test('a stale folder list answers at once and is refreshed by one list_folders, however many sessions ask', async () => {
+  const { vendor, view, clock, close } = setupView();
+  try {
+    vendor.add('a');
+    expect((await view.folders()).map((f) => f.path)).toContain('INBOX');
+    vendor.calls.length = 0;
+
+    clock.now += 120_000;
+    let release!: () => void;
+    vendor.beforeFolderList = () =>
+      new Promise<void>((r) => {
+        release = r;
+      });
+    const answers = await Promise.all(Array.from({ length: 50 }, () => view.folder('INBOX')));
+    expect(answers.every((f) => f?.path === 'INBOX')).toBe(true);
+    expect(vendor.calls.filter((c) => c === 'folderList')).toHaveLength(1);
+
+    // a folder the old list lacks waits for the refresh under way instead of starting another
+    vendor.add('x', 'Projects');
+    const projects = view.folder('Projects');
+    release();
+    expect((await projects)?.path).toBe('Projects');
+    expect(vendor.calls.filter((c) => c === 'folderList')).toHaveLength(1);
+  } finally {
+    close();
+  }
+});

@@ -1,6 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import searchCommand from '@zone-eu/wildduck/imap-core/lib/commands/search.js';
-import { matchAll, textTerms, type SearchCandidate, type SearchTerm } from '../../src/imap/search';
+import {
+  compileQuery,
+  textTerms,
+  type SearchCandidate,
+  type SearchTerm,
+  type TextMatcher,
+} from '../../src/imap/search';
 
 const parse = (terms: string[], uids: number[]): SearchTerm[] => searchCommand.parseQueryTerms(terms, uids).query;
 
@@ -9,7 +15,7 @@ const msg = (over: Partial<SearchCandidate>): SearchCandidate => ({
   messageUid: 'm1',
   modseq: 5,
   flags: ['\\Seen'],
-  idate: new Date('2024-02-01T10:00:00Z'),
+  idate: Date.parse('2024-02-01T10:00:00Z'),
   size: 2048,
   headerLines: [
     'From: =?UTF-8?Q?J=C3=BCrgen_M=C3=BCller?= <juergen@example.de>',
@@ -20,6 +26,8 @@ const msg = (over: Partial<SearchCandidate>): SearchCandidate => ({
 });
 
 const noText = () => false;
+
+const matchAll = (m: SearchCandidate, query: SearchTerm[], text: TextMatcher) => compileQuery(query, text)(m);
 
 describe('SEARCH evaluation on cached metadata', () => {
   test('flags, sizes, dates and decoded headers', () => {

@@ -77,6 +77,24 @@ describe('MailStore', () => {
     expect(store.folderState(A, 'Archive')).toMatchObject({ count: 2, uidNext: 3 });
   });
 
+  it('counts a folder the same from its rows in memory as from the database, after every change', () => {
+    const fresh = () => {
+      const other = new MailStore(store.db); // no rows in memory: counted by SQLite
+      return other.folderState(A, 'INBOX');
+    };
+    const [a, b] = store.assignUids(A, 'INBOX', ['a', 'b', { messageUid: 'c', flags: ['\\Seen'], idate: new Date(0) }]);
+    store.listMessages(A, 'INBOX');
+    expect(store.folderState(A, 'INBOX')).toEqual(fresh());
+    expect(store.folderState(A, 'INBOX')).toMatchObject({ count: 3, unseen: 2 });
+    store.setFlags(A, 'INBOX', [a.uid, b.uid], ['\\SEEN']);
+    expect(store.folderState(A, 'INBOX')).toMatchObject({ count: 3, unseen: 0 });
+    store.setFlags(A, 'INBOX', b.uid, []);
+    store.expunge(A, 'INBOX', ['a']);
+    store.assignUids(A, 'INBOX', ['d']);
+    expect(store.folderState(A, 'INBOX')).toMatchObject({ count: 3, unseen: 2 });
+    expect(store.folderState(A, 'INBOX')).toEqual(fresh());
+  });
+
   it('bumps MODSEQ on flag changes and expunges, keeping tombstones', () => {
     const [a, b, c] = store.assignUids(A, 'INBOX', ['a', 'b', 'c']);
     const snapshot = store.listMessages(A, 'INBOX'); // from here on the folder's rows are cached in memory

@@ -36,6 +36,7 @@ export async function daemonFor(
   sandbox: SandboxProcess,
   stateDir: string,
   pollIntervalSeconds = 86_400,
+  fullSyncEveryPolls?: number,
 ): Promise<{ daemon: Daemon; port: number; client: () => Promise<ImapFlow> }> {
   const tokens = await sandbox.control<{ access_token: string; refresh_token: string }>('POST', '/tokens', { mailbox });
   const configFile = path.join(stateDir, 'config.json');
@@ -48,6 +49,7 @@ export async function daemonFor(
       listen: { host: '127.0.0.1', imapPort: port, smtpPort: port + 1 },
       stateDir: path.join(stateDir, 'state'),
       pollIntervalSeconds,
+      ...(fullSyncEveryPolls ? { fullSyncEveryPolls } : {}),
       logLevel: 'warn',
     }),
   );

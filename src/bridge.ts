@@ -21,6 +21,7 @@ import { createSmtpServer } from './smtp/server';
 import { ensureStateDir } from './state-dir';
 import { MailStore } from './store';
 import { QuarantineStore } from './store/quarantine';
+import { releaseQuarantine } from './smtp/quarantine-commands';
 import { SecretStore, importInitialTokens } from './store/secrets';
 import { enforceStatePermissions } from './store/state-permissions';
 import { loadOrCreateTls } from './tls';
@@ -100,7 +101,19 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
       logger,
     );
   accounts = new BridgedAccounts(
-    { registry, api: composing, store, notifier, logger, syncObserver: observers.sync },
+    {
+      registry,
+      api: composing,
+      store,
+      notifier,
+      logger,
+      syncObserver: observers.sync,
+      quarantine: {
+        records: (account) => quarantine.list().filter((r) => r.account.toLowerCase() === account.toLowerCase()),
+        release: (quarantineId) => releaseQuarantine(vendor, quarantine, quarantineId),
+        now: () => activity.now(),
+      },
+    },
     config,
   );
   for (const mailbox of wantedMailboxes(config, secrets)) accounts.start(mailbox);
@@ -128,6 +141,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     logger,
     tls,
     onSubmitted: ({ mailbox, messageId }) => registry.get(mailbox)?.recordSubmission(messageId),
+    onHeld: (mailbox, held) => registry.get(mailbox)?.holdQuarantined(held),
     onOutcome: (outcome) => metrics.smtpSubmission(outcome),
   });
   const smtp = await smtpServer.listen();

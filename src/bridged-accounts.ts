@@ -4,6 +4,7 @@ import type { Logger } from './log';
 import type { AccountRegistry } from './domain/account-registry';
 import { AccountView } from './domain/account-view';
 import { MailboxPoller } from './domain/poller';
+import type { QuarantineAccess } from './domain/quarantine-folder';
 import type { SyncObserver } from './domain/sync-observer';
 import type { ImapNotifier } from './imap/notifier';
 import type { MailStore } from './store';
@@ -17,6 +18,8 @@ export interface BridgedAccountsDeps {
   notifier: ImapNotifier;
   logger: Logger;
   syncObserver: SyncObserver;
+  /** Held submissions, shown as each account's Quarantine mailbox. */
+  quarantine: QuarantineAccess;
 }
 
 /**
@@ -58,6 +61,7 @@ export class BridgedAccounts {
       copyToFolder: config.copyToFolder,
       freshnessMs: config.freshnessSeconds * 1000,
       syncObserver: deps.syncObserver,
+      quarantine: deps.quarantine,
     });
     deps.registry.add(view);
     const poller = this.poller(view);

@@ -19,6 +19,13 @@ import { contentLane } from './lanes';
 import { MessageCache, type MessageContent } from './message-cache';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-update';
 import type { SyncCause, SyncObserver } from './sync-observer';
+import {
+  isQuarantine,
+  QuarantineFolder,
+  releaseKeyword,
+  type HeldSubmission,
+  type QuarantineAccess,
+} from './quarantine-folder';
 
 /**
  * One account's mailbox as IMAP sees it: folders, UID-numbered messages, flags. The protocol
@@ -54,6 +61,8 @@ export interface AccountViewOptions {
   now?: () => number;
   /** Told about every folder sync (status, readiness, metrics). */
   syncObserver?: SyncObserver;
+  /** The quarantine log behind the Quarantine mailbox; without it there is none. */
+  quarantine?: QuarantineAccess;
 }
 
 /** Label names that can be IMAP mailbox names under the root: no wildcards or controls. */
@@ -96,6 +105,7 @@ export class AccountView {
   /** The list_folders under way, which every caller that needs a new list joins. */
   private folderRefresh: Promise<ImapFolder[]> | null = null;
   private readonly now: () => number;
+  private readonly quarantine: QuarantineFolder | null;
   private readonly syncs: SyncScheduler<ImapFolder>;
   private readonly sync: SyncContext;
   private readonly local: LocalMessages;
@@ -123,6 +133,7 @@ export class AccountView {
     labelsRoot,
     copyToFolder,
     syncObserver,
+    quarantine,
   }: AccountViewOptions) {
     this.account = account;
     this.api = api;
@@ -155,6 +166,7 @@ export class AccountView {
       },
     });
     this.local = new LocalMessages(store.db);
+    this.quarantine = quarantine ? new QuarantineFolder(this.sync, this.local, quarantine) : null;
     this.messages = new MessageCache(account, api, store, this.local);
     this.attachmentStorage = createAttachmentStorage(
       { open: async (messageUid, attachmentId, lane) => (await api.raw(messageUid, attachmentId, lane)).stream },
@@ -179,13 +191,17 @@ export class AccountView {
    */
   async folders(refresh = false): Promise<ImapFolder[]> {
     const cached = this.folderCache;
-    if (refresh || !cached) return this.refreshFolders();
+    if (refresh || !cached) return this.withQuarantine(await this.refreshFolders());
     if (this.now() - cached.at >= folderListTtlMs) {
       this.refreshFolders().catch((err) =>
         this.logger.warn({ account: this.account, err: (err as Error).message }, 'folder list refresh failed'),
       );
     }
-    return cached.folders;
+    return this.withQuarantine(cached.folders);
+  }
+
+  private withQuarantine(folders: ImapFolder[]): ImapFolder[] {
+    return this.quarantine?.listed() ? [...folders, this.quarantine.folder] : folders;
   }
 
   private refreshFolders(): Promise<ImapFolder[]> {
@@ -292,6 +308,10 @@ export class AccountView {
    * sync; its UIDNEXT is then held to what was announced, so it never goes back.
    */
   async status(folder: ImapFolder): Promise<FolderStatus> {
+    if (this.quarantine && isQuarantine(folder)) {
+      this.quarantine.reconcile();
+      return this.localStatus(folder);
+    }
     if (this.syncs.isListed(folder)) {
       this.syncs.refreshIfStale(folder);
       return this.localStatus(folder);
@@ -314,7 +334,8 @@ export class AccountView {
 
   /** SELECT/EXAMINE: local state; only a folder never listed waits for the vendor. */
   async open(folder: ImapFolder): Promise<OpenFolder> {
-    await this.syncs.ready(folder).catch((err) => this.refuseUnlistable(folder, err));
+    if (this.quarantine && isQuarantine(folder)) this.quarantine.reconcile();
+    else await this.syncs.ready(folder).catch((err) => this.refuseUnlistable(folder, err));
     const rows = this.store.listMessages(this.account, folder.key);
     return { ...this.localStatus(folder), uids: rows.map((r) => r.uid), rows };
   }
@@ -348,13 +369,19 @@ export class AccountView {
   }
 
   /** STORE: vendor-backed flags go upstream first; the state changes only for confirmed ids. */
-  updateFlags(
+  async updateFlags(
     folder: ImapFolder,
     rows: MessageRow[],
     action: FlagAction,
     flags: string[],
     sessionId?: string,
   ): Promise<FlagUpdateResult> {
+    const release = action !== 'remove' && flags.some((f) => f.toLowerCase() === releaseKeyword.toLowerCase());
+    if (this.quarantine && isQuarantine(folder) && release) {
+      // the released leave the mailbox; their EXPUNGE comes when STORE allows it (RFC 3501 7.4.1)
+      await this.quarantine.release(rows);
+      return { updated: [] };
+    }
     return applyFlagUpdate({ ...this.sync, folder: folder.key }, rows, action, flags, sessionId);
   }
 
@@ -364,6 +391,10 @@ export class AccountView {
    * from a folder is refused (a message cannot leave its folder for a label: COPY labels it).
    */
   async move(from: ImapFolder, rows: MessageRow[], to: ImapFolder, sessionId?: string): Promise<MoveOutcome> {
+    if (this.quarantine && isQuarantine(from)) {
+      const expunged = await this.releaseTo(this.quarantine, rows, to, 'MOVE', sessionId);
+      return { uidValidity: 0, sourceUids: [], destinationUids: [], expunged };
+    }
     requireVendorMessages(rows, 'moved to vendor folders');
     const source = labelView(from);
     if ('label' in to.scope) {
@@ -410,7 +441,11 @@ export class AccountView {
    * COPY into a label view adds the label. A vendor message lives in one folder (A7), so COPY
    * to a folder is refused, or with copyToFolder "move" done as a move (see copyByMoving).
    */
-  copy(from: ImapFolder, rows: MessageRow[], to: ImapFolder): Promise<CopyOutcome> {
+  async copy(from: ImapFolder, rows: MessageRow[], to: ImapFolder): Promise<CopyOutcome> {
+    if (this.quarantine && isQuarantine(from)) {
+      await this.releaseTo(this.quarantine, rows, to, 'COPY');
+      return { uidValidity: 0, sourceUids: [], destinationUids: [] };
+    }
     if ('label' in to.scope) {
       const target = { key: to.key, label: to.scope.label };
       return this.syncs.exclusive(to.key, () => addLabel(this.sync, from.key, rows, target));
@@ -428,11 +463,37 @@ export class AccountView {
   }
 
   /**
+   * Out of Quarantine only to where a released message lands: INBOX (held mail to oneself) or
+   * Sent. The vendor delivers it; it shows in the destination at the next poll, so no COPYUID.
+   */
+  private releaseTo(
+    quarantine: QuarantineFolder,
+    rows: MessageRow[],
+    to: ImapFolder,
+    command: string,
+    sessionId?: string,
+  ): Promise<number[]> {
+    if (to.path !== 'INBOX' && to.role !== 'sent') quarantine.refuse(`${command} to ${to.path}`);
+    return quarantine.release(rows, sessionId);
+  }
+
+  /** SMTP: a submission the vendor held (one call per recipient copy). */
+  holdQuarantined(held: HeldSubmission): void {
+    this.quarantine?.hold(held);
+  }
+
+  /** Every poll: state kept only here follows its source (expired quarantine records leave). */
+  reconcileLocal(): void {
+    this.quarantine?.reconcile();
+  }
+
+  /**
    * EXPUNGE of \Deleted messages: they move to Trash, which is what webmail's delete does.
    * The vendor API has no delete command, so expunging inside Trash is refused rather than faked.
    */
   async expungeDeleted(folder: ImapFolder, uids: number[] | null, sessionId?: string): Promise<number[]> {
     const all = this.allRows(folder).filter((r) => r.flags.includes('\\Deleted') && (!uids || uids.includes(r.uid)));
+    if (this.quarantine && isQuarantine(folder) && all.length) this.quarantine.refuse('EXPUNGE');
     const view = labelView(folder);
     if (view) return removeLabel(this.sync, view, all, sessionId);
     // local drafts are the bridge's own: expunging deletes them for real; messages a COPY
@@ -457,6 +518,7 @@ export class AccountView {
 
   /** APPEND: recognised Sent copies and local drafts only (see append.ts). */
   async append(folder: ImapFolder, raw: Buffer, flags: string[], idate: Date): Promise<Appended> {
+    if (this.quarantine && isQuarantine(folder)) this.quarantine.refuse('APPEND');
     if (folder.role === 'drafts') return appendDraft(this.sync, this.local, folder, raw, flags, idate);
     const messageId = messageIdOf(raw);
     if (folder.role === 'sent' && messageId && this.local.wasSubmitted(this.account, messageId)) {
@@ -471,7 +533,9 @@ export class AccountView {
   }
 
   /** Vendor full-text search (assumption A4) restricted to one folder (a label view searches everywhere). */
-  searchText(folder: ImapFolder, text: string): Promise<string[]> {
+  async searchText(folder: ImapFolder, text: string): Promise<string[]> {
+    // Quarantine holds only the bridge's own copies, which SEARCH scans itself
+    if (isQuarantine(folder)) return [];
     return this.api.search({ query: text, ...('folder' in folder.scope ? { folder: folder.scope.folder } : {}) });
   }
 

@@ -31,6 +31,7 @@ export class MailboxPoller {
     const mode = this.ticks++ % this.fullEvery === 0 ? 'full' : 'incremental';
     this.running = (async () => {
       let failed = false;
+      this.view.reconcileLocal();
       for (const folder of this.view.activeFolders()) {
         try {
           await this.view.syncFolder(folder, mode, 'poll');

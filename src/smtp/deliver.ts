@@ -1,4 +1,5 @@
 import type { Logger } from '../log';
+import type { HeldSubmission } from '../domain/quarantine-folder';
 import { quarantineLifetimeMs, type QuarantineStore } from '../store/quarantine';
 import type { Config } from '../config';
 import type { MailboxSend, VendorApi } from '../upstream/api';
@@ -53,6 +54,8 @@ export interface DeliverDeps {
   quarantine: QuarantineStore;
   logger: Logger;
   onSubmitted?(submitted: Submitted): void;
+  /** Each recipient copy the vendor's spam filter held, with the bytes as submitted (the Quarantine mailbox). */
+  onHeld?(mailbox: string, held: HeldSubmission): void;
   /** The config file the bridge runs with, named in the release commands it prints. */
   configFile?: string | null;
 }
@@ -76,6 +79,12 @@ async function sendOne(deps: DeliverDeps, mailbox: string, sub: Submission, payl
           messageId: sub.messageId,
           heldAt,
           expiresAt: held.expiresAt,
+        });
+        deps.onHeld?.(mailbox, {
+          quarantineId: held.quarantineId,
+          recipient: payload.to,
+          expiresAt: held.expiresAt,
+          raw: sub.raw,
         });
       }
       deps.logger.warn(

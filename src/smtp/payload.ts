@@ -20,6 +20,8 @@ import { utf8Headers } from './header-charset';
  */
 
 export interface Submission {
+  /** The message as the client submitted it. */
+  raw: Buffer;
   /** Message-ID of the submission (the client's, or one generated here). */
   messageId: string;
   subject: string;
@@ -128,5 +130,5 @@ export async function buildSubmission(
         ...(replyTo ? { replyTo: replyTo.address } : {}),
         ...(attachments.length ? { attachments } : {}),
       };
-  return { messageId, subject, payloads: recipients.map((to) => ({ ...base, to })), message };
+  return { raw, messageId, subject, payloads: recipients.map((to) => ({ ...base, to })), message };
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../log';
 import type { QuarantineStore } from '../store/quarantine';
 import type { SecretStore } from '../store/secrets';
 import { type TlsPair, tlsPolicy } from '../tls';
+import type { HeldSubmission } from '../domain/quarantine-folder';
 import type { VendorApi } from '../upstream/api';
 import { isLoopback } from '../util/net';
 import { deliver, failedOutcome, type SubmissionOutcome, type Submitted } from './deliver';
@@ -34,6 +35,8 @@ export interface SmtpServerOptions {
   tls: TlsPair;
   /** Each accepted submission, so IMAP can recognise the client's APPEND of its Sent copy. */
   onSubmitted?(submitted: Submitted): void;
+  /** Each recipient copy the vendor's spam filter held, with the bytes as submitted (the Quarantine mailbox). */
+  onHeld?(mailbox: string, held: HeldSubmission): void;
   /** How each submission ended (metrics). */
   onOutcome?(outcome: SubmissionOutcome): void;
 }

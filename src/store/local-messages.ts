@@ -18,10 +18,16 @@ export class LocalMessages {
 
   add(account: string, raw: Buffer): string {
     const messageUid = `${localPrefix}${createHash('sha256').update(raw).digest('hex').slice(0, 32)}`;
+    this.put(account, messageUid, raw);
+    return messageUid;
+  }
+
+  /** Keeps `raw` under an id the caller chose (the first bytes stored under it stay). */
+  put(account: string, messageUid: string, raw: Buffer): void {
+    if (!isLocalMessage(messageUid)) throw new Error(`not a local message id: ${messageUid}`);
     this.db
       .prepare('INSERT OR IGNORE INTO local_messages (account, message_uid, raw, created_at) VALUES (?, ?, ?, ?)')
       .run(account.toLowerCase(), messageUid, raw, Date.now());
-    return messageUid;
   }
 
   get(account: string, messageUid: string): { raw: Buffer; createdAt: Date } | null {

@@ -85,14 +85,15 @@ export class QuarantineStore {
   }
 
   /**
-   * A refused release of a held record: 410 ends it, any other refusal leaves it held with the
-   * code noted. A released record stays released (a second release is refused with 404).
+   * A refused release of a held record: 410 ends it (expired), and 404 too (the vendor no longer
+   * holds it: released elsewhere, or never known); any other refusal leaves it held with the
+   * code noted. A released record stays released.
    */
   markRefused(quarantineId: string, code: string): void {
-    const status: QuarantineStatus = code === 'QUARANTINE_EXPIRED' ? 'expired' : 'held';
+    const ends: Record<string, QuarantineStatus> = { QUARANTINE_EXPIRED: 'expired', QUARANTINE_NOT_FOUND: 'released' };
     this.db
       .prepare("UPDATE quarantine SET status = ?, detail = ? WHERE quarantine_id = ? AND status = 'held'")
-      .run(status, code, quarantineId);
+      .run(ends[code] ?? 'held', code, quarantineId);
   }
 }
 

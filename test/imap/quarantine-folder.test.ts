@@ -47,11 +47,13 @@ async function submitSpam(subject: string, to = 'bob@sandbox.test'): Promise<str
   }
 }
 
+const exists = (c: ImapFlow) => (c.mailbox ? c.mailbox.exists : 0);
+
 async function quarantined(client: ImapFlow): Promise<Array<{ uid: number; subject: string; source: string }>> {
   const lock = await client.getMailboxLock('Quarantine');
   try {
     const out: Array<{ uid: number; subject: string; source: string }> = [];
-    if (!(client.mailbox && client.mailbox.exists)) return out;
+    if (!exists(client)) return out;
     for await (const m of client.fetch('1:*', { uid: true, envelope: true, source: true })) {
       out.push({ uid: m.uid, subject: m.envelope?.subject ?? '', source: (m.source as Buffer).toString() });
     }
@@ -125,7 +127,7 @@ test('STORE +FLAGS ($Release) releases; an IDLE session is told of the EXPUNGE',
   const c = await h.client();
   try {
     await watcher.mailboxOpen('Quarantine');
-    expect(watcher.mailbox && watcher.mailbox.exists).toBe(1);
+    expect(exists(watcher)).toBe(1);
     const expunged = new Promise<number | undefined>((resolve) => watcher.on('expunge', (e) => resolve(e.seq)));
     void watcher.idle();
     await c.mailboxOpen('Quarantine');

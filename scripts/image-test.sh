@@ -4,7 +4,10 @@
 # state volume (0700/0600), HEALTHCHECK's command passes, /metrics answers, `status` works, it
 # stops promptly, and a root-owned bind mount fails with the chown to run. Without docker or
 # podman it says so and exits 0 (IMAGE_TEST_REQUIRED=1 makes that a failure). IMAGE_BUILD_ARGS
-# go to the build (e.g. "--isolation chroot" where podman cannot run build containers).
+# go to the build (e.g. "--isolation chroot" where podman cannot run build containers),
+# IMAGE_RUN_ARGS to every run (e.g. "--ulimit nofile=1024:1024" where the runtime may not set
+# the engine's default limits). Without registry access, scripts/image-base-standin.sh builds
+# the base image from Debian first (docs/container.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,14 +51,17 @@ started=$(date +%s)
 "$engine" build ${IMAGE_BUILD_ARGS:-} -t "$tag" .
 say "built in $(($(date +%s) - started)) s, image size $(("$("$engine" image inspect "$tag" --format '{{.Size}}')" / 1000000)) MB"
 
-leftovers=$("$engine" run --rm --entrypoint sh "$tag" -c \
+# shellcheck disable=SC2086 # IMAGE_RUN_ARGS is a list of flags
+run() { "$engine" run ${IMAGE_RUN_ARGS:-} "$@"; }
+
+leftovers=$(run --rm --entrypoint sh "$tag" -c \
   'cd node_modules/better-sqlite3 && ls -A build build/Release && ls -d deps src 2>/dev/null || true')
 [ "$(echo "$leftovers" | grep -c .)" -eq 3 ] && echo "$leftovers" | grep -qx better_sqlite3.node ||
   fail "better-sqlite3 build leftovers in the image: $leftovers"
 say "better-sqlite3 ships only build/Release/better_sqlite3.node"
 
 # the demo (sandbox vendor + bridge) on the image's state volume; the image's default config file does not exist here
-"$engine" run -d --name "$name" -e MAILBRIDGE_CONFIG= "$tag" demo --messages 20 >/dev/null
+run -d --name "$name" -e MAILBRIDGE_CONFIG= "$tag" demo --messages 20 >/dev/null
 healthy=0
 for _ in $(seq 1 60); do
   if in_container node bin/mailbridge.js healthcheck >/dev/null 2>&1; then healthy=1; break; fi
@@ -83,7 +89,7 @@ stopped_ms=$((($(date +%s%N) - started) / 1000000))
 say "stopped in ${stopped_ms} ms with exit code 0"
 
 mkdir -m 755 "$work/state"
-if "$engine" run --name "$name-bind" -v "$work/state:/var/lib/mailbridge" -e MAILBRIDGE_CONFIG= "$tag" demo --messages 1 >"$work/bind.log" 2>&1; then
+if run --name "$name-bind" -v "$work/state:/var/lib/mailbridge" -e MAILBRIDGE_CONFIG= "$tag" demo --messages 1 >"$work/bind.log" 2>&1; then
   fail "started on a state directory uid 1000 cannot write"
 fi
 grep -q 'chown 1000:1000' "$work/bind.log" || fail "a root-owned bind mount does not say what to do: $(cat "$work/bind.log")"

@@ -19,9 +19,9 @@ import { tokenState } from './ops/token-state';
 import { planReload } from './reload-plan';
 import { createSmtpServer } from './smtp/server';
 import { ensureStateDir } from './state-dir';
-import { MailStore } from './store';
-import { QuarantineStore } from './store/quarantine';
-import { SecretStore, importInitialTokens } from './store/secrets';
+import type { TokenVault } from './store';
+import { importInitialTokens } from './store/secrets';
+import { openSqliteState } from './store/sqlite-state';
 import { enforceStatePermissions } from './store/state-permissions';
 import { loadOrCreateTls } from './tls';
 import { createVendorClient } from './upstream/vendor-client';
@@ -32,7 +32,7 @@ export interface RunningBridge {
   controlSocket: string | null;
   accounts: AccountRegistry;
   pollers: MailboxPoller[];
-  secrets: SecretStore;
+  secrets: TokenVault;
   /** Re-reads the config file and the stored accounts (SIGHUP, `mailbridge reload`). */
   reload(): Promise<ReloadResult>;
   close(): Promise<void>;
@@ -54,7 +54,7 @@ export interface BridgeOptions {
 }
 
 /** The accounts to serve: the configured ones and every one `account add` stored. */
-function wantedMailboxes(config: Config, secrets: SecretStore): string[] {
+function wantedMailboxes(config: Config, secrets: TokenVault): string[] {
   const byKey = new Map<string, string>();
   for (const m of [...config.accounts.map((a) => a.mailbox), ...secrets.mailboxes()])
     if (!byKey.has(m.toLowerCase())) byKey.set(m.toLowerCase(), m);
@@ -67,12 +67,11 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   ensureStateDir(config.stateDir);
   // what an earlier run or the user left, before anything is read from it
   enforceStatePermissions(config.stateDir);
-  const secrets = SecretStore.open(config.stateDir);
-  importInitialTokens(config, secrets);
+  const state = openSqliteState(config.stateDir);
+  const { secrets, quarantine } = state;
+  await importInitialTokens(config, secrets);
   const activity = new AccountActivity(opts.now);
   const token = (mailbox: string) => tokenState(mailbox, secrets.get(mailbox), activity.now());
-  const store = MailStore.open(config.stateDir);
-  const quarantine = new QuarantineStore(store.db);
   // the servers exist only later; the gauges read them through these
   let sessions = () => ({ imap: 0, smtp: 0 });
   let accounts: BridgedAccounts | null = null;
@@ -100,7 +99,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
       logger,
     );
   accounts = new BridgedAccounts(
-    { registry, api: composing, store, notifier, logger, syncObserver: observers.sync },
+    { registry, api: composing, store: state.mail, notifier, logger, syncObserver: observers.sync },
     config,
   );
   for (const mailbox of wantedMailboxes(config, secrets)) accounts.start(mailbox);
@@ -125,6 +124,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     secrets,
     logins,
     quarantine,
+    committed: () => state.committed(),
     logger,
     tls,
     onSubmitted: ({ mailbox, messageId }) => registry.get(mailbox)?.recordSubmission(messageId),
@@ -160,7 +160,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     const next = opts.loadConfig?.() ?? (config.configFile ? loadConfig(config.configFile) : config);
     const plan = planReload(config, next);
     config = next;
-    importInitialTokens(next, secrets);
+    await importInitialTokens(next, secrets);
     const wanted = wantedMailboxes(next, secrets);
     const wantedKeys = new Set(wanted.map((m) => m.toLowerCase()));
     const removed = bridged.mailboxes().filter((m) => !wantedKeys.has(m.toLowerCase()));
@@ -222,7 +222,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
       await Promise.all([imap.close(), smtpServer.close()]);
       await bridged.stopAll();
       await vendor.close();
-      store.close();
+      await state.close();
     },
   };
 }

@@ -65,7 +65,11 @@ export function installHooks(
         );
         callback(failure);
       };
-      trackActivity(session, fn(view, session, ...(raw as A)))
+      const done = fn(view, session, ...(raw as A)).then(async (results) => {
+        await view.committed();
+        return results;
+      });
+      trackActivity(session, done)
         .then((results) => {
           observe(true);
           callback(null, ...results);

@@ -1,5 +1,6 @@
 import type { Logger } from '../log';
-import { quarantineLifetimeMs, type QuarantineStore } from '../store/quarantine';
+import type { QuarantineLog } from '../store';
+import { quarantineLifetimeMs } from '../store/quarantine';
 import type { Config } from '../config';
 import type { MailboxSend, VendorApi } from '../upstream/api';
 import { VendorError } from '../upstream/errors';
@@ -50,7 +51,7 @@ export interface Submitted {
 
 export interface DeliverDeps {
   vendor: VendorApi;
-  quarantine: QuarantineStore;
+  quarantine: QuarantineLog;
   logger: Logger;
   onSubmitted?(submitted: Submitted): void;
   /** The config file the bridge runs with, named in the release commands it prints. */

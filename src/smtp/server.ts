@@ -6,8 +6,7 @@ import { ConnectionGate, tooManyConnections } from '../listen/connection-gate';
 import { dismissWhenIdle } from '../listen/drain';
 import { LoginDeadlines } from '../listen/login-deadline';
 import type { Logger } from '../log';
-import type { QuarantineStore } from '../store/quarantine';
-import type { SecretStore } from '../store/secrets';
+import type { QuarantineLog, TokenVault } from '../store';
 import { type TlsPair, tlsPolicy } from '../tls';
 import type { VendorApi } from '../upstream/api';
 import { isLoopback } from '../util/net';
@@ -26,10 +25,12 @@ export type { SubmissionOutcome, Submitted } from './deliver';
 export interface SmtpServerOptions {
   config: Config;
   vendor: VendorApi;
-  secrets: Pick<SecretStore, 'verifyBridgePassword'>;
+  secrets: Pick<TokenVault, 'verifyBridgePassword'>;
   /** Shared with IMAP so a peer's failures count across both; by default one of its own. */
   logins?: LoginGuard;
-  quarantine: QuarantineStore;
+  quarantine: QuarantineLog;
+  /** Resolves once a submission's state writes (quarantine records, its Message-ID) are durable: 250 waits for it. */
+  committed(): Promise<void>;
   logger: Logger;
   tls: TlsPair;
   /** Each accepted submission, so IMAP can recognise the client's APPEND of its Sent copy. */
@@ -213,7 +214,14 @@ function serverOptions(
             session.envelope.rcptTo.map((r) => r.address),
             config.assumptions,
           );
-          return deliver({ ...opts, configFile: config.configFile }, mailbox, sub, config.submission.recipients);
+          const answer = await deliver(
+            { ...opts, configFile: config.configFile },
+            mailbox,
+            sub,
+            config.submission.recipients,
+          );
+          await opts.committed();
+          return answer;
         })
         .finally(() => guards.transfers.delete(session.id))
         .then(

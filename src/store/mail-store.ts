@@ -2,6 +2,8 @@ import { LRUCache } from 'lru-cache';
 import { type CompiledSummary, type MetadataRecord, unconvertibleHeader } from '../mime';
 import type { VendorMessage } from '../upstream/types';
 import { openDatabase, type Database } from './db';
+import { LocalMessages } from './local-messages';
+import type { MailState } from './state-store';
 
 /**
  * IMAP mailbox state per (account, folder): UIDVALIDITY chosen once, UIDs assigned once in
@@ -98,13 +100,15 @@ function findUid(rows: readonly MessageRow[], uid: number): number {
   return -1;
 }
 
-export class MailStore {
+export class MailStore implements MailState {
   private readonly folderIds = new Map<string, number>();
   /** folder id -> its rows by uid. Rows are never mutated, only replaced, so handed-out lists stay valid snapshots. */
   private readonly rowCache = new LRUCache<number, MessageRow[]>({ max: rowCacheFolders });
   private readonly stmt;
+  readonly local: LocalMessages;
 
   constructor(readonly db: Database) {
+    this.local = new LocalMessages(db);
     const p = <T extends unknown[] = unknown[]>(sql: string) => db.prepare<T>(sql);
     this.stmt = {
       folderId: p('SELECT id FROM folders WHERE account = ? AND name = ?'),
@@ -285,6 +289,15 @@ export class MailStore {
   /** Runs `fn` as one transaction: one commit (one fsync) for many row changes. */
   atomically<T>(fn: () => T): T {
     return this.db.transaction(fn)();
+  }
+
+  /** Every write is committed when its call returns. */
+  afterCommit(fn: () => void): void {
+    fn();
+  }
+
+  committed(): Promise<void> {
+    return Promise.resolve();
   }
 
   /** Every row of these messages in any folder of the account (folders and label views alike). */

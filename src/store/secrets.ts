@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import { registerSecret } from '../log';
 import type { TokenPair } from '../upstream/types';
 import { writeFileAtomic } from '../util/atomic-file';
+import type { TokenVault } from './state-store';
 
 /**
  * `<stateDir>/secrets.json` (mode 0600): each mailbox's vendor token pair and the hash of its
@@ -65,7 +66,7 @@ function readFile(file: string): SecretsFile {
   return { version: 1, accounts };
 }
 
-export class SecretStore {
+export class SecretStore implements TokenVault {
   private data: SecretsFile;
   private stamp: string | null;
 
@@ -158,9 +159,12 @@ export class SecretStore {
 }
 
 /** Config-file tokens seed the store once; afterwards the rotated pair in the store wins. */
-export function importInitialTokens(config: Config, secrets: SecretStore): void {
-  for (const account of config.accounts) {
-    if (secrets.get(account.mailbox) || !account.accessToken || !account.refreshToken) continue;
-    secrets.putTokens(account.mailbox, { accessToken: account.accessToken, refreshToken: account.refreshToken });
-  }
+export async function importInitialTokens(config: Config, secrets: TokenVault): Promise<void> {
+  // started together: a synchronous store has written them all before this returns
+  const writes = config.accounts.flatMap((a) =>
+    secrets.get(a.mailbox) || !a.accessToken || !a.refreshToken
+      ? []
+      : [secrets.putTokens(a.mailbox, { accessToken: a.accessToken, refreshToken: a.refreshToken })],
+  );
+  await Promise.all(writes);
 }

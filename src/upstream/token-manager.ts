@@ -1,5 +1,5 @@
 import type { Logger } from '../log';
-import type { SecretStore } from '../store/secrets';
+import type { TokenVault } from '../store';
 import { NeedsNewTokensError, VendorError } from './errors';
 import type { TokenPair } from './types';
 
@@ -15,7 +15,7 @@ export class TokenManager {
 
   constructor(
     readonly mailbox: string,
-    private readonly secrets: SecretStore,
+    private readonly secrets: TokenVault,
     private readonly refreshCall: (refreshToken: string) => Promise<TokenPair>,
     private readonly logger: Logger,
   ) {}
@@ -58,7 +58,7 @@ export class TokenManager {
       // auth and argument refusals are final; transport and 5xx failures are left to the caller
       if (err instanceof VendorError && (err.kind === 'auth' || err.kind === 'expired' || err.kind === 'invalid')) {
         const dead = new NeedsNewTokensError(this.mailbox);
-        this.secrets.markNeedsNewTokens(this.mailbox, dead.message);
+        await this.secrets.markNeedsNewTokens(this.mailbox, dead.message);
         this.logger.error(
           { mailbox: this.mailbox, code: err.code },
           'refresh token refused; the account needs new tokens',
@@ -67,7 +67,7 @@ export class TokenManager {
       }
       throw err;
     }
-    this.secrets.putTokens(this.mailbox, pair);
+    await this.secrets.putTokens(this.mailbox, pair);
     this.logger.info({ mailbox: this.mailbox }, 'access token refreshed; rotated pair persisted');
     return pair.accessToken;
   }

@@ -14,6 +14,7 @@ packages=(
   bsdutils                 # script(1): a pseudo-terminal for NeoMutt
   dovecot-imapd            # reference IMAP server of the conformance suite (own config, loopback)
   s-nail                   # IMAP client with a strict line reader (copy *)
+  postgresql               # state store of several bridge nodes (a private cluster per test file)
 )
 
 missing=()

@@ -21,7 +21,7 @@ import { createSmtpServer } from './smtp/server';
 import { ensureStateDir } from './state-dir';
 import type { TokenVault } from './store';
 import { importInitialTokens } from './store/secrets';
-import { openSqliteState } from './store/sqlite-state';
+import { openStateStore } from './store/open-state';
 import { enforceStatePermissions } from './store/state-permissions';
 import { loadOrCreateTls } from './tls';
 import { createVendorClient } from './upstream/vendor-client';
@@ -67,7 +67,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   ensureStateDir(config.stateDir);
   // what an earlier run or the user left, before anything is read from it
   enforceStatePermissions(config.stateDir);
-  const state = openSqliteState(config.stateDir);
+  const state = await openStateStore(config);
   const { secrets, quarantine } = state;
   await importInitialTokens(config, secrets);
   const activity = new AccountActivity(opts.now);

@@ -147,6 +147,18 @@ export const configSchema = z
       })
       .strict()
       .default({ host: '127.0.0.1', port: 9925, staleAfterSeconds: 300 }),
+    /**
+     * Where the state lives. By default the SQLite file in stateDir (one node). With `postgres`
+     * (a connection string) several bridge nodes share one PostgreSQL database; token pairs and
+     * password hashes are sealed there with `secretKey` (32 bytes, base64 or hex).
+     */
+    state: z
+      .object({
+        postgres: z.string().min(1).nullable().default(null),
+        secretKey: z.string().min(1).nullable().default(null),
+      })
+      .strict()
+      .default({ postgres: null, secretKey: null }),
     /** Overrides of src/upstream/assumptions.ts, deep-merged onto its defaults. */
     assumptions: assumptionOverridesSchema.default({}),
   })
@@ -188,6 +200,8 @@ const envOverrides: Array<[string, string[], 'string' | 'number' | 'port']> = [
   ['MAILBRIDGE_SHUTDOWN_DRAIN', ['limits', 'shutdownDrainSeconds'], 'number'],
   ['MAILBRIDGE_OPS_HOST', ['ops', 'host'], 'string'],
   ['MAILBRIDGE_OPS_PORT', ['ops', 'port'], 'port'],
+  ['MAILBRIDGE_POSTGRES_URL', ['state', 'postgres'], 'string'],
+  ['MAILBRIDGE_STATE_KEY', ['state', 'secretKey'], 'string'],
 ];
 
 export class ConfigError extends Error {
@@ -266,6 +280,10 @@ export function parseConfig(
   if ((cfg.tls.cert === null) !== (cfg.tls.key === null))
     throw new ConfigError(
       'config field "tls": set both cert and key, or neither (a self-signed pair is then generated)',
+    );
+  if (cfg.state.postgres && !cfg.state.secretKey)
+    throw new ConfigError(
+      'config field "state": postgres needs secretKey (or MAILBRIDGE_STATE_KEY), the key that seals stored tokens',
     );
   return {
     ...cfg,

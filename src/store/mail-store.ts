@@ -3,7 +3,7 @@ import { type CompiledSummary, type MetadataRecord, unconvertibleHeader } from '
 import type { VendorMessage } from '../upstream/types';
 import { openDatabase, type Database } from './db';
 import { LocalMessages } from './local-messages';
-import type { MailState } from './state-store';
+import type { Durability, MailState } from './state-store';
 
 /**
  * IMAP mailbox state per (account, folder): UIDVALIDITY chosen once, UIDs assigned once in
@@ -100,6 +100,12 @@ function findUid(rows: readonly MessageRow[], uid: number): number {
   return -1;
 }
 
+/** SQLite commits before a call returns. */
+const immediate: Durability = {
+  afterCommit: (fn) => fn(),
+  committed: () => Promise.resolve(),
+};
+
 export class MailStore implements MailState {
   private readonly folderIds = new Map<string, number>();
   /** folder id -> its rows by uid. Rows are never mutated, only replaced, so handed-out lists stay valid snapshots. */
@@ -107,7 +113,11 @@ export class MailStore implements MailState {
   private readonly stmt;
   readonly local: LocalMessages;
 
-  constructor(readonly db: Database) {
+  /** `durability`: when the writes are durable; a mirror of PostgreSQL (./pg) says when they reached it. */
+  constructor(
+    readonly db: Database,
+    private readonly durability: Durability = immediate,
+  ) {
     this.local = new LocalMessages(db);
     const p = <T extends unknown[] = unknown[]>(sql: string) => db.prepare<T>(sql);
     this.stmt = {
@@ -291,13 +301,12 @@ export class MailStore implements MailState {
     return this.db.transaction(fn)();
   }
 
-  /** Every write is committed when its call returns. */
   afterCommit(fn: () => void): void {
-    fn();
+    this.durability.afterCommit(fn);
   }
 
   committed(): Promise<void> {
-    return Promise.resolve();
+    return this.durability.committed();
   }
 
   /** Every row of these messages in any folder of the account (folders and label views alike). */

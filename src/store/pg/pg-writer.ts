@@ -1,0 +1,100 @@
+import type pg from 'pg';
+import type { Durability } from '../state-store';
+import type { ChangeBatch, Mirror } from './mirror';
+import type { ReplicatedTable } from './replicated-tables';
+
+/**
+ * Sends the mirror's changes to PostgreSQL, one transaction per batch, one batch after the
+ * other: a batch is cut when a caller needs to know its writes are durable (afterCommit,
+ * committed) and otherwise at the end of the current tick. Each batch holds rows as they are,
+ * not operations, so a batch that failed is sent again before the next one and nothing is
+ * applied twice.
+ */
+
+/** A PostgreSQL upsert of many rows: one array parameter per column, unnest() makes the rows. */
+function upsert(table: ReplicatedTable): string {
+  const names = table.columns.map(([c]) => c);
+  const params = table.columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
+  const updates = names.filter((c) => !table.key.includes(c)).map((c) => `${c} = excluded.${c}`);
+  return `INSERT INTO ${table.name} (${names.join(', ')}) SELECT * FROM unnest(${params})
+    ON CONFLICT (${table.key.join(', ')}) DO ${updates.length ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
+}
+
+function remove(table: ReplicatedTable): string {
+  const types = new Map(table.columns);
+  const params = table.key.map((c, i) => `$${i + 1}::${types.get(c)}[]`).join(', ');
+  return `DELETE FROM ${table.name} WHERE (${table.key.join(', ')}) IN (SELECT * FROM unnest(${params}))`;
+}
+
+/** Rows to column arrays, the shape unnest() takes. */
+function columnsOf(rows: unknown[][], width: number): unknown[][] {
+  const columns: unknown[][] = Array.from({ length: width }, () => []);
+  for (const row of rows) for (let i = 0; i < width; i++) columns[i].push(row[i]);
+  return columns;
+}
+
+/** Runs inside each write transaction before the rows are written; throws to refuse them. */
+export type WriteGuard = (client: pg.ClientBase, batch: ChangeBatch) => Promise<void>;
+
+export class PgWriter implements Durability {
+  private tail: Promise<void> = Promise.resolve();
+  private scheduled = false;
+  /** Batches a failed transaction did not store, sent again first. */
+  private unsent: ChangeBatch[] = [];
+
+  constructor(
+    private readonly mirror: Mirror,
+    private readonly pool: pg.Pool,
+    private readonly guard: WriteGuard = async () => undefined,
+  ) {}
+
+  /** The mirror was written: its changes go out at the end of this tick at the latest. */
+  touched(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.scheduled = false;
+      this.cut().catch(() => undefined);
+    });
+  }
+
+  afterCommit(fn: () => void): void {
+    // a refused batch is not published: no session hears of a change that is not stored
+    this.cut().then(fn, () => undefined);
+  }
+
+  committed(): Promise<void> {
+    return this.cut();
+  }
+
+  private cut(): Promise<void> {
+    const batch = this.mirror.takeChanges();
+    if (batch.length) this.tail = this.tail.catch(() => undefined).then(() => this.send(batch));
+    return this.tail;
+  }
+
+  private async send(batch: ChangeBatch): Promise<void> {
+    const pending = [...this.unsent, batch];
+    this.unsent = pending;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      for (const b of pending) await this.guard(client, b);
+      for (const b of pending) await write(client, b);
+      await client.query('COMMIT');
+      this.unsent = [];
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+async function write(client: pg.ClientBase, batch: ChangeBatch): Promise<void> {
+  for (const { table, rows, gone } of batch) {
+    if (gone.length) await client.query(remove(table), columnsOf(gone, table.key.length));
+    if (rows.length) await client.query(upsert(table), columnsOf(rows, table.columns.length));
+  }
+}

@@ -67,7 +67,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   ensureStateDir(config.stateDir);
   // what an earlier run or the user left, before anything is read from it
   enforceStatePermissions(config.stateDir);
-  const state = await openStateStore(config);
+  const state = await openStateStore(config, logger);
   const { secrets, quarantine } = state;
   await importInitialTokens(config, secrets);
   const activity = new AccountActivity(opts.now);
@@ -102,8 +102,17 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     { registry, api: composing, store: state.mail, notifier, logger, syncObserver: observers.sync },
     config,
   );
-  for (const mailbox of wantedMailboxes(config, secrets)) accounts.start(mailbox);
   const bridged = accounts;
+  // set once IMAP listens: an account lost before that has no sessions to end
+  let sessionsOf: { disconnect(mailbox: string): void } | null = null;
+  await state.ownership.start(() => wantedMailboxes(config, secrets), {
+    gained: (mailbox) => bridged.start(mailbox),
+    lost: async (mailbox) => {
+      await bridged.stop(mailbox);
+      sessionsOf?.disconnect(mailbox);
+      activity.forget(mailbox);
+    },
+  });
 
   const imap = await startImapServer({
     host: config.listen.host,
@@ -118,6 +127,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     logins,
     onCommand: (command, seconds, ok) => metrics.imapCommand(command, seconds, ok),
   });
+  sessionsOf = imap;
   const smtpServer = createSmtpServer({
     config,
     vendor,
@@ -165,14 +175,10 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     const wantedKeys = new Set(wanted.map((m) => m.toLowerCase()));
     const removed = bridged.mailboxes().filter((m) => !wantedKeys.has(m.toLowerCase()));
     const added = wanted.filter((m) => !bridged.has(m));
-    for (const mailbox of removed) {
-      await bridged.stop(mailbox);
-      imap.disconnect(mailbox);
-      activity.forget(mailbox);
-    }
     if (plan.applied.includes('pollIntervalSeconds') || plan.applied.includes('fullSyncEveryPolls'))
       await bridged.repoll(next);
-    for (const mailbox of added) bridged.start(mailbox);
+    // stops the removed accounts; serves the added ones (on PostgreSQL, those this node may own)
+    await state.ownership.review();
     imap.setMaxMessageBytes(next.maxMessageBytes);
     smtpServer.setMaxMessageBytes(next.maxMessageBytes);
     logger.level = next.logLevel;
@@ -220,6 +226,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
       await ops?.close();
       // sessions still at work during the drain need their accounts: those stop after
       await Promise.all([imap.close(), smtpServer.close()]);
+      await state.ownership.stop();
       await bridged.stopAll();
       await vendor.close();
       await state.close();

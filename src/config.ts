@@ -150,15 +150,20 @@ export const configSchema = z
     /**
      * Where the state lives. By default the SQLite file in stateDir (one node). With `postgres`
      * (a connection string) several bridge nodes share one PostgreSQL database; token pairs and
-     * password hashes are sealed there with `secretKey` (32 bytes, base64 or hex).
+     * password hashes are sealed there with `secretKey` (32 bytes, base64 or hex). Each account
+     * is served by one node at a time, which holds its lease: `node` names this node (unique
+     * among the nodes; host name and process id by default), and a dead node's accounts move
+     * to others within about 4/3 of `leaseSeconds`.
      */
     state: z
       .object({
         postgres: z.string().min(1).nullable().default(null),
         secretKey: z.string().min(1).nullable().default(null),
+        node: z.string().min(1).nullable().default(null),
+        leaseSeconds: z.number().min(1).max(600).default(10),
       })
       .strict()
-      .default({ postgres: null, secretKey: null }),
+      .default({ postgres: null, secretKey: null, node: null, leaseSeconds: 10 }),
     /** Overrides of src/upstream/assumptions.ts, deep-merged onto its defaults. */
     assumptions: assumptionOverridesSchema.default({}),
   })
@@ -202,6 +207,8 @@ const envOverrides: Array<[string, string[], 'string' | 'number' | 'port']> = [
   ['MAILBRIDGE_OPS_PORT', ['ops', 'port'], 'port'],
   ['MAILBRIDGE_POSTGRES_URL', ['state', 'postgres'], 'string'],
   ['MAILBRIDGE_STATE_KEY', ['state', 'secretKey'], 'string'],
+  ['MAILBRIDGE_NODE', ['state', 'node'], 'string'],
+  ['MAILBRIDGE_LEASE_SECONDS', ['state', 'leaseSeconds'], 'number'],
 ];
 
 export class ConfigError extends Error {

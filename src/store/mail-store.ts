@@ -182,6 +182,13 @@ export class MailStore implements MailState {
     };
   }
 
+  /** Forgets what it cached of the account (its rows were replaced underneath: ./pg/mirror.ts). */
+  forgetAccount(account: string): void {
+    for (const key of this.folderIds.keys())
+      if (key.slice(0, key.indexOf('\u0000')).toLowerCase() === account.toLowerCase()) this.folderIds.delete(key);
+    this.rowCache.clear();
+  }
+
   static open(stateDir: string): MailStore {
     return new MailStore(openDatabase(stateDir));
   }

@@ -1,11 +1,21 @@
+import os from 'node:os';
 import type { Config } from '../config';
+import type { Logger } from '../log';
 import { openPgState } from './pg/pg-state';
 import { openSqliteState } from './sqlite-state';
 import type { StateStore } from './state-store';
 
 /** The configured backend: PostgreSQL when `state.postgres` is set, the SQLite file otherwise. */
-export function openStateStore(config: Config): Promise<StateStore> {
-  const { postgres, secretKey } = config.state;
-  if (postgres && secretKey) return openPgState({ connection: postgres, secretKey });
-  return Promise.resolve(openSqliteState(config.stateDir));
+export function openStateStore(config: Config, logger: Logger): Promise<StateStore> {
+  const { postgres, secretKey, node, leaseSeconds } = config.state;
+  if (!postgres || !secretKey) return Promise.resolve(openSqliteState(config.stateDir));
+  return openPgState({
+    connection: postgres,
+    secretKey,
+    node: {
+      name: node ?? `${os.hostname()}-${process.pid}`,
+      leaseMs: leaseSeconds * 1000,
+      onError: (err) => logger.warn({ err: err.message }, 'account ownership: PostgreSQL look failed; retrying'),
+    },
+  });
 }

@@ -81,9 +81,30 @@ export interface TokenVault {
   verifyBridgePassword(mailbox: string, password: string): Promise<boolean>;
 }
 
+export interface OwnershipEvents {
+  /** This node serves the account from now on (its state is loaded). */
+  gained(mailbox: string): void;
+  /** Another node serves it now, or it is no longer wanted: stop serving it. */
+  lost(mailbox: string): Promise<void>;
+}
+
+/**
+ * Which accounts this node serves. SQLite: every wanted one, at once. PostgreSQL: those whose
+ * lease it holds, spread over the nodes alive, each account on exactly one node.
+ */
+export interface Ownership {
+  /** Resolves after the first look: the accounts this node could take are served. */
+  start(wanted: () => string[], events: OwnershipEvents): Promise<void>;
+  /** Looks again now (the wanted accounts changed). */
+  review(): Promise<void>;
+  /** Stops serving every account and gives the leases up. */
+  stop(): Promise<void>;
+}
+
 /** Everything the daemon keeps, from one backend. */
 export interface StateStore {
   readonly mail: MailState;
+  readonly ownership: Ownership;
   readonly quarantine: QuarantineLog;
   readonly secrets: TokenVault;
   /** Resolves once every write so far, of any part, is durable. */

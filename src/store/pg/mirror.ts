@@ -50,14 +50,31 @@ export class Mirror {
 
   /** Copies rows read from PostgreSQL in without recording them as changes. */
   load(rowsByTable: ReadonlyMap<ReplicatedTable, unknown[][]>): void {
+    this.unrecorded(() => {
+      for (const table of replicatedTables) {
+        const insert = table.load(this.db);
+        for (const row of rowsByTable.get(table) ?? []) insert(row);
+      }
+    });
+  }
+
+  /** Drops an account's rows (and changes not sent yet): another node owns it now. */
+  unload(account: string): void {
+    const folders = 'SELECT id FROM folders WHERE lower(account) = lower(?)';
+    this.unrecorded(() => {
+      this.db.prepare(`DELETE FROM temp.dirty WHERE a IN (${folders}) OR lower(a) = lower(?)`).run(account, account);
+      this.db.prepare(`DELETE FROM kv WHERE key IN (SELECT 'listed:' || id FROM (${folders}))`).run(account);
+      for (const table of ['messages', 'expunged'])
+        this.db.prepare(`DELETE FROM ${table} WHERE folder_id IN (${folders})`).run(account);
+      for (const table of ['folders', 'message_cache', 'local_messages', 'submissions', 'quarantine'])
+        this.db.prepare(`DELETE FROM ${table} WHERE lower(account) = lower(?)`).run(account);
+    });
+  }
+
+  private unrecorded(fn: () => void): void {
     this.recording = false;
     try {
-      this.db.transaction(() => {
-        for (const table of replicatedTables) {
-          const insert = table.load(this.db);
-          for (const row of rowsByTable.get(table) ?? []) insert(row);
-        }
-      })();
+      this.db.transaction(fn)();
     } finally {
       this.recording = true;
     }

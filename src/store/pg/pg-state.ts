@@ -1,9 +1,13 @@
 import pg from 'pg';
 import { registerSecret } from '../../log';
+import { performance } from 'node:perf_hooks';
 import { MailStore } from '../mail-store';
 import { QuarantineStore } from '../quarantine';
 import type { StateStore } from '../state-store';
+import { soleOwnership } from '../sole-ownership';
+import { LeaseKeeper } from './leases';
 import { Mirror } from './mirror';
+import { PgOwnership } from './ownership';
 import { PgTokenVault } from './pg-token-vault';
 import { PgWriter } from './pg-writer';
 import { type ReplicatedTable, replicatedTables } from './replicated-tables';
@@ -21,8 +25,11 @@ export interface PgStateOptions {
   /** A node-postgres connection string or settings. */
   connection: string | pg.PoolConfig;
   secretKey: string;
-  /** Accounts whose state is mirrored; every account by default (the CLI, migrations). */
-  accounts?: readonly string[];
+  /**
+   * A daemon node: it mirrors and writes only the accounts whose lease it holds. Without it,
+   * every account is loaded and writes are not fenced (the CLI, the SQLite migration).
+   */
+  node?: { name: string; leaseMs: number; onError(err: Error): void };
 }
 
 /** bigint columns (UIDs, MODSEQs, dates in ms) as numbers: all stay below 2^53. */
@@ -67,13 +74,45 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
     }
     let writer: PgWriter | null = null;
     const mirror = new Mirror(() => writer?.touched());
-    mirror.load(await readRows(pool, opts.accounts));
-    writer = new PgWriter(mirror, pool);
+    const secrets = await PgTokenVault.open(pool, box);
+    const keeper = opts.node ? new LeaseKeeper(pool, opts.node.name, opts.node.leaseMs) : null;
+    let ownership: PgOwnership | null = null;
+    writer = new PgWriter(
+      mirror,
+      pool,
+      keeper &&
+        ((client, accounts) =>
+          // an account without a lease valid here is refused: epoch 0 is never given
+          LeaseKeeper.fence(
+            client,
+            keeper.node,
+            accounts.map((a) => keeper.lease(a) ?? { account: a, epoch: 0, validUntil: 0 }),
+          )),
+      (accounts) => ownership?.fenced(accounts),
+    );
     const durable = writer;
     const mail = new MailStore(mirror.db, durable);
-    const secrets = await PgTokenVault.open(pool, box);
+    if (keeper && opts.node) {
+      const loader = {
+        load: async (mailbox: string) => {
+          const rows = await readRows(pool, [mailbox]);
+          mirror.unload(mailbox);
+          mirror.load(rows);
+          mail.forgetAccount(mailbox);
+          // the last owner may have rotated its tokens
+          await secrets.refresh();
+        },
+        unload: async (mailbox: string) => {
+          await durable.committed().catch(() => undefined);
+          mirror.unload(mailbox);
+          mail.forgetAccount(mailbox);
+        },
+      };
+      ownership = new PgOwnership(keeper, loader, () => performance.now(), opts.node.onError);
+    } else mirror.load(await readRows(pool, undefined));
     return {
       mail,
+      ownership: ownership ?? soleOwnership(),
       quarantine: new QuarantineStore(mirror.db),
       secrets,
       committed: () => durable.committed(),

@@ -33,8 +33,43 @@ function columnsOf(rows: unknown[][], width: number): unknown[][] {
   return columns;
 }
 
-/** Runs inside each write transaction before the rows are written; throws to refuse them. */
-export type WriteGuard = (client: pg.ClientBase, batch: ChangeBatch) => Promise<void>;
+/**
+ * Runs inside each write transaction before its rows are written: the accounts (lower case)
+ * whose rows must be refused. It may lock what keeps the others valid until the commit.
+ */
+export type Fence = (client: pg.ClientBase, accounts: readonly string[]) => Promise<Set<string>>;
+
+/** Writes of accounts this node no longer owns were refused (the rest of their transaction is stored). */
+export class FencedError extends Error {
+  constructor(readonly accounts: ReadonlySet<string>) {
+    super(`writes refused: another node owns ${[...accounts].join(', ')} now`);
+    this.name = 'FencedError';
+  }
+}
+
+/** The account of each row and each gone key of a batch, lower case. */
+function accountsOf(batch: ChangeBatch): Set<string> {
+  const accounts = new Set<string>();
+  for (const { table, rows, gone } of batch) {
+    const inRow = table.columns.findIndex(([c]) => c === 'account');
+    const inKey = table.key.indexOf('account');
+    for (const r of rows) accounts.add(String(r[inRow]).toLowerCase());
+    if (inKey >= 0) for (const k of gone) accounts.add(String(k[inKey]).toLowerCase());
+  }
+  return accounts;
+}
+
+function without(batch: ChangeBatch, refused: ReadonlySet<string>): ChangeBatch {
+  return batch.map(({ table, rows, gone }) => {
+    const inRow = table.columns.findIndex(([c]) => c === 'account');
+    const inKey = table.key.indexOf('account');
+    return {
+      table,
+      rows: rows.filter((r) => !refused.has(String(r[inRow]).toLowerCase())),
+      gone: inKey < 0 ? gone : gone.filter((k) => !refused.has(String(k[inKey]).toLowerCase())),
+    };
+  });
+}
 
 export class PgWriter implements Durability {
   private tail: Promise<void> = Promise.resolve();
@@ -45,7 +80,8 @@ export class PgWriter implements Durability {
   constructor(
     private readonly mirror: Mirror,
     private readonly pool: pg.Pool,
-    private readonly guard: WriteGuard = async () => undefined,
+    private readonly fence: Fence | null,
+    private readonly onFenced: (accounts: ReadonlySet<string>) => void = () => undefined,
   ) {}
 
   /** The mirror was written: its changes go out at the end of this tick at the latest. */
@@ -74,12 +110,16 @@ export class PgWriter implements Durability {
   }
 
   private async send(batch: ChangeBatch): Promise<void> {
-    const pending = [...this.unsent, batch];
+    let pending = [...this.unsent, batch];
     this.unsent = pending;
     const client = await this.pool.connect();
+    let refused = new Set<string>();
     try {
       await client.query('BEGIN');
-      for (const b of pending) await this.guard(client, b);
+      if (this.fence) {
+        refused = await this.fence(client, [...new Set(pending.flatMap((b) => [...accountsOf(b)]))]);
+        if (refused.size) pending = pending.map((b) => without(b, refused));
+      }
       for (const b of pending) await write(client, b);
       await client.query('COMMIT');
       this.unsent = [];
@@ -88,6 +128,10 @@ export class PgWriter implements Durability {
       throw err;
     } finally {
       client.release();
+    }
+    if (refused.size) {
+      this.onFenced(refused);
+      throw new FencedError(refused);
     }
   }
 }

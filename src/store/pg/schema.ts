@@ -77,6 +77,21 @@ export const pgMigrations: string[] = [
     updated_at timestamptz NOT NULL DEFAULT now()
   );
   `,
+  `
+  -- one owner node per account; epoch grows at every change of owner and fences writes
+  -- (./leases.ts). Expiry is PostgreSQL's clock, the one every node shares.
+  CREATE TABLE leases (
+    account text PRIMARY KEY,
+    owner text NOT NULL,
+    epoch bigint NOT NULL,
+    expires_at timestamptz NOT NULL
+  );
+  -- the nodes alive (renewing), among which accounts are spread (./ownership.ts)
+  CREATE TABLE nodes (
+    node text PRIMARY KEY,
+    expires_at timestamptz NOT NULL
+  );
+  `,
 ];
 
 /** Any fixed number: nodes starting together migrate one after the other. */

@@ -67,7 +67,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   ensureStateDir(config.stateDir);
   // what an earlier run or the user left, before anything is read from it
   enforceStatePermissions(config.stateDir);
-  const state = await openStateStore(config, logger);
+  const state = await openStateStore(config, { node: logger });
   const { secrets, quarantine } = state;
   await importInitialTokens(config, secrets);
   const activity = new AccountActivity(opts.now);

@@ -38,6 +38,13 @@ export abstract class TokenRecords implements TokenVault {
     });
   }
 
+  /** Stores a record as it is, password hash included (`mailbridge migrate-state`). */
+  restore(mailbox: string, account: StoredAccount): void | Promise<void> {
+    registerSecret(account.accessToken);
+    registerSecret(account.refreshToken);
+    return this.write(mailboxKey(mailbox), account);
+  }
+
   /** Forgets the mailbox's tokens and bridge password (`account remove`). */
   remove(mailbox: string): boolean | Promise<boolean> {
     if (!this.get(mailbox)) return false;

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { type Config, loadConfig } from './config';
 import type { Logger } from './log';
 import { LoginGuard } from './auth/login-guard';
@@ -61,6 +62,13 @@ function wantedMailboxes(config: Config, secrets: TokenVault): string[] {
   return [...byKey.values()];
 }
 
+/** Where the other nodes reach this one's listeners: the listen host, or this machine's name for a wildcard. */
+function advertisedHost(config: Config): string {
+  const host = config.state.advertiseHost ?? config.listen.host;
+  if (host === '0.0.0.0' || host === '::') return os.hostname();
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 /** Starts everything the `start` command runs: state, vendor client, IMAP, SMTP, pollers, ops. */
 export async function startBridge(initial: Config, logger: Logger, opts: BridgeOptions = {}): Promise<RunningBridge> {
   let config = initial;
@@ -68,6 +76,8 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   // what an earlier run or the user left, before anything is read from it
   enforceStatePermissions(config.stateDir);
   const state = await openStateStore(config, { node: logger });
+  // on PostgreSQL another node may serve a mailbox: its clients are forwarded there
+  const forwarding = config.state.postgres !== null;
   const { secrets, quarantine } = state;
   await importInitialTokens(config, secrets);
   const activity = new AccountActivity(opts.now);
@@ -103,16 +113,6 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     config,
   );
   const bridged = accounts;
-  // set once IMAP listens: an account lost before that has no sessions to end
-  let sessionsOf: { disconnect(mailbox: string): void } | null = null;
-  await state.ownership.start(() => wantedMailboxes(config, secrets), {
-    gained: (mailbox) => bridged.start(mailbox),
-    lost: async (mailbox) => {
-      await bridged.stop(mailbox);
-      sessionsOf?.disconnect(mailbox);
-      activity.forget(mailbox);
-    },
-  });
 
   const imap = await startImapServer({
     host: config.listen.host,
@@ -126,8 +126,18 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     limits: config.limits,
     logins,
     onCommand: (command, seconds, ok) => metrics.imapCommand(command, seconds, ok),
+    owners: forwarding
+      ? {
+          route: async (username, password) => {
+            const mailbox = username.trim();
+            const owner = await state.ownership.ownerOf(mailbox);
+            if (!owner?.imap || !(await secrets.verifyBridgePassword(mailbox, password))) return null;
+            return { address: owner.imap, username: mailbox, password };
+          },
+          certificate: tls.cert,
+        }
+      : undefined,
   });
-  sessionsOf = imap;
   const smtpServer = createSmtpServer({
     config,
     vendor,
@@ -138,9 +148,26 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     logger,
     tls,
     onSubmitted: ({ mailbox, messageId }) => registry.get(mailbox)?.recordSubmission(messageId),
+    owners: forwarding
+      ? {
+          route: async (mailbox) =>
+            registry.get(mailbox) ? 'here' : ((await state.ownership.ownerOf(mailbox))?.smtp ?? null),
+          certificate: tls.cert,
+        }
+      : undefined,
     onOutcome: (outcome) => metrics.smtpSubmission(outcome),
   });
   const smtp = await smtpServer.listen();
+  const reachable = advertisedHost(config);
+  state.ownership.advertise({ imap: `${reachable}:${imap.port}`, smtp: `${reachable}:${smtp.port}` });
+  await state.ownership.start(() => wantedMailboxes(config, secrets), {
+    gained: (mailbox) => bridged.start(mailbox),
+    lost: async (mailbox) => {
+      await bridged.stop(mailbox);
+      imap.disconnect(mailbox);
+      activity.forget(mailbox);
+    },
+  });
   sessions = () => ({ imap: imap.sessions(), smtp: smtpServer.sessions() });
 
   const readiness = new Readiness({

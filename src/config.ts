@@ -161,9 +161,11 @@ export const configSchema = z
         secretKey: z.string().min(1).nullable().default(null),
         node: z.string().min(1).nullable().default(null),
         leaseSeconds: z.number().min(1).max(600).default(10),
+        /** The host other nodes reach this node's listeners at (they forward clients to it); listen.host by default. */
+        advertiseHost: z.string().min(1).nullable().default(null),
       })
       .strict()
-      .default({ postgres: null, secretKey: null, node: null, leaseSeconds: 10 }),
+      .default({ postgres: null, secretKey: null, node: null, leaseSeconds: 10, advertiseHost: null }),
     /** Overrides of src/upstream/assumptions.ts, deep-merged onto its defaults. */
     assumptions: assumptionOverridesSchema.default({}),
   })
@@ -209,6 +211,7 @@ const envOverrides: Array<[string, string[], 'string' | 'number' | 'port']> = [
   ['MAILBRIDGE_STATE_KEY', ['state', 'secretKey'], 'string'],
   ['MAILBRIDGE_NODE', ['state', 'node'], 'string'],
   ['MAILBRIDGE_LEASE_SECONDS', ['state', 'leaseSeconds'], 'number'],
+  ['MAILBRIDGE_ADVERTISE_HOST', ['state', 'advertiseHost'], 'string'],
 ];
 
 export class ConfigError extends Error {

@@ -12,6 +12,7 @@ import type { VendorApi } from '../upstream/api';
 import { isLoopback } from '../util/net';
 import { deliver, failedOutcome, type SubmissionOutcome, type Submitted } from './deliver';
 import { answerFor, smtpError } from './error-map';
+import { relayToOwner } from './owner-relay';
 import { buildSubmission } from './payload';
 
 /**
@@ -37,6 +38,11 @@ export interface SmtpServerOptions {
   onSubmitted?(submitted: Submitted): void;
   /** How each submission ended (metrics). */
   onOutcome?(outcome: SubmissionOutcome): void;
+  /**
+   * Several nodes: whether the mailbox is served here ('here'), by another node (the host:port
+   * of its SMTP listener, the message is relayed there), or by none at the moment (null).
+   */
+  owners?: { route(mailbox: string): Promise<'here' | string | null>; certificate: string };
 }
 
 export interface SmtpServer {
@@ -95,6 +101,21 @@ function serverOptions(
 ): SMTPServerOptions {
   const { config } = opts;
   const { limits } = config;
+  /** Passwords of sessions that may be relayed to another node, by session id, until the session ends. */
+  const passwords = new Map<string, string>();
+  const relayIfElsewhere = async (raw: Buffer, session: SMTPServerSession): Promise<string | null> => {
+    const mailbox = String(session.user);
+    const owner = opts.owners ? await opts.owners.route(mailbox) : 'here';
+    if (owner === 'here' || !opts.owners) return null;
+    if (owner === null)
+      throw smtpError({ code: 451, enhanced: '4.3.2', text: 'No node serves this mailbox at the moment; try again' });
+    const envelope = {
+      from: session.envelope.mailFrom ? session.envelope.mailFrom.address : mailbox,
+      to: session.envelope.rcptTo.map((r) => r.address),
+    };
+    const target = { address: owner, username: mailbox, password: passwords.get(session.id) ?? '' };
+    return relayToOwner(target, envelope, raw, opts.owners.certificate);
+  };
   const accountFor = (username: string) =>
     config.accounts.find((a) => a.mailbox.toLowerCase() === username.toLowerCase())?.mailbox ?? username.toLowerCase();
   return {
@@ -127,6 +148,7 @@ function serverOptions(
       callback();
     },
     onClose(session) {
+      passwords.delete(session.id);
       guards.deadlines.stop(session.id);
       guards.gate.release(session.id);
     },
@@ -152,6 +174,7 @@ function serverOptions(
         )
         .then(
           (user) => {
+            if (user && opts.owners) passwords.set(session.id, auth.password ?? '');
             if (user) return callback(null, { user });
             callback(
               smtpError({
@@ -208,6 +231,8 @@ function serverOptions(
               enhanced: '5.3.4',
               text: `Message exceeds the ${live.maxMessageBytes}-byte size limit`,
             });
+          const relayed = await relayIfElsewhere(raw, session);
+          if (relayed !== null) return relayed;
           const sub = await buildSubmission(
             raw,
             mailbox,

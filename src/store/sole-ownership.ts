@@ -20,6 +20,8 @@ export function soleOwnership(): Ownership {
       }
   };
   return {
+    advertise: () => undefined,
+    ownerOf: async () => null,
     start(w, e) {
       wanted = w;
       events = e;

@@ -93,6 +93,10 @@ export interface OwnershipEvents {
  * lease it holds, spread over the nodes alive, each account on exactly one node.
  */
 export interface Ownership {
+  /** Tells the other nodes where this node's listeners are (host:port), to forward clients to it. */
+  advertise(addresses: { imap: string | null; smtp: string | null }): void;
+  /** The listeners of the node serving the mailbox, when that is another node. */
+  ownerOf(mailbox: string): Promise<{ imap: string | null; smtp: string | null } | null>;
   /** Resolves after the first look: the accounts this node could take are served. */
   start(wanted: () => string[], events: OwnershipEvents): Promise<void>;
   /** Looks again now (the wanted accounts changed). */

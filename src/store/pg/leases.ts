@@ -20,8 +20,15 @@ export interface Lease {
   validUntil: number;
 }
 
+/** Where other nodes reach this node's listeners (host:port). */
+export interface NodeAddresses {
+  imap: string | null;
+  smtp: string | null;
+}
+
 export class LeaseKeeper {
   private readonly held = new Map<string, Lease>();
+  private addresses: NodeAddresses = { imap: null, smtp: null };
 
   constructor(
     private readonly pool: pg.Pool,
@@ -69,10 +76,11 @@ export class LeaseKeeper {
     try {
       const alive = await this.pool.query<{ node: string }>(
         `WITH me AS (
-           INSERT INTO nodes (node, expires_at) VALUES ($1, now() + make_interval(secs => $2))
-           ON CONFLICT (node) DO UPDATE SET expires_at = excluded.expires_at RETURNING node)
+           INSERT INTO nodes (node, expires_at, imap, smtp) VALUES ($1, now() + make_interval(secs => $2), $3, $4)
+           ON CONFLICT (node) DO UPDATE SET expires_at = excluded.expires_at, imap = excluded.imap, smtp = excluded.smtp
+           RETURNING node)
          SELECT node FROM nodes WHERE expires_at > now() AND node <> $1 UNION SELECT node FROM me`,
-        [this.node, this.ttlMs / 1000],
+        [this.node, this.ttlMs / 1000, this.addresses.imap, this.addresses.smtp],
       );
       nodes = alive.rows.map((r) => r.node).sort();
       const { rows } = await this.pool.query<{ account: string }>(
@@ -90,6 +98,20 @@ export class LeaseKeeper {
     const lost = mine.filter((l) => (renewed ? !renewed.has(l.account) : l.validUntil <= this.now()));
     for (const l of lost) this.held.delete(l.account);
     return { lost: lost.map((l) => l.account), nodes };
+  }
+
+  advertise(addresses: NodeAddresses): void {
+    this.addresses = addresses;
+  }
+
+  /** The listeners of the node that holds a live lease on the account, if another one does. */
+  async ownerOf(account: string): Promise<NodeAddresses | null> {
+    const { rows } = await this.pool.query<NodeAddresses>(
+      `SELECT n.imap, n.smtp FROM leases l JOIN nodes n ON n.node = l.owner
+       WHERE l.account = $1 AND l.owner <> $2 AND l.expires_at > now() AND n.expires_at > now()`,
+      [account.toLowerCase(), this.node],
+    );
+    return rows[0] ?? null;
   }
 
   /** Whether the account has no live lease (nobody serves it). */

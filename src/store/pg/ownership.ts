@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Ownership, OwnershipEvents } from '../state-store';
-import type { LeaseKeeper } from './leases';
+import type { LeaseKeeper, NodeAddresses } from './leases';
 
 /**
  * Spreads accounts over the nodes alive and keeps each on one: rendezvous hashing names the
@@ -16,6 +16,8 @@ export interface AccountLoader {
   load(mailbox: string): Promise<void>;
   /** Sends its last writes, then drops it from the mirror. */
   unload(mailbox: string): Promise<void>;
+  /** Reads again what any node may change for any account (token records, bridge passwords). */
+  refreshShared(): Promise<void>;
 }
 
 function weight(node: string, account: string): bigint {
@@ -47,6 +49,14 @@ export class PgOwnership implements Ownership {
     private readonly now: () => number,
     private readonly onError: (err: Error) => void,
   ) {}
+
+  advertise(addresses: NodeAddresses): void {
+    this.keeper.advertise(addresses);
+  }
+
+  ownerOf(mailbox: string): Promise<NodeAddresses | null> {
+    return this.keeper.ownerOf(mailbox);
+  }
 
   start(wanted: () => string[], events: OwnershipEvents): Promise<void> {
     this.wanted = wanted;
@@ -80,6 +90,7 @@ export class PgOwnership implements Ownership {
     const { lost, nodes } = await this.keeper.renew();
     for (const account of lost) await this.lose(account, false);
     if (!nodes) return;
+    await this.loader.refreshShared();
     const wanted = new Map(this.wanted().map((m) => [m.toLowerCase(), m]));
     for (const account of this.keeper.accounts())
       if (!wanted.has(account) || preferredNode(nodes, account) !== this.keeper.node) await this.lose(account);

@@ -102,6 +102,7 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
           // the last owner may have rotated its tokens
           await secrets.refresh();
         },
+        refreshShared: () => secrets.refresh(),
         unload: async (mailbox: string) => {
           await durable.committed().catch(() => undefined);
           mirror.unload(mailbox);

@@ -86,10 +86,13 @@ export const pgMigrations: string[] = [
     epoch bigint NOT NULL,
     expires_at timestamptz NOT NULL
   );
-  -- the nodes alive (renewing), among which accounts are spread (./ownership.ts)
+  -- the nodes alive (renewing), among which accounts are spread (./ownership.ts), and where
+  -- other nodes reach their IMAP and SMTP listeners (host:port) to forward a client
   CREATE TABLE nodes (
     node text PRIMARY KEY,
-    expires_at timestamptz NOT NULL
+    expires_at timestamptz NOT NULL,
+    imap text,
+    smtp text
   );
   `,
 ];

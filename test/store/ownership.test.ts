@@ -31,15 +31,23 @@ interface Node {
   serving: Set<string>;
 }
 
-async function startNode(name: string, wanted: string[]): Promise<Node> {
+async function startNode(
+  name: string,
+  wanted: string[],
+  onGained: (mailbox: string) => void = () => undefined,
+  ttlMs = leaseMs,
+): Promise<Node> {
   const state = await openPgState({
     connection,
     secretKey,
-    node: { name, leaseMs, onError: (err) => expect.unreachable(err.message) },
+    node: { name, leaseMs: ttlMs, onError: (err) => expect.unreachable(err.message) },
   });
   const serving = new Set<string>();
   await state.ownership.start(() => wanted, {
-    gained: (m) => serving.add(m),
+    gained: (m) => {
+      serving.add(m);
+      onGained(m);
+    },
     lost: async (m) => {
       serving.delete(m);
     },
@@ -135,4 +143,23 @@ it('hands an account over to a node that joins and prefers it, cleanly', async (
     await n.state.ownership.stop();
     await n.state.close();
   }
+});
+
+it('wakes the other nodes with NOTIFY when a node gives its accounts up, before their next look', async () => {
+  const account = 'woken@example.com';
+  // looks every 200 s: only the wake-up can make the second node take the account during this test
+  const slow = 600_000;
+  const first = await startNode('wake-1', [account], undefined, slow);
+  let taken: (mailbox: string) => void = () => undefined;
+  const gained = new Promise<string>((resolve) => {
+    taken = resolve;
+  });
+  const second = await startNode('wake-2', [account], (m) => taken(m), slow);
+  // the first node took it alone; the second finds its lease live
+  expect([first.serving.has(account), second.serving.has(account)]).toEqual([true, false]);
+  await first.state.ownership.stop();
+  await first.state.close();
+  expect(await gained).toBe(account);
+  await second.state.ownership.stop();
+  await second.state.close();
 });

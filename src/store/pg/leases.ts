@@ -20,6 +20,13 @@ export interface Lease {
   validUntil: number;
 }
 
+/**
+ * NOTIFY channel that only wakes nodes up (a lease given up, a node gone, a token record
+ * written): the payload names the kind of change, never the change, and a node that missed a
+ * notification loses nothing but time, since it looks again every ttl/3 anyway.
+ */
+export const wakeUpChannel = 'mailbridge_wake';
+
 /** Where other nodes reach this node's listeners (host:port). */
 export interface NodeAddresses {
   imap: string | null;
@@ -125,7 +132,11 @@ export class LeaseKeeper {
   /** This node leaves: its leases end now, other nodes take its accounts at their next look. */
   async leave(): Promise<void> {
     for (const account of this.accounts()) await this.release(account);
-    await this.pool.query('DELETE FROM nodes WHERE node = $1', [this.node]);
+    await this.pool.query(
+      `WITH gone AS (DELETE FROM nodes WHERE node = $1 RETURNING node)
+       SELECT pg_notify('${wakeUpChannel}', 'node') FROM gone`,
+      [this.node],
+    );
   }
 
   /** Gives the account up at once (a clean stop): another node need not wait for the expiry. */
@@ -133,8 +144,12 @@ export class LeaseKeeper {
     const lease = this.held.get(account.toLowerCase());
     if (!lease) return;
     this.held.delete(lease.account);
+    // the other nodes wake up at the commit instead of at their next look
     await this.pool.query(
-      "UPDATE leases SET expires_at = now() - interval '1 second' WHERE account = $1 AND owner = $2 AND epoch = $3",
+      `WITH given AS (
+         UPDATE leases SET expires_at = now() - interval '1 second' WHERE account = $1 AND owner = $2 AND epoch = $3
+         RETURNING account)
+       SELECT pg_notify('${wakeUpChannel}', 'lease') FROM given`,
       [lease.account, this.node, lease.epoch],
     );
   }

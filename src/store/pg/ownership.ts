@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Ownership, OwnershipEvents } from '../state-store';
+import type pg from 'pg';
 import type { LeaseKeeper, NodeAddresses } from './leases';
+import { WakeUps } from './wake-ups';
 
 /**
  * Spreads accounts over the nodes alive and keeps each on one: rendezvous hashing names the
@@ -39,6 +41,9 @@ export class PgOwnership implements Ownership {
   private events: OwnershipEvents | null = null;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> = Promise.resolve();
+  /** A look is queued and has not started: another request joins it. */
+  private queued = false;
+  private wakeUps: WakeUps | null = null;
   /** Accounts seen free while another node was preferred: when, on the keeper's clock. */
   private readonly freeSince = new Map<string, number>();
   private readonly names = new Map<string, string>();
@@ -48,6 +53,7 @@ export class PgOwnership implements Ownership {
     private readonly loader: AccountLoader,
     private readonly now: () => number,
     private readonly onError: (err: Error) => void,
+    private readonly listen: pg.ClientConfig | null = null,
   ) {}
 
   advertise(addresses: NodeAddresses): void {
@@ -62,12 +68,23 @@ export class PgOwnership implements Ownership {
     this.wanted = wanted;
     this.events = events;
     this.timer = setInterval(() => void this.review(), this.keeper.ttlMs / 3);
+    if (this.listen) {
+      this.wakeUps = new WakeUps(this.listen, () => void this.review(), this.keeper.ttlMs / 3);
+      void this.wakeUps.start();
+    }
     return this.review();
   }
 
-  /** One look at a time: a review asked for during another runs after it. */
+  /** One look at a time: asked for during another, it runs after it (once, however often asked). */
   review(): Promise<void> {
-    this.running = this.running.then(() => this.look()).catch((err: Error) => this.onError(err));
+    if (this.queued) return this.running;
+    this.queued = true;
+    this.running = this.running
+      .then(() => {
+        this.queued = false;
+        return this.look();
+      })
+      .catch((err: Error) => this.onError(err));
     return this.running;
   }
 
@@ -79,6 +96,7 @@ export class PgOwnership implements Ownership {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.wakeUps?.stop();
     await this.running;
     for (const account of this.keeper.accounts()) await this.lose(account);
     this.events = null;

@@ -109,7 +109,7 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
           mail.forgetAccount(mailbox);
         },
       };
-      ownership = new PgOwnership(keeper, loader, () => performance.now(), opts.node.onError);
+      ownership = new PgOwnership(keeper, loader, () => performance.now(), opts.node.onError, pool.options);
     } else mirror.load(await readRows(pool, undefined));
     return {
       mail,

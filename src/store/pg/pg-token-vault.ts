@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { registerSecret } from '../../log';
 import type { StoredAccount } from '../secrets';
 import { TokenRecords, mailboxKey } from '../token-records';
+import { wakeUpChannel } from './leases';
 import type { SecretBox } from './secret-box';
 
 /**
@@ -61,9 +62,11 @@ export class PgTokenVault extends TokenRecords {
     }
     // clock_timestamp: two writes in one transaction still get increasing stamps
     const { rows } = await this.pool.query<{ written_at: Date }>(
-      `INSERT INTO secrets (mailbox, sealed, updated_at) VALUES ($1, $2, clock_timestamp())
-       ON CONFLICT (mailbox) DO UPDATE SET sealed = excluded.sealed, updated_at = excluded.updated_at
-       RETURNING updated_at AS written_at`,
+      `WITH written AS (
+         INSERT INTO secrets (mailbox, sealed, updated_at) VALUES ($1, $2, clock_timestamp())
+         ON CONFLICT (mailbox) DO UPDATE SET sealed = excluded.sealed, updated_at = excluded.updated_at
+         RETURNING updated_at)
+       SELECT updated_at AS written_at, pg_notify('${wakeUpChannel}', 'secrets') FROM written`,
       [mailbox, this.box.seal(mailbox, JSON.stringify(account))],
     );
     this.records.set(mailbox, { account, writtenAt: rows[0].written_at.getTime() });

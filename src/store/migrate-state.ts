@@ -53,12 +53,7 @@ export async function migrateSqliteToPg(
   const pool = pgPool(target.connection);
   const mirror = new Mirror(() => undefined);
   try {
-    const client = await pool.connect();
-    try {
-      await migratePg(client);
-    } finally {
-      client.release();
-    }
+    await migratePg(pool);
     // what PostgreSQL holds already is never overwritten
     const { rows: taken } = await pool.query<{ account: string }>(
       `SELECT lower(account) AS account FROM folders WHERE lower(account) = ANY($1)

@@ -64,7 +64,7 @@ async function client(bridge: RunningBridge, mailbox: string): Promise<ImapFlow>
 beforeAll(async () => {
   postgres = await startPostgres();
   const db = await postgres.createDatabase('cluster');
-  url = `postgresql://${db.user}@/${db.database}?host=${encodeURIComponent(db.host)}`;
+  url = db.url;
   sandbox = await startSandbox({ messages: 6, mailboxes });
   const first = await startNode('node-1');
   for (const mailbox of mailboxes) {

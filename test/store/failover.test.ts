@@ -27,7 +27,7 @@ const mailbox = 'alice@sandbox.test';
 const leaseSeconds = 2;
 const secretKey = Buffer.alloc(32, 17).toString('base64');
 let postgres: Postgres;
-let db: { host: string; user: string; database: string };
+let db: { host: string; user: string; database: string; url: string };
 let sandbox: Sandbox;
 let password = '';
 const nodes = new Map<string, { setup: DaemonSetup; child: ChildProcess | null }>();
@@ -124,7 +124,7 @@ function takeoverDelayMs(dead: LeaseRow, next: LeaseRow): number {
 beforeAll(async () => {
   postgres = await startPostgres();
   db = await postgres.createDatabase('failover');
-  const url = `postgresql://${db.user}@/${db.database}?host=${encodeURIComponent(db.host)}`;
+  const url = db.url;
   sandbox = await startSandbox({ messages: 300, mailboxes: [mailbox] });
   for (const name of ['n1', 'n2', 'n3']) nodes.set(name, { setup: await nodeSetup(name, url), child: null });
   const first = nodes.get('n1')?.setup.config ?? '';

@@ -16,7 +16,7 @@ const secretKey = Buffer.alloc(32, 11).toString('base64');
 beforeAll(async () => {
   postgres = await startPostgres();
   const db = await postgres.createDatabase('migrated');
-  url = `postgresql://${db.user}@/${db.database}?host=${encodeURIComponent(db.host)}`;
+  url = db.url;
   h = await startHarness({ sandbox: { messages: 8 } });
 }, 120_000);
 afterAll(async () => {

@@ -14,7 +14,7 @@ const secretKey = Buffer.alloc(32, 3).toString('hex');
 beforeAll(async () => {
   postgres = await startPostgres();
   const db = await postgres.createDatabase('bridge');
-  const url = `postgresql://${db.user}@/${db.database}?host=${encodeURIComponent(db.host)}`;
+  const url = db.url;
   h = await startHarness({ sandbox: { messages: 5 }, config: { state: { postgres: url, secretKey } } });
 }, 120_000);
 afterAll(async () => {

@@ -16,8 +16,8 @@ export interface Postgres {
   socketDir: string;
   /** Settings of a client of the cluster's `postgres` database. */
   connection: { host: string; user: string; database: string };
-  /** A new database in the cluster; returns its connection settings. */
-  createDatabase(name: string): Promise<{ host: string; user: string; database: string }>;
+  /** A new database in the cluster; returns its connection settings and the same as a connection string. */
+  createDatabase(name: string): Promise<{ host: string; user: string; database: string; url: string }>;
   stop(): Promise<void>;
 }
 
@@ -70,7 +70,11 @@ export async function startPostgres(): Promise<Postgres> {
       } finally {
         await client.end();
       }
-      return { ...connection, database: name };
+      return {
+        ...connection,
+        database: name,
+        url: `postgresql://${superuser}@/${name}?host=${encodeURIComponent(root)}`,
+      };
     },
     async stop() {
       try {

@@ -66,12 +66,7 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
   const box = secretBox(opts.secretKey);
   const pool = pgPool(opts.connection);
   try {
-    const client = await pool.connect();
-    try {
-      await migratePg(client);
-    } finally {
-      client.release();
-    }
+    await migratePg(pool);
     let writer: PgWriter | null = null;
     const mirror = new Mirror(() => writer?.touched());
     const secrets = await PgTokenVault.open(pool, box);

@@ -100,7 +100,8 @@ export const pgMigrations: string[] = [
 /** Any fixed number: nodes starting together migrate one after the other. */
 const migrationLock = 0x6d62_7067;
 
-export async function migratePg(client: pg.ClientBase): Promise<number> {
+export async function migratePg(pool: pg.Pool): Promise<number> {
+  const client = await pool.connect();
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLock]);
@@ -117,5 +118,7 @@ export async function migratePg(client: pg.ClientBase): Promise<number> {
   } catch (err) {
     await client.query('ROLLBACK');
     throw err;
+  } finally {
+    client.release();
   }
 }

@@ -215,3 +215,27 @@ describe('PostgreSQL state store', () => {
     await two.close();
   });
 });
+
+it('PostgreSQL out of reach: nothing is answered as stored or published; back, the change is both', async () => {
+  const { url } = await postgres.createDatabase('outage');
+  const s = await openPgState({ connection: url, secretKey });
+  s.mail.assignUids(A, 'INBOX', ['before']);
+  await s.committed();
+  postgres.pause();
+  const published: string[] = [];
+  try {
+    s.mail.atomically(() => s.mail.assignUids(A, 'INBOX', ['during']));
+    s.mail.afterCommit(() => published.push('during'));
+    await expect(s.committed()).rejects.toThrow();
+    expect(published).toEqual([]);
+  } finally {
+    postgres.resume();
+  }
+  // the next durability check (a client's next command, a node's next look) sends it again
+  await s.committed();
+  expect(published).toEqual(['during']);
+  await s.close();
+  const again = await openPgState({ connection: url, secretKey });
+  expect(again.mail.listMessages(A, 'INBOX').map((r) => r.messageUid)).toEqual(['before', 'during']);
+  await again.close();
+});

@@ -18,6 +18,9 @@ export interface Postgres {
   connection: { host: string; user: string; database: string };
   /** A new database in the cluster; returns its connection settings and the same as a connection string. */
   createDatabase(name: string): Promise<{ host: string; user: string; database: string; url: string }>;
+  /** Stops the server (its clients lose their connections) and starts it again on `resume`. */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -57,7 +60,8 @@ export async function startPostgres(): Promise<Postgres> {
     '-c fsync=off',
     '-c max_connections=200',
   ].join(' ');
-  run('pg_ctl', ['-D', data, '-l', path.join(root, 'server.log'), '-o', options, '-w', 'start']);
+  const start = () => run('pg_ctl', ['-D', data, '-l', path.join(root, 'server.log'), '-o', options, '-w', 'start']);
+  start();
   const connection = { host: root, user: superuser, database: 'postgres' };
   return {
     socketDir: root,
@@ -75,6 +79,12 @@ export async function startPostgres(): Promise<Postgres> {
         database: name,
         url: `postgresql://${superuser}@/${name}?host=${encodeURIComponent(root)}`,
       };
+    },
+    pause: () => {
+      run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+    },
+    resume: () => {
+      start();
     },
     async stop() {
       try {

@@ -18,8 +18,11 @@ export interface AccountLoader {
   load(mailbox: string): Promise<void>;
   /** Sends its last writes, then drops it from the mirror. */
   unload(mailbox: string): Promise<void>;
-  /** Reads again what any node may change for any account (token records, bridge passwords). */
-  refreshShared(): Promise<void>;
+  /**
+   * At every look: reads again what any node may change (token records, bridge passwords) and
+   * sends again what a transaction failed to store (PostgreSQL back after an outage).
+   */
+  catchUp(): Promise<void>;
 }
 
 function weight(node: string, account: string): bigint {
@@ -108,7 +111,7 @@ export class PgOwnership implements Ownership {
     const { lost, nodes } = await this.keeper.renew();
     for (const account of lost) await this.lose(account, false);
     if (!nodes) return;
-    await this.loader.refreshShared();
+    await this.loader.catchUp();
     const wanted = new Map(this.wanted().map((m) => [m.toLowerCase(), m]));
     for (const account of this.keeper.accounts())
       if (!wanted.has(account) || preferredNode(nodes, account) !== this.keeper.node) await this.lose(account);

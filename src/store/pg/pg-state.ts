@@ -97,7 +97,11 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
           // the last owner may have rotated its tokens
           await secrets.refresh();
         },
-        refreshShared: () => secrets.refresh(),
+        catchUp: async () => {
+          await secrets.refresh();
+          // what a failed transaction left unsent goes again (PostgreSQL back after an outage)
+          await durable.committed().catch(() => undefined);
+        },
         unload: async (mailbox: string) => {
           await durable.committed().catch(() => undefined);
           mirror.unload(mailbox);

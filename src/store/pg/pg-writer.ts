@@ -76,6 +76,11 @@ export class PgWriter implements Durability {
   private scheduled = false;
   /** Batches a failed transaction did not store, sent again first. */
   private unsent: ChangeBatch[] = [];
+  /** Batches cut so far, and how many of them are stored (in order). */
+  private cutCount = 0;
+  private storedCount = 0;
+  /** afterCommit callbacks with the batch count they wait for, in call order. */
+  private readonly waiting: Array<{ upTo: number; fn: () => void }> = [];
 
   constructor(
     private readonly mirror: Mirror,
@@ -94,26 +99,48 @@ export class PgWriter implements Durability {
     });
   }
 
+  /**
+   * Runs `fn` once the batches cut so far are stored, at once if they are. A batch that failed
+   * keeps its callbacks waiting until it is stored on a later attempt: no session hears of a
+   * change before it is stored, and none misses one that was.
+   */
   afterCommit(fn: () => void): void {
-    // a refused batch is not published: no session hears of a change that is not stored
-    this.cut().then(fn, () => undefined);
+    this.cut().catch(() => undefined);
+    this.waiting.push({ upTo: this.cutCount, fn });
+    this.runStored();
+  }
+
+  private runStored(): void {
+    while (this.waiting.length && this.waiting[0].upTo <= this.storedCount) this.waiting.shift()?.fn();
   }
 
   committed(): Promise<void> {
     return this.cut();
   }
 
+  /** Sends what changed since the last cut; with nothing new, sends again what a failure left unsent. */
   private cut(): Promise<void> {
     const batch = this.mirror.takeChanges();
-    if (batch.length) this.tail = this.tail.catch(() => undefined).then(() => this.send(batch));
+    if (batch.length) {
+      const count = ++this.cutCount;
+      this.tail = this.tail.catch(() => undefined).then(() => this.send([batch], count));
+    } else if (this.unsent.length) {
+      const count = this.cutCount;
+      this.tail = this.tail.catch(() => undefined).then(() => this.send([], count));
+    }
     return this.tail;
   }
 
-  private async send(batch: ChangeBatch): Promise<void> {
-    let pending = [...this.unsent, batch];
+  private async send(batches: ChangeBatch[], count: number): Promise<void> {
+    let pending = [...this.unsent, ...batches];
     this.unsent = pending;
     const client = await this.pool.connect();
+    // a connection lost mid-transaction reports here as well as to the query: the query's
+    // rejection is the one acted on
+    const lost = () => undefined;
+    client.on('error', lost);
     let refused = new Set<string>();
+    let failure: Error | undefined;
     try {
       await client.query('BEGIN');
       if (this.fence) {
@@ -123,12 +150,17 @@ export class PgWriter implements Durability {
       for (const b of pending) await write(client, b);
       await client.query('COMMIT');
       this.unsent = [];
+      this.storedCount = count;
     } catch (err) {
+      failure = err as Error;
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      client.release();
+      client.off('error', lost);
+      // a client that failed is not given out again
+      client.release(failure);
     }
+    this.runStored();
     if (refused.size) {
       this.onFenced(refused);
       throw new FencedError(refused);

@@ -79,6 +79,8 @@ export interface TokenVault {
   markNeedsNewTokens(mailbox: string, reason: string): void | Promise<void>;
   setBridgePassword(mailbox: string): string | Promise<string>;
   verifyBridgePassword(mailbox: string, password: string): Promise<boolean>;
+  /** Reads the records again where `get` may lag behind another process's writes (PostgreSQL). */
+  reread?(): Promise<void>;
 }
 
 export interface OwnershipEvents {

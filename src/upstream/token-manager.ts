@@ -50,13 +50,26 @@ export class TokenManager {
     return this.refreshing;
   }
 
+  /** The stored pair if another process rotated it since `refreshToken` was read. */
+  private async rotatedElsewhere(refreshToken: string): Promise<string | null> {
+    await this.secrets.reread?.();
+    const stored = this.secrets.get(this.mailbox);
+    return stored && !stored.needsNewTokens && stored.refreshToken !== refreshToken ? stored.accessToken : null;
+  }
+
   private async rotate(refreshToken: string): Promise<string> {
+    // a shared store (several nodes, the CLI) may hold a newer pair than this process saw
+    const newer = await this.rotatedElsewhere(refreshToken);
+    if (newer) return newer;
     let pair: TokenPair;
     try {
       pair = await this.refreshCall(refreshToken);
     } catch (err) {
       // auth and argument refusals are final; transport and 5xx failures are left to the caller
       if (err instanceof VendorError && (err.kind === 'auth' || err.kind === 'expired' || err.kind === 'invalid')) {
+        // unless another process rotated the token meanwhile: the vendor killed the one used here
+        const rotated = await this.rotatedElsewhere(refreshToken);
+        if (rotated) return rotated;
         const dead = new NeedsNewTokensError(this.mailbox);
         await this.secrets.markNeedsNewTokens(this.mailbox, dead.message);
         this.logger.error(

@@ -95,10 +95,10 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
           mirror.load(rows);
           mail.forgetAccount(mailbox);
           // the last owner may have rotated its tokens
-          await secrets.refresh();
+          await secrets.reread();
         },
         catchUp: async () => {
-          await secrets.refresh();
+          await secrets.reread();
           // what a failed transaction left unsent goes again (PostgreSQL back after an outage)
           await durable.committed().catch(() => undefined);
         },

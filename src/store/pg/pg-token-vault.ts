@@ -8,9 +8,9 @@ import type { SecretBox } from './secret-box';
 /**
  * Token pairs and bridge-password hashes in PostgreSQL, each row sealed (./secret-box.ts).
  * Reads answer from memory; a write returns once its row is committed, so a rotated refresh
- * token is stored before the access token that came with it is used. `refresh` reads the
+ * token is stored before the access token that came with it is used. `reread` reads the
  * rows again (another node or `mailbridge account add` changed them); a row replaces the one
- * in memory only if it was written later, so a refresh that read before a write of this node
+ * in memory only if it was written later, so a reread that read before a write of this node
  * committed never brings back the pair that write replaced.
  */
 export class PgTokenVault extends TokenRecords {
@@ -25,11 +25,11 @@ export class PgTokenVault extends TokenRecords {
 
   static async open(pool: pg.Pool, box: SecretBox): Promise<PgTokenVault> {
     const vault = new PgTokenVault(pool, box);
-    await vault.refresh();
+    await vault.reread();
     return vault;
   }
 
-  async refresh(): Promise<void> {
+  async reread(): Promise<void> {
     const { rows } = await this.pool.query<{ mailbox: string; sealed: Buffer; written_at: Date }>(
       'SELECT mailbox, sealed, updated_at AS written_at FROM secrets',
     );

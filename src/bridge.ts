@@ -130,9 +130,9 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
       ? {
           route: async (username, password) => {
             const mailbox = username.trim();
+            if (!(await secrets.verifyBridgePassword(mailbox, password))) return null;
             const owner = await state.ownership.ownerOf(mailbox);
-            if (!owner?.imap || !(await secrets.verifyBridgePassword(mailbox, password))) return null;
-            return { address: owner.imap, username: mailbox, password };
+            return owner?.imap ? { address: owner.imap, username: mailbox, password } : 'unavailable';
           },
           certificate: tls.cert,
         }

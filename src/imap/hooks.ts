@@ -39,8 +39,11 @@ const commandOf = (hookName: string) => (hookName === 'open' ? 'SELECT' : hookNa
 
 /** Where a client of a mailbox another node serves is sent (./owner-proxy.ts). */
 export interface OwnerRoute {
-  /** The owner to log in to for these credentials, or null (served here, or refused). */
-  route(username: string, password: string): Promise<ProxyTarget | null>;
+  /**
+   * The owner to log in to for these credentials; 'unavailable' when they are right but no
+   * node serves the mailbox at this moment (a takeover under way); null when they are wrong.
+   */
+  route(username: string, password: string): Promise<ProxyTarget | 'unavailable' | null>;
   /** The certificate the nodes share, the only one trusted on a hop to another machine. */
   certificate: string;
 }
@@ -117,18 +120,22 @@ export function installHooks(
       peer: login.connection?.remoteAddress ?? '',
       username: login.username,
     };
-    let forward: ProxyTarget | null = null;
+    let forward: ProxyTarget | 'unavailable' | null = null;
     logins
       .login(attempt, async () => {
         const local = await accounts.authenticate(login.username, login.password);
         if (local || !owners) return local;
         forward = await owners.route(login.username, login.password);
-        return forward?.username ?? null;
+        return forward === 'unavailable' ? login.username : (forward?.username ?? null);
       })
       .then(
         (account) => {
           if (!account) return callback(null);
           const target = forward;
+          if (target === 'unavailable')
+            return callback(
+              new ImapError('UNAVAILABLE', 'This mailbox is moving to another bridge node; log in again in a moment'),
+            );
           if (!target || !owners) return callback(null, { user: { id: account, username: account } });
           callback(null, {
             handOver: (socket: Socket, tag: string, unread: Buffer) =>

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ImapFlow } from 'imapflow';
 import nodemailer from 'nodemailer';
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningBridge, startBridge } from '../../src/bridge';
 import { parseConfig } from '../../src/config';
@@ -162,4 +163,32 @@ it('passes commands pipelined after LOGIN on to the owner', async () => {
   expect(text).toMatch(/\r\na1 OK /);
   expect(text).toMatch(/\r\na2 OK \[READ-WRITE\]/);
   expect(text).toMatch(/\r\na3 OK /);
+});
+
+it('answers NO [UNAVAILABLE], not a password failure, while no node serves the mailbox', async () => {
+  const mailbox = 'eve@sandbox.test';
+  // a lease no live node holds: what a takeover looks like before the new owner has loaded
+  const db = new pg.Client(url);
+  await db.connect();
+  await db.query(
+    "INSERT INTO leases (account, owner, epoch, expires_at) VALUES ($1, 'gone-node', 1, now() + interval '1 hour')",
+    [mailbox],
+  );
+  await db.end();
+  const first = nodes[0].bridge;
+  // never used: no node gets to serve it during this test
+  await first.secrets.putTokens(mailbox, { accessToken: 'at-eve', refreshToken: 'rt-eve' });
+  const password = await first.secrets.setBridgePassword(mailbox);
+  // what the next look (or the NOTIFY of the write) would make the other node read
+  await nodes[1].bridge.secrets.reread?.();
+  const socket = net.connect(nodes[1].bridge.ports.imap, '127.0.0.1');
+  let text = '';
+  socket.on('data', (d) => {
+    text += d.toString();
+  });
+  await once(socket, 'data');
+  socket.write(`a1 LOGIN ${mailbox} wrong-password\r\na2 LOGIN ${mailbox} ${password}\r\na3 LOGOUT\r\n`);
+  await once(socket, 'close');
+  expect(text).toMatch(/\r\na1 NO \[AUTHENTICATIONFAILED\]/);
+  expect(text).toMatch(/\r\na2 NO \[UNAVAILABLE\] This mailbox is moving to another bridge node/);
 });

@@ -82,17 +82,25 @@ async function newOwner(dead: LeaseRow): Promise<LeaseRow> {
   }
 }
 
+/** A logged-in client; while a takeover is under way the node answers NO [UNAVAILABLE], and it tries again. */
 async function client(node: string): Promise<ImapFlow> {
-  const c = new ImapFlow({
-    host: '127.0.0.1',
-    port: nodes.get(node)?.setup.imapPort ?? 0,
-    secure: false,
-    doSTARTTLS: false,
-    auth: { user: mailbox, pass: password },
-    logger: false,
-  });
-  await c.connect();
-  return c;
+  for (let attempt = 1; ; attempt++) {
+    const c = new ImapFlow({
+      host: '127.0.0.1',
+      port: nodes.get(node)?.setup.imapPort ?? 0,
+      secure: false,
+      doSTARTTLS: false,
+      auth: { user: mailbox, pass: password },
+      logger: false,
+    });
+    try {
+      await c.connect();
+      return c;
+    } catch (err) {
+      if ((err as { serverResponseCode?: string }).serverResponseCode !== 'UNAVAILABLE' || attempt > 100) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }
 
 async function kill(node: string): Promise<void> {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runClickBench } from './click';
+import { runClusterBench } from './cluster';
 import { runImapBench } from './imap';
 import { runScaleBench } from './scale';
 import { runSessionsBench } from './sessions';
@@ -8,7 +9,7 @@ import { runSmtpBench } from './smtp';
 
 /**
  * `npm run bench`: every benchmark, one JSON report on stdout and in bench/results/.
- * BENCH_ONLY=imap|sessions|smtp|click|scale runs one of them.
+ * BENCH_ONLY=imap|sessions|smtp|click|scale|cluster runs one of them.
  */
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   if (!only || only === 'smtp') report.smtp = await runSmtpBench();
   if (!only || only === 'click') report.clickDuringBulkDownload = await runClickBench();
   if (!only || only === 'scale') report.scale = await runScaleBench();
+  if (!only || only === 'cluster') report.cluster = await runClusterBench();
   const text = JSON.stringify(report, null, 2);
   process.stdout.write(`${text}\n`);
   const dir = path.join(__dirname, 'results');

@@ -85,6 +85,7 @@ export async function runSmtpBench(): Promise<Record<string, unknown>> {
     vendor: bridgeVendor,
     secrets,
     quarantine: new QuarantineStore(db),
+    committed: () => Promise.resolve(),
     logger,
     tls: { key: pems.private, cert: pems.cert },
   });

@@ -14,6 +14,7 @@ packages=(
   bsdutils                 # script(1): a pseudo-terminal for NeoMutt
   dovecot-imapd            # reference IMAP server of the conformance suite (own config, loopback)
   s-nail                   # IMAP client with a strict line reader (copy *)
+  postgresql               # state store of several bridge nodes (a private cluster per test file)
 )
 
 missing=()
@@ -28,5 +29,11 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+# the tests run private clusters (test/support/postgres.ts): the package need not make and
+# start the system one (Debian's documented switch, read by the package's postinst)
+if [[ " ${missing[*]} " == *" postgresql "* && ! -e /etc/postgresql-common/createcluster.conf ]]; then
+  mkdir -p /etc/postgresql-common
+  echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.conf
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"

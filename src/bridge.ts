@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { type Config, loadConfig } from './config';
 import type { Logger } from './log';
 import { LoginGuard } from './auth/login-guard';
@@ -19,10 +20,10 @@ import { tokenState } from './ops/token-state';
 import { planReload } from './reload-plan';
 import { createSmtpServer } from './smtp/server';
 import { ensureStateDir } from './state-dir';
-import { MailStore } from './store';
-import { QuarantineStore } from './store/quarantine';
 import { releaseQuarantine } from './smtp/quarantine-commands';
-import { SecretStore, importInitialTokens } from './store/secrets';
+import type { TokenVault } from './store';
+import { importInitialTokens } from './store/secrets';
+import { openStateStore } from './store/open-state';
 import { enforceStatePermissions } from './store/state-permissions';
 import { loadOrCreateTls } from './tls';
 import { createVendorClient } from './upstream/vendor-client';
@@ -33,7 +34,7 @@ export interface RunningBridge {
   controlSocket: string | null;
   accounts: AccountRegistry;
   pollers: MailboxPoller[];
-  secrets: SecretStore;
+  secrets: TokenVault;
   /** Re-reads the config file and the stored accounts (SIGHUP, `mailbridge reload`). */
   reload(): Promise<ReloadResult>;
   close(): Promise<void>;
@@ -55,11 +56,18 @@ export interface BridgeOptions {
 }
 
 /** The accounts to serve: the configured ones and every one `account add` stored. */
-function wantedMailboxes(config: Config, secrets: SecretStore): string[] {
+function wantedMailboxes(config: Config, secrets: TokenVault): string[] {
   const byKey = new Map<string, string>();
   for (const m of [...config.accounts.map((a) => a.mailbox), ...secrets.mailboxes()])
     if (!byKey.has(m.toLowerCase())) byKey.set(m.toLowerCase(), m);
   return [...byKey.values()];
+}
+
+/** Where the other nodes reach this one's listeners: the listen host, or this machine's name for a wildcard. */
+function advertisedHost(config: Config): string {
+  const host = config.state.advertiseHost ?? config.listen.host;
+  if (host === '0.0.0.0' || host === '::') return os.hostname();
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 /** Starts everything the `start` command runs: state, vendor client, IMAP, SMTP, pollers, ops. */
@@ -68,12 +76,13 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   ensureStateDir(config.stateDir);
   // what an earlier run or the user left, before anything is read from it
   enforceStatePermissions(config.stateDir);
-  const secrets = SecretStore.open(config.stateDir);
-  importInitialTokens(config, secrets);
+  const state = await openStateStore(config, { node: logger });
+  // on PostgreSQL another node may serve a mailbox: its clients are forwarded there
+  const forwarding = config.state.postgres !== null;
+  const { secrets, quarantine } = state;
+  await importInitialTokens(config, secrets);
   const activity = new AccountActivity(opts.now);
   const token = (mailbox: string) => tokenState(mailbox, secrets.get(mailbox), activity.now());
-  const store = MailStore.open(config.stateDir);
-  const quarantine = new QuarantineStore(store.db);
   // the servers exist only later; the gauges read them through these
   let sessions = () => ({ imap: 0, smtp: 0 });
   let accounts: BridgedAccounts | null = null;
@@ -104,7 +113,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     {
       registry,
       api: composing,
-      store,
+      store: state.mail,
       notifier,
       logger,
       syncObserver: observers.sync,
@@ -116,7 +125,6 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     },
     config,
   );
-  for (const mailbox of wantedMailboxes(config, secrets)) accounts.start(mailbox);
   const bridged = accounts;
 
   const imap = await startImapServer({
@@ -131,6 +139,17 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     limits: config.limits,
     logins,
     onCommand: (command, seconds, ok) => metrics.imapCommand(command, seconds, ok),
+    owners: forwarding
+      ? {
+          route: async (username, password) => {
+            const mailbox = username.trim();
+            if (!(await secrets.verifyBridgePassword(mailbox, password))) return null;
+            const owner = await state.ownership.ownerOf(mailbox);
+            return owner?.imap ? { address: owner.imap, username: mailbox, password } : 'unavailable';
+          },
+          certificate: tls.cert,
+        }
+      : undefined,
   });
   const smtpServer = createSmtpServer({
     config,
@@ -138,13 +157,31 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     secrets,
     logins,
     quarantine,
+    committed: () => state.committed(),
     logger,
     tls,
     onSubmitted: ({ mailbox, messageId }) => registry.get(mailbox)?.recordSubmission(messageId),
     onHeld: (mailbox, held) => registry.get(mailbox)?.holdQuarantined(held),
+    owners: forwarding
+      ? {
+          route: async (mailbox) =>
+            registry.get(mailbox) ? 'here' : ((await state.ownership.ownerOf(mailbox))?.smtp ?? null),
+          certificate: tls.cert,
+        }
+      : undefined,
     onOutcome: (outcome) => metrics.smtpSubmission(outcome),
   });
   const smtp = await smtpServer.listen();
+  const reachable = advertisedHost(config);
+  state.ownership.advertise({ imap: `${reachable}:${imap.port}`, smtp: `${reachable}:${smtp.port}` });
+  await state.ownership.start(() => wantedMailboxes(config, secrets), {
+    gained: (mailbox) => bridged.start(mailbox),
+    lost: async (mailbox) => {
+      await bridged.stop(mailbox);
+      imap.disconnect(mailbox);
+      activity.forget(mailbox);
+    },
+  });
   sessions = () => ({ imap: imap.sessions(), smtp: smtpServer.sessions() });
 
   const readiness = new Readiness({
@@ -174,19 +211,15 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     const next = opts.loadConfig?.() ?? (config.configFile ? loadConfig(config.configFile) : config);
     const plan = planReload(config, next);
     config = next;
-    importInitialTokens(next, secrets);
+    await importInitialTokens(next, secrets);
     const wanted = wantedMailboxes(next, secrets);
     const wantedKeys = new Set(wanted.map((m) => m.toLowerCase()));
     const removed = bridged.mailboxes().filter((m) => !wantedKeys.has(m.toLowerCase()));
     const added = wanted.filter((m) => !bridged.has(m));
-    for (const mailbox of removed) {
-      await bridged.stop(mailbox);
-      imap.disconnect(mailbox);
-      activity.forget(mailbox);
-    }
     if (plan.applied.includes('pollIntervalSeconds') || plan.applied.includes('fullSyncEveryPolls'))
       await bridged.repoll(next);
-    for (const mailbox of added) bridged.start(mailbox);
+    // stops the removed accounts; serves the added ones (on PostgreSQL, those this node may own)
+    await state.ownership.review();
     imap.setMaxMessageBytes(next.maxMessageBytes);
     smtpServer.setMaxMessageBytes(next.maxMessageBytes);
     logger.level = next.logLevel;
@@ -234,9 +267,10 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
       await ops?.close();
       // sessions still at work during the drain need their accounts: those stop after
       await Promise.all([imap.close(), smtpServer.close()]);
+      await state.ownership.stop();
       await bridged.stopAll();
       await vendor.close();
-      store.close();
+      await state.close();
     },
   };
 }

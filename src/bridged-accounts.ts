@@ -7,14 +7,14 @@ import { MailboxPoller } from './domain/poller';
 import type { QuarantineAccess } from './domain/quarantine-folder';
 import type { SyncObserver } from './domain/sync-observer';
 import type { ImapNotifier } from './imap/notifier';
-import type { MailStore } from './store';
+import type { MailState } from './store';
 import type { MailboxApi } from './upstream/api';
 
 export interface BridgedAccountsDeps {
   registry: AccountRegistry;
   /** The mailbox's connection to the vendor, as the domain reads through it. */
   api: (mailbox: string) => MailboxApi;
-  store: MailStore;
+  store: MailState;
   notifier: ImapNotifier;
   logger: Logger;
   syncObserver: SyncObserver;

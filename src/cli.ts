@@ -12,13 +12,14 @@ import { callDaemon } from './ops/control-client';
 import { formatStatus, type StatusReport } from './ops/status';
 import type { ReloadResult } from './bridge';
 import type { ResyncResult } from './ops/resync';
-import { SecretStore, importInitialTokens } from './store/secrets';
+import type { StateStore, TokenVault } from './store';
+import { migrateSqliteToPg } from './store/migrate-state';
+import { openStateStore } from './store/open-state';
+import { importInitialTokens } from './store/secrets';
 import { createVendorClient } from './upstream/vendor-client';
 import { readTokensFromEnvOrStdin } from './util/read-secret';
 import { listQuarantine, releaseQuarantine } from './smtp/quarantine-commands';
-import { openDatabase } from './store/db';
 import { certificateForTrustStore, loadOrCreateTls } from './tls';
-import { QuarantineStore } from './store/quarantine';
 
 const defaultConfigFile = 'mailbridge.json';
 
@@ -35,19 +36,35 @@ function load(file: string | undefined): Config {
   return loadConfig(file ?? (fs.existsSync(defaultConfigFile) ? defaultConfigFile : undefined));
 }
 
+/** The configured state (SQLite or PostgreSQL), closed after `fn`. */
+async function withState<T>(cfg: Config, fn: (state: StateStore) => Promise<T>): Promise<T> {
+  const state = await openStateStore(cfg, 'cli');
+  try {
+    return await fn(state);
+  } finally {
+    await state.close();
+  }
+}
+
 async function withVendor<T>(
   file: string | undefined,
-  fn: (cfg: Config, vendor: ReturnType<typeof createVendorClient>, secrets: SecretStore) => Promise<T>,
+  fn: (
+    cfg: Config,
+    vendor: ReturnType<typeof createVendorClient>,
+    secrets: TokenVault,
+    state: StateStore,
+  ) => Promise<T>,
 ): Promise<T> {
   const cfg = load(file);
   const logger = createLogger(cfg.logLevel === 'info' ? 'warn' : cfg.logLevel);
-  const secrets = SecretStore.open(cfg.stateDir);
-  const vendor = createVendorClient(cfg, secrets, logger);
-  try {
-    return await fn(cfg, vendor, secrets);
-  } finally {
-    await vendor.close();
-  }
+  return withState(cfg, async (state) => {
+    const vendor = createVendorClient(cfg, state.secrets, logger);
+    try {
+      return await fn(cfg, vendor, state.secrets, state);
+    } finally {
+      await vendor.close();
+    }
+  });
 }
 
 function print(line: string): void {
@@ -200,17 +217,18 @@ export function buildProgram(): Command {
     .action(async (opts: { mailbox: string; config?: string }) => {
       const cfg = load(opts.config);
       const tokens = await readTokensFromEnvOrStdin();
-      const secrets = SecretStore.open(cfg.stateDir);
-      // re-adding tokens (say after the refresh token lapsed) keeps the password mail clients already have
-      const hadPassword = !!secrets.get(opts.mailbox)?.passwordHash;
-      secrets.putTokens(opts.mailbox, tokens);
-      print(`Stored tokens for ${opts.mailbox}.`);
-      if (hadPassword) print('The bridge password is unchanged; "mailbridge account password" makes a new one.');
-      else
-        print(
-          'Bridge password (use it in your mail client; it is shown only now): ' +
-            secrets.setBridgePassword(opts.mailbox),
-        );
+      await withState(cfg, async ({ secrets }) => {
+        // re-adding tokens (say after the refresh token lapsed) keeps the password mail clients already have
+        const hadPassword = !!secrets.get(opts.mailbox)?.passwordHash;
+        await secrets.putTokens(opts.mailbox, tokens);
+        print(`Stored tokens for ${opts.mailbox}.`);
+        if (hadPassword) print('The bridge password is unchanged; "mailbridge account password" makes a new one.');
+        else
+          print(
+            'Bridge password (use it in your mail client; it is shown only now): ' +
+              (await secrets.setBridgePassword(opts.mailbox)),
+          );
+      });
     });
   account
     .command('remove')
@@ -221,7 +239,8 @@ export function buildProgram(): Command {
     .addOption(configOption())
     .action(async (opts: { mailbox: string; config?: string }) => {
       const cfg = load(opts.config);
-      if (!SecretStore.open(cfg.stateDir).remove(opts.mailbox)) print(`No tokens were stored for ${opts.mailbox}.`);
+      if (!(await withState(cfg, async ({ secrets }) => secrets.remove(opts.mailbox))))
+        print(`No tokens were stored for ${opts.mailbox}.`);
       else print(`Removed the tokens and bridge password of ${opts.mailbox}.`);
       if (cfg.accounts.some((a) => a.mailbox.toLowerCase() === opts.mailbox.toLowerCase()))
         print('It is still listed under "accounts" in the config file: remove it there, then run "mailbridge reload".');
@@ -232,11 +251,12 @@ export function buildProgram(): Command {
     .description('generate a new bridge password for a mailbox (the old one stops working)')
     .requiredOption('--mailbox <address>', 'mailbox address')
     .addOption(configOption())
-    .action((opts: { mailbox: string; config?: string }) => {
+    .action(async (opts: { mailbox: string; config?: string }) => {
       const cfg = load(opts.config);
-      const secrets = SecretStore.open(cfg.stateDir);
-      importInitialTokens(cfg, secrets);
-      print(`New bridge password for ${opts.mailbox}: ${secrets.setBridgePassword(opts.mailbox)}`);
+      await withState(cfg, async ({ secrets }) => {
+        await importInitialTokens(cfg, secrets);
+        print(`New bridge password for ${opts.mailbox}: ${await secrets.setBridgePassword(opts.mailbox)}`);
+      });
     });
 
   program
@@ -263,14 +283,11 @@ export function buildProgram(): Command {
     .command('list')
     .description('list held submissions recorded by the SMTP server')
     .addOption(configOption())
-    .action((opts: { config?: string }) => {
+    .action(async (opts: { config?: string }) => {
       const cfg = load(opts.config);
-      const db = openDatabase(cfg.stateDir);
-      try {
-        for (const line of listQuarantine(new QuarantineStore(db), new Date(), cfg.configFile)) print(line);
-      } finally {
-        db.close();
-      }
+      await withState(cfg, async ({ quarantine }) => {
+        for (const line of listQuarantine(quarantine, new Date(), cfg.configFile)) print(line);
+      });
     });
   quarantine
     .command('release')
@@ -278,16 +295,32 @@ export function buildProgram(): Command {
     .argument('<id>', 'quarantine_id from the SMTP rejection or "quarantine list"')
     .addOption(configOption())
     .action(async (id: string, opts: { config?: string }) => {
-      await withVendor(opts.config, async (cfg, vendor) => {
-        const db = openDatabase(cfg.stateDir);
-        try {
-          const result = await releaseQuarantine(vendor, new QuarantineStore(db), id);
-          print(result.text);
-          process.exitCode = result.ok ? 0 : 1;
-        } finally {
-          db.close();
-        }
+      await withVendor(opts.config, async (_cfg, vendor, _secrets, state) => {
+        const result = await releaseQuarantine(vendor, state.quarantine, id);
+        await state.committed();
+        print(result.text);
+        process.exitCode = result.ok ? 0 : 1;
       });
+    });
+
+  program
+    .command('migrate-state')
+    .description(
+      'copy the SQLite state (UID maps, flags, drafts, quarantine, tokens) into the PostgreSQL database of ' +
+        'state.postgres, keeping every UID and UIDVALIDITY; stop the daemon first',
+    )
+    .addOption(configOption())
+    .action(async (opts: { config?: string }) => {
+      const cfg = load(opts.config);
+      const { postgres, secretKey } = cfg.state;
+      if (!postgres || !secretKey)
+        throw new ConfigError('migrate-state copies into state.postgres: set it (and state.secretKey) first');
+      const copied = await migrateSqliteToPg(cfg.stateDir, { connection: postgres, secretKey });
+      print(
+        `Copied ${copied.accounts} account(s): ${copied.folders} folder(s), ${copied.messages} message UID(s), ` +
+          `${copied.secrets} token record(s); every UID and UIDVALIDITY checked in PostgreSQL.`,
+      );
+      print('Start the nodes with state.postgres set; the SQLite file is left as it was.');
     });
 
   return program;

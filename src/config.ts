@@ -147,6 +147,25 @@ export const configSchema = z
       })
       .strict()
       .default({ host: '127.0.0.1', port: 9925, staleAfterSeconds: 300 }),
+    /**
+     * Where the state lives. By default the SQLite file in stateDir (one node). With `postgres`
+     * (a connection string) several bridge nodes share one PostgreSQL database; token pairs and
+     * password hashes are sealed there with `secretKey` (32 bytes, base64 or hex). Each account
+     * is served by one node at a time, which holds its lease: `node` names this node (unique
+     * among the nodes; host name and process id by default), and a dead node's accounts move
+     * to others within about 4/3 of `leaseSeconds`.
+     */
+    state: z
+      .object({
+        postgres: z.string().min(1).nullable().default(null),
+        secretKey: z.string().min(1).nullable().default(null),
+        node: z.string().min(1).nullable().default(null),
+        leaseSeconds: z.number().min(1).max(600).default(10),
+        /** The host other nodes reach this node's listeners at (they forward clients to it); listen.host by default. */
+        advertiseHost: z.string().min(1).nullable().default(null),
+      })
+      .strict()
+      .default({ postgres: null, secretKey: null, node: null, leaseSeconds: 10, advertiseHost: null }),
     /** Overrides of src/upstream/assumptions.ts, deep-merged onto its defaults. */
     assumptions: assumptionOverridesSchema.default({}),
   })
@@ -188,6 +207,11 @@ const envOverrides: Array<[string, string[], 'string' | 'number' | 'port']> = [
   ['MAILBRIDGE_SHUTDOWN_DRAIN', ['limits', 'shutdownDrainSeconds'], 'number'],
   ['MAILBRIDGE_OPS_HOST', ['ops', 'host'], 'string'],
   ['MAILBRIDGE_OPS_PORT', ['ops', 'port'], 'port'],
+  ['MAILBRIDGE_POSTGRES_URL', ['state', 'postgres'], 'string'],
+  ['MAILBRIDGE_STATE_KEY', ['state', 'secretKey'], 'string'],
+  ['MAILBRIDGE_NODE', ['state', 'node'], 'string'],
+  ['MAILBRIDGE_LEASE_SECONDS', ['state', 'leaseSeconds'], 'number'],
+  ['MAILBRIDGE_ADVERTISE_HOST', ['state', 'advertiseHost'], 'string'],
 ];
 
 export class ConfigError extends Error {
@@ -266,6 +290,10 @@ export function parseConfig(
   if ((cfg.tls.cert === null) !== (cfg.tls.key === null))
     throw new ConfigError(
       'config field "tls": set both cert and key, or neither (a self-signed pair is then generated)',
+    );
+  if (cfg.state.postgres && !cfg.state.secretKey)
+    throw new ConfigError(
+      'config field "state": postgres needs secretKey (or MAILBRIDGE_STATE_KEY), the key that seals stored tokens',
     );
   return {
     ...cfg,

@@ -75,7 +75,7 @@ export async function runDemo(
   // this run's sandbox tokens replace whatever an earlier demo stored
   SecretStore.open(stateDir).putTokens(demoMailbox, sandbox.issueTokens(demoMailbox));
   const bridge = await startBridge(config, createLogger(config.logLevel));
-  const password = bridge.secrets.setBridgePassword(demoMailbox);
+  const password = await bridge.secrets.setBridgePassword(demoMailbox);
   const withConfig = configFlag(configFile);
   const security = (tlsPort: number | null) =>
     `connection security STARTTLS (or None)${tlsPort === null ? '' : `, or SSL/TLS on port ${tlsPort}`}`;

@@ -1,12 +1,12 @@
 import type { Config } from './config';
-import type { SecretStore } from './store/secrets';
+import type { TokenVault } from './store';
 import type { VendorApi } from './upstream/api';
 
 /** `mailbridge doctor`: one line per check, true when every check passed. */
 export async function runDoctor(
   cfg: Config,
   vendor: VendorApi,
-  secrets: SecretStore,
+  secrets: TokenVault,
   print: (line: string) => void,
 ): Promise<boolean> {
   let ok = true;

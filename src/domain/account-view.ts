@@ -1,6 +1,6 @@
 import type { Logger } from '../log';
 import type { PublishChanges } from './changes';
-import { LocalMessages, isLocalMessage, type MailStore, type MessageRow, type MessageSummary } from '../store';
+import { isLocalMessage, type LocalState, type MailState, type MessageRow, type MessageSummary } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
 import type { FolderRole, VendorFolder, VendorMessage } from '../upstream/types';
@@ -46,7 +46,7 @@ export interface ImapFolder {
 export interface AccountViewOptions {
   account: string;
   api: MailboxApi;
-  store: MailStore;
+  store: MailState;
   assumptions: Assumptions;
   logger: Logger;
   attachmentCacheDir: string;
@@ -108,14 +108,14 @@ export class AccountView {
   private readonly quarantine: QuarantineFolder | null;
   private readonly syncs: SyncScheduler<ImapFolder>;
   private readonly sync: SyncContext;
-  private readonly local: LocalMessages;
+  private readonly local: LocalState;
   private readonly messages: MessageCache;
   /** Streams attachment bytes for imap-core's indexer: raw route once, then the disk cache. */
   readonly attachmentStorage: AttachmentStorage;
 
   readonly account: string;
   private readonly api: MailboxApi;
-  private readonly store: MailStore;
+  private readonly store: MailState;
   private readonly logger: Logger;
   private readonly labelsRoot: string | null;
   private readonly copyToFolder: 'refuse' | 'move';
@@ -165,7 +165,7 @@ export class AccountView {
         ended: (folder, cause, err) => syncObserver.ended(account, folder.path, cause, err),
       },
     });
-    this.local = new LocalMessages(store.db);
+    this.local = store.local;
     this.quarantine = quarantine ? new QuarantineFolder(this.sync, this.local, quarantine) : null;
     this.messages = new MessageCache(account, api, store, this.local);
     this.attachmentStorage = createAttachmentStorage(
@@ -281,6 +281,11 @@ export class AccountView {
    * Drops cached messages no folder holds any more (moved out of every view, deleted in
    * webmail). Only between syncs: a running sync stores messages before it numbers them.
    */
+  /** Resolves once every state change so far is durable: a client is told OK only after it. */
+  committed(): Promise<void> {
+    return this.store.committed();
+  }
+
   pruneCache(): number {
     return this.syncs.idle() ? this.store.pruneMetadata(this.account) : 0;
   }

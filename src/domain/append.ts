@@ -1,5 +1,5 @@
 import { createIndexer } from '../mime';
-import type { LocalMessages } from '../store';
+import type { LocalState } from '../store';
 import type { SyncContext } from './folder-sync';
 import { draftRecord } from './message-cache';
 import { Refusal } from './refusal';
@@ -70,7 +70,7 @@ export async function appendSentCopy(
 
 export function appendDraft(
   ctx: SyncContext,
-  local: LocalMessages,
+  local: LocalState,
   folder: AppendTarget,
   raw: Buffer,
   flags: string[],

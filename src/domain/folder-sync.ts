@@ -1,6 +1,6 @@
 import type { Logger } from '../log';
 import { describePool, type MetadataRecord } from '../mime';
-import { isLocalMessage, type MailStore } from '../store';
+import { isLocalMessage, type MailState } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
 import type { VendorMessage, VendorThread } from '../upstream/types';
@@ -24,7 +24,7 @@ import type { MessagesAdded, StateUpdate } from './state-updates';
 export interface SyncContext {
   account: string;
   api: MailboxApi;
-  store: MailStore;
+  store: MailState;
   assumptions: Assumptions;
   logger: Logger;
   state: StateApplier;

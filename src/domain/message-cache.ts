@@ -8,7 +8,7 @@ import {
   type MetadataRecord,
   type MimeTreeNode,
 } from '../mime';
-import { isLocalMessage, type LocalMessages, type MailStore, type MessageSummary } from '../store';
+import { isLocalMessage, type LocalState, type MailState, type MessageSummary } from '../store';
 import type { MailboxApi } from '../upstream/api';
 import type { VendorMessage } from '../upstream/types';
 import { contentInclude } from './folder-sync';
@@ -74,8 +74,8 @@ export class MessageCache {
   constructor(
     private readonly account: string,
     private readonly api: MailboxApi,
-    private readonly store: MailStore,
-    private readonly local: LocalMessages,
+    private readonly store: MailState,
+    private readonly local: LocalState,
   ) {}
 
   async summaries(messageUids: string[]): Promise<Map<string, MessageSummary>> {

@@ -1,5 +1,4 @@
-import type { MessageRow } from '../store';
-import type { LocalMessages } from '../store/local-messages';
+import type { LocalState, MessageRow } from '../store';
 import type { QuarantineRecord } from '../store/quarantine';
 import type { ImapFolder } from './account-view';
 import type { SyncContext } from './folder-sync';
@@ -53,7 +52,7 @@ export class QuarantineFolder {
 
   constructor(
     private readonly ctx: SyncContext,
-    private readonly local: LocalMessages,
+    private readonly local: LocalState,
     private readonly access: QuarantineAccess,
   ) {}
 

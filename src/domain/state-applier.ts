@@ -1,4 +1,4 @@
-import type { MailStore } from '../store';
+import type { MailState } from '../store';
 import type { FolderChange } from './changes';
 import { isLocalFlag, labelToKeyword } from './flags';
 import { labelOfKey } from './label-key';
@@ -23,13 +23,14 @@ export class AppliedChanges {
 
 /**
  * The one writer of an account's IMAP state. Every update is applied in a single transaction
- * that gives out UIDs and MODSEQs, and its changes are journaled right after the commit, before
- * any other code can run: so a folder's journal is always in MODSEQ order, and a session that
- * has seen MODSEQ n has seen every change up to n.
+ * that gives out UIDs and MODSEQs, and its changes are journaled once that transaction is
+ * durable, in commit order: so a folder's journal is always in MODSEQ order, a session that
+ * has seen MODSEQ n has seen every change up to n, and no session hears of a change a crash
+ * could still lose.
  */
 export class StateApplier {
   constructor(
-    private readonly store: MailStore,
+    private readonly store: MailState,
     private readonly account: string,
     private readonly publish: (folder: string, changes: FolderChange[]) => void,
   ) {}
@@ -45,7 +46,9 @@ export class StateApplier {
         else this.remove(u, applied, journal);
       }
     });
-    for (const [folder, changes] of journal.byFolder) this.publish(folder, changes);
+    this.store.afterCommit(() => {
+      for (const [folder, changes] of journal.byFolder) this.publish(folder, changes);
+    });
     return applied;
   }
 

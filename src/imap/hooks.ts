@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { IMAPServer } from '@zone-eu/wildduck/imap-core';
 import type { LoginGuard } from '../auth/login-guard';
@@ -6,6 +7,7 @@ import type { AccountRegistry } from '../domain/account-registry';
 import type { AccountView, ImapFolder } from '../domain/account-view';
 import { ImapError, toImapError } from './imap-error';
 import { isLoopback } from '../util/net';
+import { type ProxyTarget, proxyToOwner } from './owner-proxy';
 import { Refusal } from '../domain/refusal';
 import { trackActivity } from './activity';
 import { folderKey } from './notifier';
@@ -35,6 +37,17 @@ export type CommandObserver = (command: string, seconds: number, ok: boolean) =>
 /** The IMAP command a hook serves: imap-core opens a folder for both SELECT and EXAMINE. */
 const commandOf = (hookName: string) => (hookName === 'open' ? 'SELECT' : hookName.toUpperCase());
 
+/** Where a client of a mailbox another node serves is sent (./owner-proxy.ts). */
+export interface OwnerRoute {
+  /**
+   * The owner to log in to for these credentials; 'unavailable' when they are right but no
+   * node serves the mailbox at this moment (a takeover under way); null when they are wrong.
+   */
+  route(username: string, password: string): Promise<ProxyTarget | 'unavailable' | null>;
+  /** The certificate the nodes share, the only one trusted on a hop to another machine. */
+  certificate: string;
+}
+
 export function installHooks(
   server: InstanceType<typeof IMAPServer>,
   accounts: AccountRegistry,
@@ -42,6 +55,7 @@ export function installHooks(
   logger: Logger,
   recent: RecentMessages,
   onCommand: CommandObserver = () => undefined,
+  owners: OwnerRoute | null = null,
 ): void {
   /** Runs `fn` and maps its result or failure onto imap-core's callback convention. */
   const hook =
@@ -65,7 +79,11 @@ export function installHooks(
         );
         callback(failure);
       };
-      trackActivity(session, fn(view, session, ...(raw as A)))
+      const done = fn(view, session, ...(raw as A)).then(async (results) => {
+        await view.committed();
+        return results;
+      });
+      trackActivity(session, done)
         .then((results) => {
           observe(true);
           callback(null, ...results);
@@ -102,10 +120,28 @@ export function installHooks(
       peer: login.connection?.remoteAddress ?? '',
       username: login.username,
     };
+    let forward: ProxyTarget | 'unavailable' | null = null;
     logins
-      .login(attempt, () => accounts.authenticate(login.username, login.password))
+      .login(attempt, async () => {
+        const local = await accounts.authenticate(login.username, login.password);
+        if (local || !owners) return local;
+        forward = await owners.route(login.username, login.password);
+        return forward === 'unavailable' ? login.username : (forward?.username ?? null);
+      })
       .then(
-        (account) => (account ? callback(null, { user: { id: account, username: account } }) : callback(null)),
+        (account) => {
+          if (!account) return callback(null);
+          const target = forward;
+          if (target === 'unavailable')
+            return callback(
+              new ImapError('UNAVAILABLE', 'This mailbox is moving to another bridge node; log in again in a moment'),
+            );
+          if (!target || !owners) return callback(null, { user: { id: account, username: account } });
+          callback(null, {
+            handOver: (socket: Socket, tag: string, unread: Buffer) =>
+              proxyToOwner(socket, tag, unread, target, owners.certificate, logger),
+          });
+        },
         (err: Error) => callback(err),
       );
   };

@@ -10,7 +10,7 @@ import { type TlsPair, tlsPolicy } from '../tls';
 import type { AccountRegistry } from '../domain/account-registry';
 import { isActive } from './activity';
 import type { ImapNotifier } from './notifier';
-import { type CommandObserver, installHooks } from './hooks';
+import { type CommandObserver, installHooks, type OwnerRoute } from './hooks';
 import { RecentMessages } from './recent';
 
 export interface ImapServerOptions {
@@ -27,6 +27,8 @@ export interface ImapServerOptions {
   limits: Limits;
   logins: LoginGuard;
   onCommand?: CommandObserver;
+  /** Several nodes: where a session of a mailbox another node serves is forwarded. */
+  owners?: OwnerRoute;
 }
 
 export interface RunningImap {
@@ -128,7 +130,7 @@ function create(
   });
   server.notifier = opts.notifier;
   guardConnections(server, gate, limits);
-  installHooks(server, opts.accounts, opts.logins, opts.logger, recent, opts.onCommand);
+  installHooks(server, opts.accounts, opts.logins, opts.logger, recent, opts.onCommand, opts.owners ?? null);
   server.on('error', (err: Error) => opts.logger.warn({ err: err.message }, 'imap connection error'));
   return server;
 }

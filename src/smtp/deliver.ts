@@ -1,6 +1,7 @@
 import type { Logger } from '../log';
 import type { HeldSubmission } from '../domain/quarantine-folder';
-import { quarantineLifetimeMs, type QuarantineStore } from '../store/quarantine';
+import type { QuarantineLog } from '../store';
+import { quarantineLifetimeMs } from '../store/quarantine';
 import type { Config } from '../config';
 import type { MailboxSend, VendorApi } from '../upstream/api';
 import { VendorError } from '../upstream/errors';
@@ -51,7 +52,7 @@ export interface Submitted {
 
 export interface DeliverDeps {
   vendor: VendorApi;
-  quarantine: QuarantineStore;
+  quarantine: QuarantineLog;
   logger: Logger;
   onSubmitted?(submitted: Submitted): void;
   /** Each recipient copy the vendor's spam filter held, with the bytes as submitted (the Quarantine mailbox). */

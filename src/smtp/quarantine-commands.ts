@@ -1,4 +1,5 @@
-import type { QuarantineRecord, QuarantineStore } from '../store/quarantine';
+import type { QuarantineLog } from '../store';
+import type { QuarantineRecord } from '../store/quarantine';
 import type { VendorApi } from '../upstream/api';
 import { TransportError, VendorError } from '../upstream/errors';
 import { releaseCommand } from './error-map';
@@ -15,7 +16,7 @@ function stateOf(r: QuarantineRecord, now: Date): string {
 }
 
 /** `mailbridge quarantine list`: one line per held recipient copy, newest first. */
-export function listQuarantine(store: QuarantineStore, now = new Date(), configFile: string | null = null): string[] {
+export function listQuarantine(store: QuarantineLog, now = new Date(), configFile: string | null = null): string[] {
   const records = store.list();
   if (!records.length) return ['No submissions are held in quarantine.'];
   return records.map((r) => {
@@ -57,7 +58,7 @@ function refusalText(err: VendorError, local: QuarantineRecord | null): string {
 /** `mailbridge quarantine release ID`: asks the vendor, records the outcome, explains it. */
 export async function releaseQuarantine(
   vendor: VendorApi,
-  store: QuarantineStore,
+  store: QuarantineLog,
   quarantineId: string,
 ): Promise<{ ok: boolean; text: string }> {
   const local = store.get(quarantineId);

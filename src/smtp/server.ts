@@ -6,14 +6,14 @@ import { ConnectionGate, tooManyConnections } from '../listen/connection-gate';
 import { dismissWhenIdle } from '../listen/drain';
 import { LoginDeadlines } from '../listen/login-deadline';
 import type { Logger } from '../log';
-import type { QuarantineStore } from '../store/quarantine';
-import type { SecretStore } from '../store/secrets';
+import type { QuarantineLog, TokenVault } from '../store';
 import { type TlsPair, tlsPolicy } from '../tls';
 import type { HeldSubmission } from '../domain/quarantine-folder';
 import type { VendorApi } from '../upstream/api';
 import { isLoopback } from '../util/net';
 import { deliver, failedOutcome, type SubmissionOutcome, type Submitted } from './deliver';
 import { answerFor, smtpError } from './error-map';
+import { relayToOwner } from './owner-relay';
 import { buildSubmission } from './payload';
 
 /**
@@ -27,10 +27,12 @@ export type { SubmissionOutcome, Submitted } from './deliver';
 export interface SmtpServerOptions {
   config: Config;
   vendor: VendorApi;
-  secrets: Pick<SecretStore, 'verifyBridgePassword'>;
+  secrets: Pick<TokenVault, 'verifyBridgePassword'>;
   /** Shared with IMAP so a peer's failures count across both; by default one of its own. */
   logins?: LoginGuard;
-  quarantine: QuarantineStore;
+  quarantine: QuarantineLog;
+  /** Resolves once a submission's state writes (quarantine records, its Message-ID) are durable: 250 waits for it. */
+  committed(): Promise<void>;
   logger: Logger;
   tls: TlsPair;
   /** Each accepted submission, so IMAP can recognise the client's APPEND of its Sent copy. */
@@ -39,6 +41,11 @@ export interface SmtpServerOptions {
   onHeld?(mailbox: string, held: HeldSubmission): void;
   /** How each submission ended (metrics). */
   onOutcome?(outcome: SubmissionOutcome): void;
+  /**
+   * Several nodes: whether the mailbox is served here ('here'), by another node (the host:port
+   * of its SMTP listener, the message is relayed there), or by none at the moment (null).
+   */
+  owners?: { route(mailbox: string): Promise<'here' | string | null>; certificate: string };
 }
 
 export interface SmtpServer {
@@ -97,6 +104,21 @@ function serverOptions(
 ): SMTPServerOptions {
   const { config } = opts;
   const { limits } = config;
+  /** Passwords of sessions that may be relayed to another node, by session id, until the session ends. */
+  const passwords = new Map<string, string>();
+  const relayIfElsewhere = async (raw: Buffer, session: SMTPServerSession): Promise<string | null> => {
+    const mailbox = String(session.user);
+    const owner = opts.owners ? await opts.owners.route(mailbox) : 'here';
+    if (owner === 'here' || !opts.owners) return null;
+    if (owner === null)
+      throw smtpError({ code: 451, enhanced: '4.3.2', text: 'No node serves this mailbox at the moment; try again' });
+    const envelope = {
+      from: session.envelope.mailFrom ? session.envelope.mailFrom.address : mailbox,
+      to: session.envelope.rcptTo.map((r) => r.address),
+    };
+    const target = { address: owner, username: mailbox, password: passwords.get(session.id) ?? '' };
+    return relayToOwner(target, envelope, raw, opts.owners.certificate);
+  };
   const accountFor = (username: string) =>
     config.accounts.find((a) => a.mailbox.toLowerCase() === username.toLowerCase())?.mailbox ?? username.toLowerCase();
   return {
@@ -129,6 +151,7 @@ function serverOptions(
       callback();
     },
     onClose(session) {
+      passwords.delete(session.id);
       guards.deadlines.stop(session.id);
       guards.gate.release(session.id);
     },
@@ -154,6 +177,7 @@ function serverOptions(
         )
         .then(
           (user) => {
+            if (user && opts.owners) passwords.set(session.id, auth.password ?? '');
             if (user) return callback(null, { user });
             callback(
               smtpError({
@@ -210,13 +234,22 @@ function serverOptions(
               enhanced: '5.3.4',
               text: `Message exceeds the ${live.maxMessageBytes}-byte size limit`,
             });
+          const relayed = await relayIfElsewhere(raw, session);
+          if (relayed !== null) return relayed;
           const sub = await buildSubmission(
             raw,
             mailbox,
             session.envelope.rcptTo.map((r) => r.address),
             config.assumptions,
           );
-          return deliver({ ...opts, configFile: config.configFile }, mailbox, sub, config.submission.recipients);
+          const answer = await deliver(
+            { ...opts, configFile: config.configFile },
+            mailbox,
+            sub,
+            config.submission.recipients,
+          );
+          await opts.committed();
+          return answer;
         })
         .finally(() => guards.transfers.delete(session.id))
         .then(

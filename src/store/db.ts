@@ -168,6 +168,14 @@ export function schemaVersion(db: Database): number {
   return (db.prepare('SELECT version FROM schema_version').get() as { version: number }).version;
 }
 
+/** The same schema in memory: the PostgreSQL store's mirror of the accounts this node owns (./pg). */
+export function openMemoryDatabase(): Database {
+  const db = new BetterSqlite3(':memory:');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+  return db;
+}
+
 export function openDatabase(stateDir: string): Database {
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const file = path.join(stateDir, databaseFileName);

@@ -7,4 +7,5 @@ export {
   type MessageSummary,
 } from './mail-store';
 export { LocalMessages, isLocalMessage } from './local-messages';
+export type { Durability, MailState, LocalState, QuarantineLog, TokenVault, StateStore } from './state-store';
 export { openDatabase, schemaVersion, databaseFileName, migrations, type Database } from './db';

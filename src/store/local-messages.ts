@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Database } from './db';
+import type { LocalState } from './state-store';
 
 const localPrefix = 'local:';
 
@@ -13,7 +14,7 @@ export function isLocalMessage(messageUid: string): boolean {
  * autosaved draft is not acceptable), and the Message-IDs of SMTP submissions so the Sent
  * copy a client APPENDs afterwards is recognised instead of duplicated.
  */
-export class LocalMessages {
+export class LocalMessages implements LocalState {
   constructor(private readonly db: Database) {}
 
   add(account: string, raw: Buffer): string {

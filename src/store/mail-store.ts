@@ -2,6 +2,8 @@ import { LRUCache } from 'lru-cache';
 import { type CompiledSummary, type MetadataRecord, unconvertibleHeader } from '../mime';
 import type { VendorMessage } from '../upstream/types';
 import { openDatabase, type Database } from './db';
+import { LocalMessages } from './local-messages';
+import type { Durability, MailState } from './state-store';
 
 /**
  * IMAP mailbox state per (account, folder): UIDVALIDITY chosen once, UIDs assigned once in
@@ -115,13 +117,25 @@ function findUid(rows: readonly MessageRow[], uid: number): number {
   return -1;
 }
 
-export class MailStore {
+/** SQLite commits before a call returns. */
+const immediate: Durability = {
+  afterCommit: (fn) => fn(),
+  committed: () => Promise.resolve(),
+};
+
+export class MailStore implements MailState {
   private readonly folderIds = new Map<string, number>();
   /** folder id -> its rows by uid. Rows are never mutated, only replaced, so handed-out lists stay valid snapshots. */
   private readonly rowCache = new LRUCache<number, MessageRow[]>({ max: rowCacheFolders });
   private readonly stmt;
+  readonly local: LocalMessages;
 
-  constructor(readonly db: Database) {
+  /** `durability`: when the writes are durable; a mirror of PostgreSQL (./pg) says when they reached it. */
+  constructor(
+    readonly db: Database,
+    private readonly durability: Durability = immediate,
+  ) {
+    this.local = new LocalMessages(db);
     const p = <T extends unknown[] = unknown[]>(sql: string) => db.prepare<T>(sql);
     this.stmt = {
       folderId: p('SELECT id FROM folders WHERE account = ? AND name = ?'),
@@ -183,6 +197,13 @@ export class MailStore {
         'DELETE FROM message_cache WHERE account = ? AND NOT EXISTS (SELECT 1 FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.account = message_cache.account AND m.message_uid = message_cache.message_uid)',
       ),
     };
+  }
+
+  /** Forgets what it cached of the account (its rows were replaced underneath: ./pg/mirror.ts). */
+  forgetAccount(account: string): void {
+    for (const key of this.folderIds.keys())
+      if (key.slice(0, key.indexOf('\u0000')).toLowerCase() === account.toLowerCase()) this.folderIds.delete(key);
+    this.rowCache.clear();
   }
 
   static open(stateDir: string): MailStore {
@@ -308,6 +329,14 @@ export class MailStore {
   /** Runs `fn` as one transaction: one commit (one fsync) for many row changes. */
   atomically<T>(fn: () => T): T {
     return this.db.transaction(fn)();
+  }
+
+  afterCommit(fn: () => void): void {
+    this.durability.afterCommit(fn);
+  }
+
+  committed(): Promise<void> {
+    return this.durability.committed();
   }
 
   /** Every row of these messages in any folder of the account (folders and label views alike). */

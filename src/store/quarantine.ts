@@ -1,4 +1,5 @@
 import type { Database } from './db';
+import type { QuarantineLog } from './state-store';
 
 /**
  * Every submission the vendor's spam filter held (one row per recipient copy, since each copy
@@ -38,7 +39,7 @@ interface Row {
 /** Spec sections 1 and 3: a record is releasable for 3 hours. */
 export const quarantineLifetimeMs = 3 * 60 * 60 * 1000;
 
-export class QuarantineStore {
+export class QuarantineStore implements QuarantineLog {
   constructor(private readonly db: Database) {}
 
   record(r: Omit<QuarantineRecord, 'status' | 'detail'>): void {

@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { hashPassword, verifyPassword } from '../auth/password-hash';
 import type { Config } from '../config';
 import { registerSecret } from '../log';
 import type { TokenPair } from '../upstream/types';
 import { writeFileAtomic } from '../util/atomic-file';
+import type { TokenVault } from './state-store';
+import { TokenRecords, mailboxKey } from './token-records';
 
 /**
  * `<stateDir>/secrets.json` (mode 0600): each mailbox's vendor token pair and the hash of its
@@ -30,10 +30,6 @@ interface SecretsFile {
 }
 
 const fileName = 'secrets.json';
-
-function key(mailbox: string): string {
-  return mailbox.trim().toLowerCase();
-}
 
 function stampOf(file: string): string | null {
   try {
@@ -65,11 +61,12 @@ function readFile(file: string): SecretsFile {
   return { version: 1, accounts };
 }
 
-export class SecretStore {
+export class SecretStore extends TokenRecords {
   private data: SecretsFile;
   private stamp: string | null;
 
   private constructor(private readonly file: string) {
+    super();
     this.data = readFile(file);
     this.stamp = stampOf(file);
   }
@@ -90,14 +87,17 @@ export class SecretStore {
     this.stamp = stamp;
   }
 
-  private save(): void {
+  protected write(mailbox: string, account: StoredAccount | undefined): void {
+    this.sync();
+    if (account) this.data.accounts[mailbox] = account;
+    else delete this.data.accounts[mailbox];
     writeFileAtomic(this.file, `${JSON.stringify(this.data, null, 2)}\n`);
     this.stamp = stampOf(this.file);
   }
 
   get(mailbox: string): StoredAccount | undefined {
     this.sync();
-    return this.data.accounts[key(mailbox)];
+    return this.data.accounts[mailboxKey(mailbox)];
   }
 
   mailboxes(): string[] {
@@ -105,62 +105,27 @@ export class SecretStore {
     return Object.keys(this.data.accounts);
   }
 
-  putTokens(mailbox: string, pair: TokenPair): void {
-    registerSecret(pair.accessToken);
-    registerSecret(pair.refreshToken);
-    const previous = this.get(mailbox);
-    this.data.accounts[key(mailbox)] = {
-      accessToken: pair.accessToken,
-      refreshToken: pair.refreshToken,
-      updatedAt: new Date().toISOString(),
-      ...(previous?.passwordHash ? { passwordHash: previous.passwordHash } : {}),
-    };
-    this.save();
+  /** Synchronous here: a file is written before the call returns. */
+  override putTokens(mailbox: string, pair: TokenPair): void {
+    super.putTokens(mailbox, pair);
   }
 
-  /** Forgets the mailbox's tokens and bridge password (`account remove`). */
-  remove(mailbox: string): boolean {
-    if (!this.get(mailbox)) return false;
-    delete this.data.accounts[key(mailbox)];
-    this.save();
-    return true;
+  override remove(mailbox: string): boolean {
+    return super.remove(mailbox) as boolean;
   }
 
-  markNeedsNewTokens(mailbox: string, reason: string): void {
-    const account = this.get(mailbox);
-    if (!account) return;
-    account.needsNewTokens = reason;
-    this.save();
-  }
-
-  /** A new random bridge password; only its hash is kept, the plaintext is returned once. */
-  setBridgePassword(mailbox: string): string {
-    const account = this.get(mailbox);
-    if (!account)
-      throw new Error(`no tokens stored for ${mailbox}; run "mailbridge account add --mailbox ${mailbox}" first`);
-    const password = randomBytes(18).toString('base64url');
-    account.passwordHash = hashPassword(password);
-    this.save();
-    return password;
-  }
-
-  /** Never blocks the event loop; a mailbox without a password costs as much as one with. */
-  async verifyBridgePassword(mailbox: string, password: string): Promise<boolean> {
-    const stored = this.get(mailbox)?.passwordHash;
-    const verdict = await verifyPassword(stored, password);
-    const account = this.get(mailbox);
-    if (verdict.rehash && account && account.passwordHash === stored) {
-      account.passwordHash = hashPassword(password);
-      this.save();
-    }
-    return verdict.ok;
+  override setBridgePassword(mailbox: string): string {
+    return super.setBridgePassword(mailbox) as string;
   }
 }
 
 /** Config-file tokens seed the store once; afterwards the rotated pair in the store wins. */
-export function importInitialTokens(config: Config, secrets: SecretStore): void {
-  for (const account of config.accounts) {
-    if (secrets.get(account.mailbox) || !account.accessToken || !account.refreshToken) continue;
-    secrets.putTokens(account.mailbox, { accessToken: account.accessToken, refreshToken: account.refreshToken });
-  }
+export async function importInitialTokens(config: Config, secrets: TokenVault): Promise<void> {
+  // started together: a synchronous store has written them all before this returns
+  const writes = config.accounts.flatMap((a) =>
+    secrets.get(a.mailbox) || !a.accessToken || !a.refreshToken
+      ? []
+      : [secrets.putTokens(a.mailbox, { accessToken: a.accessToken, refreshToken: a.refreshToken })],
+  );
+  await Promise.all(writes);
 }

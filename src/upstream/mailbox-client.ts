@@ -17,7 +17,7 @@ import type {
   VendorMessage,
   VendorThread,
 } from './types';
-import type { SecretStore } from '../store/secrets';
+import type { TokenVault } from '../store';
 
 /** Vendor limits (spec section 8). */
 export const maxCommandsPerRequest = 20;
@@ -96,7 +96,7 @@ export class MailboxClient implements MailboxApi {
     private readonly http: Http,
     private readonly readUrl: string,
     private readonly assumptions: Assumptions,
-    secrets: SecretStore,
+    secrets: TokenVault,
     refreshCall: RefreshCall,
     private readonly limiter: RateLimiter,
     private readonly logger: Logger,

@@ -1,5 +1,5 @@
 import type { Logger } from '../log';
-import type { SecretStore } from '../store/secrets';
+import type { TokenVault } from '../store';
 import { NeedsNewTokensError, VendorError } from './errors';
 import type { TokenPair } from './types';
 
@@ -15,7 +15,7 @@ export class TokenManager {
 
   constructor(
     readonly mailbox: string,
-    private readonly secrets: SecretStore,
+    private readonly secrets: TokenVault,
     private readonly refreshCall: (refreshToken: string) => Promise<TokenPair>,
     private readonly logger: Logger,
   ) {}
@@ -50,15 +50,28 @@ export class TokenManager {
     return this.refreshing;
   }
 
+  /** The stored pair if another process rotated it since `refreshToken` was read. */
+  private async rotatedElsewhere(refreshToken: string): Promise<string | null> {
+    await this.secrets.reread?.();
+    const stored = this.secrets.get(this.mailbox);
+    return stored && !stored.needsNewTokens && stored.refreshToken !== refreshToken ? stored.accessToken : null;
+  }
+
   private async rotate(refreshToken: string): Promise<string> {
+    // a shared store (several nodes, the CLI) may hold a newer pair than this process saw
+    const newer = await this.rotatedElsewhere(refreshToken);
+    if (newer) return newer;
     let pair: TokenPair;
     try {
       pair = await this.refreshCall(refreshToken);
     } catch (err) {
       // auth and argument refusals are final; transport and 5xx failures are left to the caller
       if (err instanceof VendorError && (err.kind === 'auth' || err.kind === 'expired' || err.kind === 'invalid')) {
+        // unless another process rotated the token meanwhile: the vendor killed the one used here
+        const rotated = await this.rotatedElsewhere(refreshToken);
+        if (rotated) return rotated;
         const dead = new NeedsNewTokensError(this.mailbox);
-        this.secrets.markNeedsNewTokens(this.mailbox, dead.message);
+        await this.secrets.markNeedsNewTokens(this.mailbox, dead.message);
         this.logger.error(
           { mailbox: this.mailbox, code: err.code },
           'refresh token refused; the account needs new tokens',
@@ -67,7 +80,7 @@ export class TokenManager {
       }
       throw err;
     }
-    this.secrets.putTokens(this.mailbox, pair);
+    await this.secrets.putTokens(this.mailbox, pair);
     this.logger.info({ mailbox: this.mailbox }, 'access token refreshed; rotated pair persisted');
     return pair.accessToken;
   }

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import type { SecretStore } from '../store/secrets';
+import type { TokenVault } from '../store';
 import type { Assumptions } from './assumptions';
 import type { ReleaseResult, SendResult, VendorApi } from './api';
 import { VendorError } from './errors';
@@ -24,7 +24,7 @@ export class VendorClient implements VendorApi {
   constructor(
     private readonly vendor: Config['vendor'],
     private readonly assumptions: Assumptions,
-    private readonly secrets: SecretStore,
+    private readonly secrets: TokenVault,
     private readonly logger: Logger,
     /** Limiter settings per mailbox and for the key routes; the vendor's limits unless overridden (tests). */
     private readonly limits: Partial<LimiterOptions> = {},
@@ -152,7 +152,7 @@ export class VendorClient implements VendorApi {
 
 export function createVendorClient(
   config: Config,
-  secrets: SecretStore,
+  secrets: TokenVault,
   logger: Logger,
   observer?: VendorObserver,
 ): VendorClient {

@@ -247,6 +247,7 @@ describe('vendor errors', () => {
         vendor: client,
         secrets: h.secrets,
         quarantine: h.quarantine,
+        committed: () => Promise.resolve(),
         logger: createLogger('silent'),
         tls: await selfSigned(),
       });

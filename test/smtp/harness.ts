@@ -123,6 +123,7 @@ export async function startSmtpHarness(opts: SmtpHarnessOptions = {}): Promise<S
     vendor,
     secrets,
     quarantine,
+    committed: () => Promise.resolve(),
     logger,
     tls: await selfSigned(),
     onSubmitted: (s) => submitted.push(s),

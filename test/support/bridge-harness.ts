@@ -50,7 +50,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const logger = opts.logger ?? createLogger('silent');
   let config = parseConfig(raw);
   let bridge = await startBridge(config, logger, opts.bridge);
-  const password = bridge.secrets.setBridgePassword(mailbox);
+  const password = await bridge.secrets.setBridgePassword(mailbox);
 
   const harness: Harness = {
     sandbox,

@@ -23,6 +23,8 @@ export const testTools = {
   // the reference server of the conformance suite (test/imap/conformance), run privately
   dovecot: { pkg: 'dovecot-imapd', probe: ['/usr/sbin/dovecot', '--version'] },
   's-nail': { pkg: 's-nail', probe: ['s-nail', '-V'] },
+  // the state store of several bridge nodes (test/support/postgres.ts runs a private cluster)
+  postgres: { pkg: 'postgresql', probe: ['sh', '-c', 'ls /usr/lib/postgresql/*/bin/initdb'] },
 } as const;
 
 export type TestTool = keyof typeof testTools;

@@ -1,0 +1,168 @@
+import { performance } from 'node:perf_hooks';
+import type pg from 'pg';
+
+/**
+ * One owner node per account: a row in `leases` with the owner's name, an expiry on
+ * PostgreSQL's clock and an epoch, raised each time the account changes owner. The epoch is
+ * the fencing token: every write transaction of the owner checks (and share-locks) its lease
+ * row with that epoch, so once another node took the account over, the old owner's writes are
+ * refused, and a takeover waits for a write in progress to commit.
+ *
+ * The owner renews its leases every ttl/3. It counts a lease valid only until ttl after it
+ * *sent* its last successful renewal (its own monotonic clock): a node that cannot reach
+ * PostgreSQL stops serving the account before any other node may take it.
+ */
+
+export interface Lease {
+  account: string;
+  epoch: number;
+  /** performance.now() until which no other node can hold it. */
+  validUntil: number;
+}
+
+/**
+ * NOTIFY channel that only wakes nodes up (a lease given up, a node gone, a token record
+ * written): the payload names the kind of change, never the change, and a node that missed a
+ * notification loses nothing but time, since it looks again every ttl/3 anyway.
+ */
+export const wakeUpChannel = 'mailbridge_wake';
+
+/** Where other nodes reach this node's listeners (host:port). */
+export interface NodeAddresses {
+  imap: string | null;
+  smtp: string | null;
+}
+
+export class LeaseKeeper {
+  private readonly held = new Map<string, Lease>();
+  private addresses: NodeAddresses = { imap: null, smtp: null };
+
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly node: string,
+    readonly ttlMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  lease(account: string): Lease | undefined {
+    const lease = this.held.get(account.toLowerCase());
+    return lease && lease.validUntil > this.now() ? lease : undefined;
+  }
+
+  accounts(): string[] {
+    return [...this.held.keys()];
+  }
+
+  /** Takes the account if no other node holds a live lease on it; its new epoch, or null. */
+  async acquire(account: string): Promise<Lease | null> {
+    const key = account.toLowerCase();
+    const sent = this.now();
+    const { rows } = await this.pool.query<{ epoch: number }>(
+      `INSERT INTO leases AS l (account, owner, epoch, expires_at)
+         VALUES ($1, $2, 1, now() + make_interval(secs => $3))
+       ON CONFLICT (account) DO UPDATE SET owner = excluded.owner, epoch = l.epoch + 1, expires_at = excluded.expires_at
+         WHERE l.expires_at < now()
+       RETURNING epoch`,
+      [key, this.node, this.ttlMs / 1000],
+    );
+    if (!rows.length) return null;
+    const lease = { account: key, epoch: rows[0].epoch, validUntil: sent + this.ttlMs };
+    this.held.set(key, lease);
+    return lease;
+  }
+
+  /**
+   * Extends every held lease and this node's presence; returns the accounts whose lease is gone
+   * (taken, or run out on this node's clock), and the nodes alive (null when PostgreSQL did not answer).
+   */
+  async renew(): Promise<{ lost: string[]; nodes: string[] | null }> {
+    const sent = this.now();
+    const mine = [...this.held.values()];
+    let renewed: Set<string> | null = null;
+    let nodes: string[] | null = null;
+    try {
+      const alive = await this.pool.query<{ node: string }>(
+        `WITH me AS (
+           INSERT INTO nodes (node, expires_at, imap, smtp) VALUES ($1, now() + make_interval(secs => $2), $3, $4)
+           ON CONFLICT (node) DO UPDATE SET expires_at = excluded.expires_at, imap = excluded.imap, smtp = excluded.smtp
+           RETURNING node)
+         SELECT node FROM nodes WHERE expires_at > now() AND node <> $1 UNION SELECT node FROM me`,
+        [this.node, this.ttlMs / 1000, this.addresses.imap, this.addresses.smtp],
+      );
+      nodes = alive.rows.map((r) => r.node).sort();
+      const { rows } = await this.pool.query<{ account: string }>(
+        `UPDATE leases l SET expires_at = now() + make_interval(secs => $4)
+         FROM unnest($1::text[], $2::bigint[]) AS h(account, epoch)
+         WHERE l.account = h.account AND l.epoch = h.epoch AND l.owner = $3
+         RETURNING l.account`,
+        [mine.map((l) => l.account), mine.map((l) => l.epoch), this.node, this.ttlMs / 1000],
+      );
+      renewed = new Set(rows.map((r) => r.account));
+      for (const lease of mine) if (renewed.has(lease.account)) lease.validUntil = sent + this.ttlMs;
+    } catch {
+      // PostgreSQL out of reach: the leases run out on this node's clock
+    }
+    const lost = mine.filter((l) => (renewed ? !renewed.has(l.account) : l.validUntil <= this.now()));
+    for (const l of lost) this.held.delete(l.account);
+    return { lost: lost.map((l) => l.account), nodes };
+  }
+
+  advertise(addresses: NodeAddresses): void {
+    this.addresses = addresses;
+  }
+
+  /** The listeners of the node that holds a live lease on the account, if another one does. */
+  async ownerOf(account: string): Promise<NodeAddresses | null> {
+    const { rows } = await this.pool.query<NodeAddresses>(
+      `SELECT n.imap, n.smtp FROM leases l JOIN nodes n ON n.node = l.owner
+       WHERE l.account = $1 AND l.owner <> $2 AND l.expires_at > now() AND n.expires_at > now()`,
+      [account.toLowerCase(), this.node],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Whether the account has no live lease (nobody serves it). */
+  async isFree(account: string): Promise<boolean> {
+    const { rows } = await this.pool.query('SELECT 1 FROM leases WHERE account = $1 AND expires_at >= now()', [
+      account.toLowerCase(),
+    ]);
+    return rows.length === 0;
+  }
+
+  /** This node leaves: its leases end now, other nodes take its accounts at their next look. */
+  async leave(): Promise<void> {
+    for (const account of this.accounts()) await this.release(account);
+    await this.pool.query(
+      `WITH gone AS (DELETE FROM nodes WHERE node = $1 RETURNING node)
+       SELECT pg_notify('${wakeUpChannel}', 'node') FROM gone`,
+      [this.node],
+    );
+  }
+
+  /** Gives the account up at once (a clean stop): another node need not wait for the expiry. */
+  async release(account: string): Promise<void> {
+    const lease = this.held.get(account.toLowerCase());
+    if (!lease) return;
+    this.held.delete(lease.account);
+    // the other nodes wake up at the commit instead of at their next look
+    await this.pool.query(
+      `WITH given AS (
+         UPDATE leases SET expires_at = now() - interval '1 second' WHERE account = $1 AND owner = $2 AND epoch = $3
+         RETURNING account)
+       SELECT pg_notify('${wakeUpChannel}', 'lease') FROM given`,
+      [lease.account, this.node, lease.epoch],
+    );
+  }
+
+  /** Of `leases` (account, epoch), those this node does not hold in PostgreSQL; share-locks the others. */
+  static async fence(client: pg.ClientBase, node: string, leases: readonly Lease[]): Promise<Set<string>> {
+    const { rows } = await client.query<{ account: string }>(
+      `SELECT l.account FROM leases l JOIN unnest($1::text[], $2::bigint[]) AS h(account, epoch)
+         ON l.account = h.account AND l.epoch = h.epoch AND l.owner = $3
+       FOR SHARE OF l`,
+      [leases.map((l) => l.account), leases.map((l) => l.epoch), node],
+    );
+    const held = new Set(rows.map((r) => r.account));
+    return new Set(leases.filter((l) => !held.has(l.account)).map((l) => l.account));
+  }
+}

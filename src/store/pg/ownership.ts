@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto';
+import type { Ownership, OwnershipEvents } from '../state-store';
+import type pg from 'pg';
+import type { LeaseKeeper, NodeAddresses } from './leases';
+import { WakeUps } from './wake-ups';
+
+/**
+ * Spreads accounts over the nodes alive and keeps each on one: rendezvous hashing names the
+ * preferred node of an account among those alive, and that node takes its lease as soon as it
+ * is free. A node gives up (cleanly, at once) accounts that prefer another node that joined;
+ * an account whose preferred node does not want it is taken by any node once it has stayed
+ * free for a whole lease time. Every ttl/3 a node renews its leases and looks again, so a dead
+ * owner's accounts move within ttl + ttl/3 (plus loading their state).
+ */
+
+export interface AccountLoader {
+  /** Reads the account's state from PostgreSQL into this node's mirror. */
+  load(mailbox: string): Promise<void>;
+  /** Sends its last writes, then drops it from the mirror. */
+  unload(mailbox: string): Promise<void>;
+  /**
+   * At every look: reads again what any node may change (token records, bridge passwords) and
+   * sends again what a transaction failed to store (PostgreSQL back after an outage).
+   */
+  catchUp(): Promise<void>;
+}
+
+function weight(node: string, account: string): bigint {
+  return createHash('sha256').update(`${node}\u0000${account}`).digest().readBigUInt64BE(0);
+}
+
+export function preferredNode(nodes: readonly string[], account: string): string | undefined {
+  let best: string | undefined;
+  let bestWeight = -1n;
+  for (const node of nodes) {
+    const w = weight(node, account);
+    if (w > bestWeight) [best, bestWeight] = [node, w];
+  }
+  return best;
+}
+
+export class PgOwnership implements Ownership {
+  private wanted: () => string[] = () => [];
+  private events: OwnershipEvents | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> = Promise.resolve();
+  /** A look is queued and has not started: another request joins it. */
+  private queued = false;
+  private wakeUps: WakeUps | null = null;
+  /** Accounts seen free while another node was preferred: when, on the keeper's clock. */
+  private readonly freeSince = new Map<string, number>();
+  private readonly names = new Map<string, string>();
+
+  constructor(
+    private readonly keeper: LeaseKeeper,
+    private readonly loader: AccountLoader,
+    private readonly now: () => number,
+    private readonly onError: (err: Error) => void,
+    private readonly listen: pg.ClientConfig | null = null,
+  ) {}
+
+  advertise(addresses: NodeAddresses): void {
+    this.keeper.advertise(addresses);
+  }
+
+  ownerOf(mailbox: string): Promise<NodeAddresses | null> {
+    return this.keeper.ownerOf(mailbox);
+  }
+
+  start(wanted: () => string[], events: OwnershipEvents): Promise<void> {
+    this.wanted = wanted;
+    this.events = events;
+    this.timer = setInterval(() => void this.review(), this.keeper.ttlMs / 3);
+    if (this.listen) {
+      this.wakeUps = new WakeUps(this.listen, () => void this.review(), this.keeper.ttlMs / 3);
+      void this.wakeUps.start();
+    }
+    return this.review();
+  }
+
+  /** One look at a time: asked for during another, it runs after it (once, however often asked). */
+  review(): Promise<void> {
+    if (this.queued) return this.running;
+    this.queued = true;
+    this.running = this.running
+      .then(() => {
+        this.queued = false;
+        return this.look();
+      })
+      .catch((err: Error) => this.onError(err));
+    return this.running;
+  }
+
+  /** Writes of these accounts were refused: another node has them. */
+  fenced(accounts: Iterable<string>): void {
+    for (const account of accounts) void this.lose(account).catch((err: Error) => this.onError(err));
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.wakeUps?.stop();
+    await this.running;
+    for (const account of this.keeper.accounts()) await this.lose(account);
+    this.events = null;
+    await this.keeper.leave();
+  }
+
+  private async look(): Promise<void> {
+    if (!this.events) return;
+    const { lost, nodes } = await this.keeper.renew();
+    for (const account of lost) await this.lose(account, false);
+    if (!nodes) return;
+    await this.loader.catchUp();
+    const wanted = new Map(this.wanted().map((m) => [m.toLowerCase(), m]));
+    for (const account of this.keeper.accounts())
+      if (!wanted.has(account) || preferredNode(nodes, account) !== this.keeper.node) await this.lose(account);
+    for (const [account, mailbox] of wanted) {
+      if (this.keeper.lease(account)) continue;
+      if (preferredNode(nodes, account) !== this.keeper.node && !(await this.freeLongEnough(account))) continue;
+      if (!(await this.keeper.acquire(account))) continue;
+      this.freeSince.delete(account);
+      try {
+        await this.loader.load(mailbox);
+      } catch (err) {
+        await this.keeper.release(account);
+        throw err;
+      }
+      this.names.set(account, mailbox);
+      this.events?.gained(mailbox);
+    }
+  }
+
+  private async freeLongEnough(account: string): Promise<boolean> {
+    if (!(await this.keeper.isFree(account))) {
+      this.freeSince.delete(account);
+      return false;
+    }
+    const since = this.freeSince.get(account) ?? this.now();
+    this.freeSince.set(account, since);
+    return this.now() - since >= this.keeper.ttlMs;
+  }
+
+  /** Stops serving the account; `release`: give the lease up at once (it is still ours). */
+  private async lose(account: string, release = true): Promise<void> {
+    const mailbox = this.names.get(account);
+    if (!mailbox) return;
+    this.names.delete(account);
+    await this.events?.lost(mailbox);
+    await this.loader.unload(mailbox);
+    if (release) await this.keeper.release(account);
+  }
+}

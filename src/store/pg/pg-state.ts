@@ -1,0 +1,129 @@
+import pg from 'pg';
+import { registerSecret } from '../../log';
+import { performance } from 'node:perf_hooks';
+import { MailStore } from '../mail-store';
+import { QuarantineStore } from '../quarantine';
+import type { StateStore } from '../state-store';
+import { soleOwnership } from '../sole-ownership';
+import { LeaseKeeper } from './leases';
+import { Mirror } from './mirror';
+import { PgOwnership } from './ownership';
+import { PgTokenVault } from './pg-token-vault';
+import { PgWriter } from './pg-writer';
+import { type ReplicatedTable, replicatedTables } from './replicated-tables';
+import { migratePg } from './schema';
+import { secretBox } from './secret-box';
+
+/**
+ * The state of several bridge nodes in one PostgreSQL database. A node mirrors the accounts it
+ * serves in memory (./mirror.ts): the domain reads and writes that synchronously, and every
+ * write reaches PostgreSQL in a transaction (./pg-writer.ts) before it is published to
+ * sessions or answered OK. Token pairs are sealed rows, written before they are used.
+ */
+
+export interface PgStateOptions {
+  /** A node-postgres connection string or settings. */
+  connection: string | pg.PoolConfig;
+  secretKey: string;
+  /**
+   * A daemon node: it mirrors and writes only the accounts whose lease it holds. Without it,
+   * every account is loaded and writes are not fenced (the CLI, the SQLite migration).
+   */
+  node?: { name: string; leaseMs: number; onError(err: Error): void };
+}
+
+/** bigint columns (UIDs, MODSEQs, dates in ms) as numbers: all stay below 2^53. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export function pgPool(connection: string | pg.PoolConfig): pg.Pool {
+  if (typeof connection === 'string') registerSecret(connection);
+  const config = typeof connection === 'string' ? { connectionString: connection } : connection;
+  const pool = new pg.Pool({ ...config, types, max: 8 });
+  // an idle connection lost (a restarted server): the pool opens another on next use, and a
+  // query on a lost one fails to its caller
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+async function readRows(pool: pg.Pool, accounts: readonly string[] | undefined) {
+  const rows = new Map<ReplicatedTable, unknown[][]>();
+  for (const table of replicatedTables) {
+    const where = accounts ? ' WHERE lower(account) = ANY($1::text[])' : '';
+    const { rows: found } = await pool.query({
+      text: `SELECT ${table.columns.map(([c]) => c).join(', ')} FROM ${table.name}${where}`,
+      values: accounts ? [accounts.map((a) => a.toLowerCase())] : [],
+      rowMode: 'array',
+    });
+    rows.set(table, found as unknown[][]);
+  }
+  return rows;
+}
+
+export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
+  const box = secretBox(opts.secretKey);
+  const pool = pgPool(opts.connection);
+  try {
+    await migratePg(pool);
+    let writer: PgWriter | null = null;
+    const mirror = new Mirror(() => writer?.touched());
+    const secrets = await PgTokenVault.open(pool, box);
+    const keeper = opts.node ? new LeaseKeeper(pool, opts.node.name, opts.node.leaseMs) : null;
+    let ownership: PgOwnership | null = null;
+    writer = new PgWriter(
+      mirror,
+      pool,
+      keeper &&
+        ((client, accounts) =>
+          // an account without a lease valid here is refused: epoch 0 is never given
+          LeaseKeeper.fence(
+            client,
+            keeper.node,
+            accounts.map((a) => keeper.lease(a) ?? { account: a, epoch: 0, validUntil: 0 }),
+          )),
+      (accounts) => ownership?.fenced(accounts),
+    );
+    const durable = writer;
+    const mail = new MailStore(mirror.db, durable);
+    if (keeper && opts.node) {
+      const loader = {
+        load: async (mailbox: string) => {
+          const rows = await readRows(pool, [mailbox]);
+          mirror.unload(mailbox);
+          mirror.load(rows);
+          mail.forgetAccount(mailbox);
+          // the last owner may have rotated its tokens
+          await secrets.reread();
+        },
+        catchUp: async () => {
+          await secrets.reread();
+          // what a failed transaction left unsent goes again (PostgreSQL back after an outage)
+          await durable.committed().catch(() => undefined);
+        },
+        unload: async (mailbox: string) => {
+          await durable.committed().catch(() => undefined);
+          mirror.unload(mailbox);
+          mail.forgetAccount(mailbox);
+        },
+      };
+      ownership = new PgOwnership(keeper, loader, () => performance.now(), opts.node.onError, pool.options);
+    } else mirror.load(await readRows(pool, undefined));
+    return {
+      mail,
+      ownership: ownership ?? soleOwnership(),
+      quarantine: new QuarantineStore(mirror.db),
+      secrets,
+      committed: () => durable.committed(),
+      close: async () => {
+        await durable.committed().catch(() => undefined);
+        mirror.close();
+        await pool.end();
+      },
+    };
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+}

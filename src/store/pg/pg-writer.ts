@@ -1,0 +1,176 @@
+import type pg from 'pg';
+import type { Durability } from '../state-store';
+import type { ChangeBatch, Mirror } from './mirror';
+import type { ReplicatedTable } from './replicated-tables';
+
+/**
+ * Sends the mirror's changes to PostgreSQL, one transaction per batch, one batch after the
+ * other: a batch is cut when a caller needs to know its writes are durable (afterCommit,
+ * committed) and otherwise at the end of the current tick. Each batch holds rows as they are,
+ * not operations, so a batch that failed is sent again before the next one and nothing is
+ * applied twice.
+ */
+
+/** A PostgreSQL upsert of many rows: one array parameter per column, unnest() makes the rows. */
+function upsert(table: ReplicatedTable): string {
+  const names = table.columns.map(([c]) => c);
+  const params = table.columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
+  const updates = names.filter((c) => !table.key.includes(c)).map((c) => `${c} = excluded.${c}`);
+  return `INSERT INTO ${table.name} (${names.join(', ')}) SELECT * FROM unnest(${params})
+    ON CONFLICT (${table.key.join(', ')}) DO ${updates.length ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
+}
+
+function remove(table: ReplicatedTable): string {
+  const types = new Map(table.columns);
+  const params = table.key.map((c, i) => `$${i + 1}::${types.get(c)}[]`).join(', ');
+  return `DELETE FROM ${table.name} WHERE (${table.key.join(', ')}) IN (SELECT * FROM unnest(${params}))`;
+}
+
+/** Rows to column arrays, the shape unnest() takes. */
+function columnsOf(rows: unknown[][], width: number): unknown[][] {
+  const columns: unknown[][] = Array.from({ length: width }, () => []);
+  for (const row of rows) for (let i = 0; i < width; i++) columns[i].push(row[i]);
+  return columns;
+}
+
+/**
+ * Runs inside each write transaction before its rows are written: the accounts (lower case)
+ * whose rows must be refused. It may lock what keeps the others valid until the commit.
+ */
+export type Fence = (client: pg.ClientBase, accounts: readonly string[]) => Promise<Set<string>>;
+
+/** Writes of accounts this node no longer owns were refused (the rest of their transaction is stored). */
+export class FencedError extends Error {
+  constructor(readonly accounts: ReadonlySet<string>) {
+    super(`writes refused: another node owns ${[...accounts].join(', ')} now`);
+    this.name = 'FencedError';
+  }
+}
+
+/** The account of each row and each gone key of a batch, lower case. */
+function accountsOf(batch: ChangeBatch): Set<string> {
+  const accounts = new Set<string>();
+  for (const { table, rows, gone } of batch) {
+    const inRow = table.columns.findIndex(([c]) => c === 'account');
+    const inKey = table.key.indexOf('account');
+    for (const r of rows) accounts.add(String(r[inRow]).toLowerCase());
+    if (inKey >= 0) for (const k of gone) accounts.add(String(k[inKey]).toLowerCase());
+  }
+  return accounts;
+}
+
+function without(batch: ChangeBatch, refused: ReadonlySet<string>): ChangeBatch {
+  return batch.map(({ table, rows, gone }) => {
+    const inRow = table.columns.findIndex(([c]) => c === 'account');
+    const inKey = table.key.indexOf('account');
+    return {
+      table,
+      rows: rows.filter((r) => !refused.has(String(r[inRow]).toLowerCase())),
+      gone: inKey < 0 ? gone : gone.filter((k) => !refused.has(String(k[inKey]).toLowerCase())),
+    };
+  });
+}
+
+export class PgWriter implements Durability {
+  private tail: Promise<void> = Promise.resolve();
+  private scheduled = false;
+  /** Batches a failed transaction did not store, sent again first. */
+  private unsent: ChangeBatch[] = [];
+  /** Batches cut so far, and how many of them are stored (in order). */
+  private cutCount = 0;
+  private storedCount = 0;
+  /** afterCommit callbacks with the batch count they wait for, in call order. */
+  private readonly waiting: Array<{ upTo: number; fn: () => void }> = [];
+
+  constructor(
+    private readonly mirror: Mirror,
+    private readonly pool: pg.Pool,
+    private readonly fence: Fence | null,
+    private readonly onFenced: (accounts: ReadonlySet<string>) => void = () => undefined,
+  ) {}
+
+  /** The mirror was written: its changes go out at the end of this tick at the latest. */
+  touched(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.scheduled = false;
+      this.cut().catch(() => undefined);
+    });
+  }
+
+  /**
+   * Runs `fn` once the batches cut so far are stored, at once if they are. A batch that failed
+   * keeps its callbacks waiting until it is stored on a later attempt: no session hears of a
+   * change before it is stored, and none misses one that was.
+   */
+  afterCommit(fn: () => void): void {
+    this.cut().catch(() => undefined);
+    this.waiting.push({ upTo: this.cutCount, fn });
+    this.runStored();
+  }
+
+  private runStored(): void {
+    while (this.waiting.length && this.waiting[0].upTo <= this.storedCount) this.waiting.shift()?.fn();
+  }
+
+  committed(): Promise<void> {
+    return this.cut();
+  }
+
+  /** Sends what changed since the last cut; with nothing new, sends again what a failure left unsent. */
+  private cut(): Promise<void> {
+    const batch = this.mirror.takeChanges();
+    if (batch.length) {
+      const count = ++this.cutCount;
+      this.tail = this.tail.catch(() => undefined).then(() => this.send([batch], count));
+    } else if (this.unsent.length) {
+      const count = this.cutCount;
+      this.tail = this.tail.catch(() => undefined).then(() => this.send([], count));
+    }
+    return this.tail;
+  }
+
+  private async send(batches: ChangeBatch[], count: number): Promise<void> {
+    let pending = [...this.unsent, ...batches];
+    this.unsent = pending;
+    const client = await this.pool.connect();
+    // a connection lost mid-transaction reports here as well as to the query: the query's
+    // rejection is the one acted on
+    const lost = () => undefined;
+    client.on('error', lost);
+    let refused = new Set<string>();
+    let failure: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      if (this.fence) {
+        refused = await this.fence(client, [...new Set(pending.flatMap((b) => [...accountsOf(b)]))]);
+        if (refused.size) pending = pending.map((b) => without(b, refused));
+      }
+      for (const b of pending) await write(client, b);
+      await client.query('COMMIT');
+      this.unsent = [];
+      this.storedCount = count;
+    } catch (err) {
+      failure = err as Error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.off('error', lost);
+      // a client that failed is not given out again
+      client.release(failure);
+    }
+    this.runStored();
+    if (refused.size) {
+      this.onFenced(refused);
+      throw new FencedError(refused);
+    }
+  }
+}
+
+async function write(client: pg.ClientBase, batch: ChangeBatch): Promise<void> {
+  for (const { table, rows, gone } of batch) {
+    if (gone.length) await client.query(remove(table), columnsOf(gone, table.key.length));
+    if (rows.length) await client.query(upsert(table), columnsOf(rows, table.columns.length));
+  }
+}

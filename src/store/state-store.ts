@@ -1,0 +1,121 @@
+import type { MetadataRecord } from '../mime';
+import type { VendorMessage } from '../upstream/types';
+import type { TokenPair } from '../upstream/types';
+import type { FolderState, MessageRow, MessageSummary, NewMessage, UidChange } from './mail-store';
+import type { QuarantineRecord, QuarantineStatus } from './quarantine';
+import type { StoredAccount } from './secrets';
+
+/**
+ * What the domain and the protocol layers need from the bridge's state, apart from where it is
+ * kept: SQLite in the state directory (the default, ./mail-store.ts and its neighbours) or
+ * PostgreSQL shared by several bridge nodes (./pg).
+ *
+ * Reads and writes are synchronous, as the domain has always called them: the PostgreSQL store
+ * keeps the state of the accounts this node owns in an in-memory mirror and sends each write
+ * to PostgreSQL afterwards. Two calls make that safe. `afterCommit` runs its callback once
+ * every write made so far is durable (at once for SQLite), so changes are published only after
+ * they are stored; `committed` is awaited before a client is told OK.
+ */
+export interface Durability {
+  /** Runs `fn` once every write made so far is durable, in call order. */
+  afterCommit(fn: () => void): void;
+  /** Resolves once every write made so far is durable; rejects if one was refused. */
+  committed(): Promise<void>;
+}
+
+/** The IMAP state of every account: UID maps, MODSEQs, flags, tombstones, cached messages. */
+export interface MailState extends Durability {
+  /** Drafts and submissions, kept beside the UID maps that point at them. */
+  readonly local: LocalState;
+  folderState(account: string, folder: string): FolderState;
+  assignUids(account: string, folder: string, messages: ReadonlyArray<NewMessage | string>): UidChange[];
+  listMessages(account: string, folder: string): MessageRow[];
+  getByUids(account: string, folder: string, uids: readonly number[]): MessageRow[];
+  rowsByMessageUid(account: string, folder: string, messageUids: readonly string[]): MessageRow[];
+  atomically<T>(fn: () => T): T;
+  rowsEverywhere(account: string, messageUids: readonly string[]): Array<{ folder: string; row: MessageRow }>;
+  markListed(account: string, folder: string): void;
+  listedFolders(account: string): string[];
+  uidNextAtLeast(account: string, folder: string, uidNext: number): void;
+  wasListed(account: string, folder: string): boolean;
+  setFlags(account: string, folder: string, uids: number | readonly number[], flags: readonly string[]): number;
+  expunge(account: string, folder: string, messageUids: readonly string[]): UidChange[];
+  unconvertible(account: string, messageUids: readonly string[]): string[];
+  putMetadataRecords(account: string, records: readonly MetadataRecord[]): void;
+  getSummaries(account: string, messageUids: readonly string[]): Map<string, MessageSummary>;
+  getHeaders(account: string, messageUids: readonly string[]): Map<string, string[]>;
+  getMessages(account: string, messageUids: readonly string[]): Map<string, VendorMessage>;
+  pruneMetadata(account: string): number;
+}
+
+/** Messages only the bridge holds (drafts) and the Message-IDs submitted through its SMTP. */
+export interface LocalState {
+  add(account: string, raw: Buffer): string;
+  /** Keeps `raw` under an id the caller chose (held submissions); the first bytes stored stay. */
+  put(account: string, messageUid: string, raw: Buffer): void;
+  get(account: string, messageUid: string): { raw: Buffer; createdAt: Date } | null;
+  remove(account: string, messageUids: string[]): void;
+  recordSubmission(account: string, messageId: string): void;
+  wasSubmitted(account: string, messageId: string): boolean;
+}
+
+/** Submissions the vendor's spam filter held. */
+export interface QuarantineLog {
+  record(r: Omit<QuarantineRecord, 'status' | 'detail'>): void;
+  get(quarantineId: string): QuarantineRecord | null;
+  list(): QuarantineRecord[];
+  countByState(now: Date): Record<QuarantineStatus, number>;
+  markReleased(quarantineId: string, emailId: string | null): void;
+  markRefused(quarantineId: string, code: string): void;
+}
+
+/**
+ * Vendor token pairs and bridge-password hashes. Writes may be asynchronous (PostgreSQL): a
+ * caller awaits them, so a rotated refresh token is durable before the access token is used.
+ */
+export interface TokenVault {
+  get(mailbox: string): StoredAccount | undefined;
+  mailboxes(): string[];
+  putTokens(mailbox: string, pair: TokenPair): void | Promise<void>;
+  remove(mailbox: string): boolean | Promise<boolean>;
+  markNeedsNewTokens(mailbox: string, reason: string): void | Promise<void>;
+  setBridgePassword(mailbox: string): string | Promise<string>;
+  verifyBridgePassword(mailbox: string, password: string): Promise<boolean>;
+  /** Reads the records again where `get` may lag behind another process's writes (PostgreSQL). */
+  reread?(): Promise<void>;
+}
+
+export interface OwnershipEvents {
+  /** This node serves the account from now on (its state is loaded). */
+  gained(mailbox: string): void;
+  /** Another node serves it now, or it is no longer wanted: stop serving it. */
+  lost(mailbox: string): Promise<void>;
+}
+
+/**
+ * Which accounts this node serves. SQLite: every wanted one, at once. PostgreSQL: those whose
+ * lease it holds, spread over the nodes alive, each account on exactly one node.
+ */
+export interface Ownership {
+  /** Tells the other nodes where this node's listeners are (host:port), to forward clients to it. */
+  advertise(addresses: { imap: string | null; smtp: string | null }): void;
+  /** The listeners of the node serving the mailbox, when that is another node. */
+  ownerOf(mailbox: string): Promise<{ imap: string | null; smtp: string | null } | null>;
+  /** Resolves after the first look: the accounts this node could take are served. */
+  start(wanted: () => string[], events: OwnershipEvents): Promise<void>;
+  /** Looks again now (the wanted accounts changed). */
+  review(): Promise<void>;
+  /** Stops serving every account and gives the leases up. */
+  stop(): Promise<void>;
+}
+
+/** Everything the daemon keeps, from one backend. */
+export interface StateStore {
+  readonly mail: MailState;
+  readonly ownership: Ownership;
+  readonly quarantine: QuarantineLog;
+  readonly secrets: TokenVault;
+  /** Resolves once every write so far, of any part, is durable. */
+  committed(): Promise<void>;
+  close(): Promise<void>;
+}

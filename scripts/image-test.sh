@@ -47,16 +47,19 @@ in_container() { "$engine" exec "$name" "$@"; }
 
 say "building $tag with $engine"
 started=$(date +%s)
+format=()
+# podman's default OCI format drops HEALTHCHECK
+[ "$engine" = podman ] && format=(--format docker)
 # shellcheck disable=SC2086 # IMAGE_BUILD_ARGS is a list of flags
-"$engine" build ${IMAGE_BUILD_ARGS:-} -t "$tag" .
+"$engine" build "${format[@]}" ${IMAGE_BUILD_ARGS:-} -t "$tag" .
 say "built in $(($(date +%s) - started)) s, image size $(("$("$engine" image inspect "$tag" --format '{{.Size}}')" / 1000000)) MB"
 
 # shellcheck disable=SC2086 # IMAGE_RUN_ARGS is a list of flags
 run() { "$engine" run ${IMAGE_RUN_ARGS:-} "$@"; }
 
 leftovers=$(run --rm --entrypoint sh "$tag" -c \
-  'cd node_modules/better-sqlite3 && ls -A build build/Release && ls -d deps src 2>/dev/null || true')
-[ "$(echo "$leftovers" | grep -c .)" -eq 3 ] && echo "$leftovers" | grep -qx better_sqlite3.node ||
+  'cd node_modules/better-sqlite3 && find build deps src -mindepth 1 2>/dev/null | sort')
+[ "$leftovers" = "$(printf 'build/Release\nbuild/Release/better_sqlite3.node')" ] ||
   fail "better-sqlite3 build leftovers in the image: $leftovers"
 say "better-sqlite3 ships only build/Release/better_sqlite3.node"
 

@@ -2,8 +2,8 @@ import type { Logger } from '../log';
 import type { PublishChanges } from './changes';
 import { isLocalMessage, type LocalState, type MailState, type MessageRow, type MessageSummary } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
-import type { ListScope, MailboxApi } from '../upstream/api';
-import type { FolderRole, VendorFolder, VendorMessage } from '../upstream/types';
+import type { MailboxApi } from '../upstream/api';
+import type { VendorFolder, VendorMessage } from '../upstream/types';
 import { SyncScheduler } from './sync-scheduler';
 import { createAttachmentStorage, type AttachmentStorage } from '../mime';
 import { createHash } from 'node:crypto';
@@ -13,7 +13,7 @@ import type { SyncContext, SyncMode } from './folder-sync';
 import { copyByMoving, movedAway, moveMessages, type CopyOutcome, type MoveOutcome } from './organize';
 import { Refusal, requireVendorMessages } from './refusal';
 import { addLabel, dropLabel, removeLabel, type LabelView } from './labels';
-import { labelKey, labelOfKey } from './label-key';
+import { type ImapFolder, labelViewOf, MailboxMap, mailboxAt } from './mailbox-map';
 import { StateApplier } from './state-applier';
 import { contentLane } from './lanes';
 import { MessageCache, type MessageContent } from './message-cache';
@@ -32,16 +32,6 @@ import {
  * layer calls this; this calls the upstream client and the store. Nothing here knows IMAP
  * syntax, and nothing here builds HTTP requests.
  */
-
-export interface ImapFolder {
-  path: string;
-  /** Key of its UID map and change journal: the vendor folder name, or labelKey() for a label view. */
-  key: string;
-  /** What the vendor lists for it: a folder, or every message carrying a label. */
-  scope: ListScope;
-  role: FolderRole;
-  specialUse: string | null;
-}
 
 export interface AccountViewOptions {
   account: string;
@@ -64,21 +54,6 @@ export interface AccountViewOptions {
   /** The quarantine log behind the Quarantine mailbox; without it there is none. */
   quarantine?: QuarantineAccess;
 }
-
-/** Label names that can be IMAP mailbox names under the root: no wildcards or controls. */
-const listableLabel = /^[^*%\x00-\x1f\x7f]+$/;
-
-function labelView(folder: ImapFolder): LabelView | null {
-  return 'label' in folder.scope ? { key: folder.key, label: folder.scope.label } : null;
-}
-
-const specialUse: Record<string, string> = {
-  sent: '\\Sent',
-  drafts: '\\Drafts',
-  trash: '\\Trash',
-  spam: '\\Junk',
-  archive: '\\Archive',
-};
 
 /**
  * The folder list is re-read at most this often, in the background: LIST and SELECT answer
@@ -117,7 +92,7 @@ export class AccountView {
   private readonly api: MailboxApi;
   private readonly store: MailState;
   private readonly logger: Logger;
-  private readonly labelsRoot: string | null;
+  private readonly map: MailboxMap;
   private readonly copyToFolder: 'refuse' | 'move';
 
   constructor({
@@ -139,7 +114,9 @@ export class AccountView {
     this.api = api;
     this.store = store;
     this.logger = logger;
-    this.labelsRoot = labelsRoot;
+    this.map = new MailboxMap(labelsRoot, (label) =>
+      logger.debug({ account, label }, 'label not shown as a folder (name unusable or taken)'),
+    );
     this.copyToFolder = copyToFolder;
     this.now = now;
     this.sync = {
@@ -213,54 +190,19 @@ export class AccountView {
 
   private async loadFolders(): Promise<ImapFolder[]> {
     const list = await this.api.folderList();
-    const folders: ImapFolder[] = list.folders.map((f: VendorFolder) => ({
-      path: f.role === 'inbox' || f.name.toUpperCase() === 'INBOX' ? 'INBOX' : f.name,
-      key: f.name,
-      scope: { folder: f.name },
-      role: f.role,
-      specialUse: (f.role && specialUse[f.role]) || null,
-    }));
-    folders.push(...this.labelFolders(list.labels, new Set(folders.map((f) => f.path))));
+    const folders = this.map.fromVendor(list);
     this.folderCache = { at: this.now(), folders, counts: new Map(list.folders.map((f) => [f.name, f])) };
     return folders;
   }
 
-  private labelFolders(labels: string[] | null, taken: Set<string>): ImapFolder[] {
-    if (!this.labelsRoot || !labels) return [];
-    const views: ImapFolder[] = [];
-    for (const label of labels) {
-      const path = `${this.labelsRoot}/${label}`;
-      if (!listableLabel.test(label) || taken.has(path)) {
-        this.logger.debug({ account: this.account, label }, 'label not shown as a folder (name unusable or taken)');
-        continue;
-      }
-      views.push({ path, key: labelKey(label), scope: { label }, role: null, specialUse: null });
-    }
-    return views;
-  }
-
   async folder(path: string): Promise<ImapFolder | null> {
-    const match = (list: ImapFolder[]) =>
-      list.find((f) => (path.toUpperCase() === 'INBOX' ? f.path === 'INBOX' : f.path === path));
-    return match(await this.folders()) ?? match(await this.folders(true)) ?? this.newLabelView(path);
+    return mailboxAt(await this.folders(), path) ?? mailboxAt(await this.folders(true), path) ?? this.map.viewAt(path);
   }
 
   /** The folder a session selected, by the key its selection was made with. */
   async folderByKey(key: string): Promise<ImapFolder | null> {
-    const label = labelOfKey(key);
     const match = (list: ImapFolder[]) => list.find((f) => f.key === key);
-    return (
-      match(await this.folders()) ??
-      match(await this.folders(true)) ??
-      (label === null ? null : (this.labelFolders([label], new Set())[0] ?? null))
-    );
-  }
-
-  /** Any name under the labels root is a label view, so COPY there creates the label (there is no empty label to CREATE). */
-  private newLabelView(path: string): ImapFolder | null {
-    const label =
-      this.labelsRoot && path.startsWith(`${this.labelsRoot}/`) ? path.slice(this.labelsRoot.length + 1) : '';
-    return label ? (this.labelFolders([label], new Set())[0] ?? null) : null;
+    return match(await this.folders()) ?? match(await this.folders(true)) ?? this.map.viewByKey(key);
   }
 
   /** Syncs one folder now (or joins the running sync): the first listing, or incremental. */
@@ -269,7 +211,7 @@ export class AccountView {
   }
 
   private refuseUnlistable(folder: ImapFolder, err: unknown): never {
-    throw labelView(folder) && ['invalid', 'unsupported'].includes((err as { kind?: string }).kind ?? '')
+    throw labelViewOf(folder) && ['invalid', 'unsupported'].includes((err as { kind?: string }).kind ?? '')
       ? new Refusal(
           'cannot',
           `The mail vendor cannot list messages by label (assumption A22), so ${folder.path} cannot be opened`,
@@ -401,7 +343,7 @@ export class AccountView {
       return { uidValidity: 0, sourceUids: [], destinationUids: [], expunged };
     }
     requireVendorMessages(rows, 'moved to vendor folders');
-    const source = labelView(from);
+    const source = labelViewOf(from);
     if ('label' in to.scope) {
       if (!source)
         throw new Refusal(
@@ -499,7 +441,7 @@ export class AccountView {
   async expungeDeleted(folder: ImapFolder, uids: number[] | null, sessionId?: string): Promise<number[]> {
     const all = this.allRows(folder).filter((r) => r.flags.includes('\\Deleted') && (!uids || uids.includes(r.uid)));
     if (this.quarantine && isQuarantine(folder) && all.length) this.quarantine.refuse('EXPUNGE');
-    const view = labelView(folder);
+    const view = labelViewOf(folder);
     if (view) return removeLabel(this.sync, view, all, sessionId);
     // local drafts are the bridge's own: expunging deletes them for real; messages a COPY
     // already moved at the vendor only leave this view (the client is finishing its move)

@@ -3,7 +3,7 @@ import { describePool, type MetadataRecord } from '../mime';
 import { isLocalMessage, type MailState } from '../store';
 import type { Assumptions } from '../upstream/assumptions';
 import type { ListScope, MailboxApi } from '../upstream/api';
-import type { VendorMessage, VendorThread } from '../upstream/types';
+import type { VendorThread } from '../upstream/types';
 import type { Lane } from '../upstream/rate-limiter';
 import { syncLanes } from './lanes';
 import { collectGarbage } from '../util/memory';
@@ -11,6 +11,7 @@ import { mergeFlags, vendorFlags } from './flags';
 import { sameFlags, type StateApplier } from './state-applier';
 import { placed } from './organize';
 import type { MessagesAdded, StateUpdate } from './state-updates';
+import { inScope } from './mailbox-map';
 
 /**
  * Brings one folder of the SQLite state in line with the vendor.
@@ -55,12 +56,6 @@ const recentFlagWindow = 1000;
 function threadUids(t: VendorThread, field: string): string[] {
   const uids = (t as unknown as Record<string, unknown>)[field];
   return Array.isArray(uids) ? (uids as string[]) : [t.last_message_uid];
-}
-
-/** Whether the vendor's view of `msg` still places it in the listed folder or label. */
-function inScope(msg: Pick<VendorMessage, 'folders' | 'labels'>, scope: ListScope): boolean {
-  if ('label' in scope) return (msg.labels ?? []).includes(scope.label);
-  return msg.folders.some((f) => f.toLowerCase() === scope.folder.toLowerCase());
 }
 
 /** A message to number: what assignUids needs, without keeping bodies in memory. */

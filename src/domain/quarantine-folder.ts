@@ -1,6 +1,6 @@
 import type { LocalState, MessageRow } from '../store';
 import type { QuarantineRecord } from '../store/quarantine';
-import type { ImapFolder } from './account-view';
+import type { ImapFolder } from './mailbox-map';
 import type { SyncContext } from './folder-sync';
 import { Refusal } from './refusal';
 

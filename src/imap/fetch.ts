@@ -1,5 +1,6 @@
 import { imapHandler } from '@zone-eu/wildduck/imap-core';
-import type { AccountView, ImapFolder } from '../domain/account-view';
+import type { AccountView } from '../domain/account-view';
+import type { ImapFolder } from '../domain/mailbox-map';
 import {
   attachmentsRead,
   compiledToken,

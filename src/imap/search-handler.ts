@@ -1,4 +1,5 @@
-import type { AccountView, ImapFolder } from '../domain/account-view';
+import type { AccountView } from '../domain/account-view';
+import type { ImapFolder } from '../domain/mailbox-map';
 import type { VendorMessage } from '../upstream/types';
 import { VendorError } from '../upstream/errors';
 import { isLocalMessage } from '../store';

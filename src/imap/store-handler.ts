@@ -1,4 +1,5 @@
-import type { AccountView, ImapFolder } from '../domain/account-view';
+import type { AccountView } from '../domain/account-view';
+import type { ImapFolder } from '../domain/mailbox-map';
 import type { FlagAction } from '../domain/flag-update';
 import { isValidKeyword } from '../domain/flags';
 import { Refusal } from '../domain/refusal';

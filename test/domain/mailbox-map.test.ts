@@ -40,5 +40,5 @@ test('labels hidden when there is no labels root; scope membership by folder (an
   expect(map.viewAt('Labels/Work')).toBeNull();
   expect(inScope({ folders: ['INBOX'], labels: [] }, { folder: 'Inbox' })).toBe(true);
   expect(inScope({ folders: ['Archive'], labels: ['Work'] }, { label: 'Work' })).toBe(true);
-  expect(inScope({ folders: ['Archive'], labels: null }, { label: 'Work' })).toBe(false);
+  expect(inScope({ folders: ['Archive'], labels: ['Later'] }, { label: 'Work' })).toBe(false);
 });

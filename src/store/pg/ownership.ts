@@ -67,13 +67,14 @@ export class PgOwnership implements Ownership {
     return this.keeper.ownerOf(mailbox);
   }
 
-  start(wanted: () => string[], events: OwnershipEvents): Promise<void> {
+  async start(wanted: () => string[], events: OwnershipEvents): Promise<void> {
     this.wanted = wanted;
     this.events = events;
     this.timer = setInterval(() => void this.review(), this.keeper.ttlMs / 3);
     if (this.listen) {
       this.wakeUps = new WakeUps(this.listen, () => void this.review(), this.keeper.ttlMs / 3);
-      void this.wakeUps.start();
+      // LISTENing before the first look: a wake-up sent after that look cannot be missed
+      await this.wakeUps.start();
     }
     return this.review();
   }

@@ -3,7 +3,7 @@ import { type Config, loadConfig } from './config';
 import type { Logger } from './log';
 import { LoginGuard } from './auth/login-guard';
 import { AccountRegistry } from './domain/account-registry';
-import { composingApi } from './domain/composition-input';
+import { vendorConnector } from './upstream/vendor-connector';
 import type { MailboxPoller } from './domain/poller';
 import { BridgedAccounts } from './bridged-accounts';
 import { startImapServer } from './imap/server';
@@ -102,8 +102,8 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   const notifier = new ImapNotifier();
   const logins = new LoginGuard({ freeFailures: config.limits.freeLoginFailures }, logger);
   const registry = new AccountRegistry(secrets);
-  const composing = (mailbox: string) =>
-    composingApi(
+  const connector = (mailbox: string) =>
+    vendorConnector(
       vendor.mailbox(mailbox),
       config.assumptions,
       { ...config.messages, authservId: config.messages.authservId ?? new URL(config.vendor.readUrl).hostname },
@@ -112,7 +112,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   accounts = new BridgedAccounts(
     {
       registry,
-      api: composing,
+      vendor: connector,
       store: state.mail,
       notifier,
       logger,

@@ -2,18 +2,18 @@ import path from 'node:path';
 import type { Config } from './config';
 import type { Logger } from './log';
 import type { AccountRegistry } from './domain/account-registry';
+import type { Connector } from './domain/connector';
 import { AccountView } from './domain/account-view';
 import { MailboxPoller } from './domain/poller';
 import type { QuarantineAccess } from './domain/quarantine-folder';
 import type { SyncObserver } from './domain/sync-observer';
 import type { ImapNotifier } from './imap/notifier';
 import type { MailState } from './store';
-import type { MailboxApi } from './upstream/api';
 
 export interface BridgedAccountsDeps {
   registry: AccountRegistry;
-  /** The mailbox's connection to the vendor, as the domain reads through it. */
-  api: (mailbox: string) => MailboxApi;
+  /** The mailbox's connector to the vendor, what the domain reads and writes through. */
+  vendor: (mailbox: string) => Connector;
   store: MailState;
   notifier: ImapNotifier;
   logger: Logger;
@@ -51,9 +51,8 @@ export class BridgedAccounts {
     const { deps, config } = this;
     const view = new AccountView({
       account: mailbox,
-      api: deps.api(mailbox),
+      vendor: deps.vendor(mailbox),
       store: deps.store,
-      assumptions: config.assumptions,
       logger: deps.logger,
       attachmentCacheDir: path.join(config.stateDir, 'attachments'),
       publish: (account, folder, changes) => deps.notifier.publish(account, folder, changes),

@@ -103,7 +103,7 @@ export const configSchema = z
     copyToFolder: z.enum(['refuse', 'move']).default('move'),
     /** What the listeners allow each client (README "Limits and hardening"). */
     limits: limitsSchema,
-    /** How received messages are composed (domain/composition-input.ts); applied when a message is first read. */
+    /** How received messages are composed (upstream/composition.ts); applied when a message is first read. */
     messages: z
       .object({
         /** authserv-id of Authentication-Results; null: the host of vendor.readUrl. */

@@ -1,9 +1,8 @@
 import type { Logger } from '../log';
 import type { PublishChanges } from './changes';
 import { isLocalMessage, type LocalState, type MailState, type MessageRow, type MessageSummary } from '../store';
-import type { Assumptions } from '../upstream/assumptions';
-import type { MailboxApi } from '../upstream/api';
-import type { VendorFolder, VendorMessage } from '../upstream/types';
+import type { Connector, MailFolder } from './connector';
+import type { MailMessage } from './message';
 import { SyncScheduler } from './sync-scheduler';
 import { createAttachmentStorage, type AttachmentStorage } from '../mime';
 import { createHash } from 'node:crypto';
@@ -35,9 +34,8 @@ import {
 
 export interface AccountViewOptions {
   account: string;
-  api: MailboxApi;
+  vendor: Connector;
   store: MailState;
-  assumptions: Assumptions;
   logger: Logger;
   attachmentCacheDir: string;
   publish: PublishChanges;
@@ -76,8 +74,8 @@ export interface OpenFolder extends FolderStatus {
 }
 
 export class AccountView {
-  private folderCache: { at: number; folders: ImapFolder[]; counts: Map<string, VendorFolder> } | null = null;
-  /** The list_folders under way, which every caller that needs a new list joins. */
+  private folderCache: { at: number; folders: ImapFolder[]; counts: Map<string, MailFolder> } | null = null;
+  /** The listFolders under way, which every caller that needs a new list joins. */
   private folderRefresh: Promise<ImapFolder[]> | null = null;
   private readonly now: () => number;
   private readonly quarantine: QuarantineFolder | null;
@@ -89,7 +87,7 @@ export class AccountView {
   readonly attachmentStorage: AttachmentStorage;
 
   readonly account: string;
-  private readonly api: MailboxApi;
+  private readonly vendor: Connector;
   private readonly store: MailState;
   private readonly logger: Logger;
   private readonly map: MailboxMap;
@@ -99,9 +97,8 @@ export class AccountView {
     freshnessMs,
     now = Date.now,
     account,
-    api,
+    vendor,
     store,
-    assumptions,
     logger,
     attachmentCacheDir,
     publish,
@@ -111,7 +108,7 @@ export class AccountView {
     quarantine,
   }: AccountViewOptions) {
     this.account = account;
-    this.api = api;
+    this.vendor = vendor;
     this.store = store;
     this.logger = logger;
     this.map = new MailboxMap(labelsRoot, (label) =>
@@ -121,9 +118,8 @@ export class AccountView {
     this.now = now;
     this.sync = {
       account,
-      api,
+      vendor,
       store,
-      assumptions,
       logger,
       state: new StateApplier(store, account, (folder, entries) => publish(account, folder, entries)),
       forgetContent: (messageUids) => this.messages.forget(messageUids),
@@ -144,9 +140,12 @@ export class AccountView {
     });
     this.local = store.local;
     this.quarantine = quarantine ? new QuarantineFolder(this.sync, this.local, quarantine) : null;
-    this.messages = new MessageCache(account, api, store, this.local);
+    this.messages = new MessageCache(account, vendor, store, this.local);
     this.attachmentStorage = createAttachmentStorage(
-      { open: async (messageUid, attachmentId, lane) => (await api.raw(messageUid, attachmentId, lane)).stream },
+      {
+        open: async (messageUid, attachmentId, lane) =>
+          (await vendor.attachment(messageUid, attachmentId, lane)).stream,
+      },
       {
         cacheDir: path.join(
           attachmentCacheDir,
@@ -164,7 +163,7 @@ export class AccountView {
   /**
    * The account's mailboxes: the list at hand, refreshed in the background once it is older
    * than folderListTtlMs; `refresh` (a name the list lacks) waits for a new list. One
-   * list_folders at a time, however many sessions ask.
+   * listFolders at a time, however many sessions ask.
    */
   async folders(refresh = false): Promise<ImapFolder[]> {
     const cached = this.folderCache;
@@ -189,7 +188,7 @@ export class AccountView {
   }
 
   private async loadFolders(): Promise<ImapFolder[]> {
-    const list = await this.api.folderList();
+    const list = await this.vendor.listFolders('poll');
     const folders = this.map.fromVendor(list);
     this.folderCache = { at: this.now(), folders, counts: new Map(list.folders.map((f) => [f.name, f])) };
     return folders;
@@ -251,7 +250,7 @@ export class AccountView {
 
   /**
    * STATUS from local state (refreshed in the background when stale). A vendor folder never
-   * listed is answered from list_folders' counts, one request for every folder, instead of a
+   * listed is answered from the folder list's counts, one call for every folder, instead of a
    * sync; its UIDNEXT is then held to what was announced, so it never goes back.
    */
   async status(folder: ImapFolder): Promise<FolderStatus> {
@@ -273,7 +272,7 @@ export class AccountView {
   }
 
   /** The vendor's message counts of a folder, from the (cached) folder list; none for label views. */
-  private async vendorCounts(folder: ImapFolder): Promise<VendorFolder | undefined> {
+  private async vendorCounts(folder: ImapFolder): Promise<MailFolder | undefined> {
     if (!('folder' in folder.scope)) return undefined;
     await this.folders();
     return this.folderCache?.counts.get(folder.key);
@@ -305,12 +304,12 @@ export class AccountView {
     return this.messages.headers(messageUids);
   }
 
-  /** The stored vendor JSON of each message (body included). */
-  vendorMessages(messageUids: string[]): Promise<Map<string, VendorMessage>> {
+  /** The stored form of each message (body included). */
+  storedMessages(messageUids: string[]): Promise<Map<string, MailMessage>> {
     return this.messages.messages(messageUids);
   }
 
-  /** Vendor JSON and MIME tree of each message: what content is served from. */
+  /** Stored form and MIME tree of each message: what content is served from. */
   contents(messageUids: string[]): Promise<Map<string, MessageContent>> {
     return this.messages.contents(messageUids);
   }
@@ -479,11 +478,14 @@ export class AccountView {
     this.local.recordSubmission(this.account, messageId);
   }
 
-  /** Vendor full-text search (assumption A4) restricted to one folder (a label view searches everywhere). */
-  async searchText(folder: ImapFolder, text: string): Promise<string[]> {
+  /**
+   * Vendor full-text search restricted to one folder (a label view searches everywhere); null
+   * when the vendor cannot search.
+   */
+  async searchText(folder: ImapFolder, text: string): Promise<string[] | null> {
     // Quarantine holds only the bridge's own copies, which SEARCH scans itself
     if (isQuarantine(folder)) return [];
-    return this.api.search({ query: text, ...('folder' in folder.scope ? { folder: folder.scope.folder } : {}) });
+    return this.vendor.search(text, 'folder' in folder.scope ? folder.scope.folder : null, 'content');
   }
 
   /** Downloads the attachments (external node ids) a response will stream, before the response starts. */

@@ -43,7 +43,7 @@ function findByMessageId(ctx: SyncContext, folder: string, messageId: string): n
     ctx.account,
     rows.map((r) => r.messageUid),
   );
-  const hit = rows.find((r) => messages.get(r.messageUid)?.message_id === messageId);
+  const hit = rows.find((r) => messages.get(r.messageUid)?.messageId === messageId);
   return hit?.uid ?? null;
 }
 

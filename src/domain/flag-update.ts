@@ -1,6 +1,6 @@
 import { isLocalMessage, type MessageRow } from '../store';
-import type { FlagChange } from '../upstream/api';
-import type { VendorMessage } from '../upstream/types';
+import type { FlagChange, LabelChange } from './connector';
+import type { MailMessage } from './message';
 import { diffVendorFlags, isEmptyDiff, keepReadOnlyFlags, mergeFlags, type FlagDiff, vendorFlags } from './flags';
 import type { SyncContext } from './folder-sync';
 import { type Applied, settleWrite } from './settled-write';
@@ -24,13 +24,13 @@ function applyAction(current: readonly string[], action: FlagAction, flags: stri
 
 type VendorCall =
   | { ids: string[]; kind: 'flag'; change: FlagChange }
-  | { ids: string[]; kind: 'label'; change: { add?: string[]; remove?: string[] } };
+  | { ids: string[]; kind: 'label'; change: LabelChange };
 
 function flagsApplied(change: FlagChange): Applied {
   return (m) => Object.entries(change).every(([k, v]) => m[k as keyof FlagChange] === v);
 }
 
-function labelsApplied(change: { add?: string[]; remove?: string[] }): Applied {
+function labelsApplied(change: LabelChange): Applied {
   return (m) =>
     (change.add ?? []).every((l) => m.labels.includes(l)) && (change.remove ?? []).every((l) => !m.labels.includes(l));
 }
@@ -69,18 +69,18 @@ export async function applyFlagUpdate(
   const gone = new Set<string>();
   let error: unknown;
   // the vendor's state of messages read back after a lost answer, the latest read last
-  const vendorState = new Map<string, VendorMessage>();
+  const vendorState = new Map<string, MailMessage>();
   for (const call of planCalls(needsVendor)) {
     const ids = call.ids.filter((id) => !failed.has(id));
     if (!ids.length) continue;
     const settled =
       call.kind === 'flag'
-        ? await settleWrite(ctx.api, ids, () => ctx.api.setFlags(ids, call.change), flagsApplied(call.change))
-        : await settleWrite(ctx.api, ids, () => ctx.api.label(ids, call.change), labelsApplied(call.change));
+        ? await settleWrite(ctx.vendor, ids, () => ctx.vendor.setFlags(ids, call.change), flagsApplied(call.change))
+        : await settleWrite(ctx.vendor, ids, () => ctx.vendor.label(ids, call.change), labelsApplied(call.change));
     for (const id of settled.notFound) gone.add(id);
     for (const id of settled.failed) failed.add(id);
     error ??= settled.error;
-    for (const m of settled.readBack) vendorState.set(m.message_uid, m);
+    for (const m of settled.readBack) vendorState.set(m.id, m);
   }
   const changed = targets.filter(
     ({ row, next }) => !failed.has(row.messageUid) && !gone.has(row.messageUid) && !sameFlags(next, row.flags),

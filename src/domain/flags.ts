@@ -1,10 +1,10 @@
-import type { FlagChange } from '../upstream/api';
-import type { VendorMessage } from '../upstream/types';
+import type { FlagChange } from './connector';
+import type { MailMessage } from './message';
 
 /**
  * IMAP flags <-> vendor message state.
- *   \Seen <-> is_read, \Flagged <-> is_starred, $Important <-> is_important, keyword <-> label,
- *   $Snoozed <- snoozed_until (read-only: the spec shows no snooze command).
+ *   \Seen <-> seen, \Flagged <-> flagged, $Important <-> important, keyword <-> label,
+ *   $Snoozed <- snoozedUntil (read-only: the spec shows no snooze command).
  * Kept locally only (the vendor has no field for them, and turning client bookkeeping into
  * webmail labels would litter the user's mailbox): \Answered, \Draft, \Deleted, and keywords
  * that are client bookkeeping by convention: "$"-prefixed ones (RFC 5788 style: $Forwarded,
@@ -12,15 +12,15 @@ import type { VendorMessage } from '../upstream/types';
  */
 
 const vendorFlagFields: Array<[string, keyof FlagChange]> = [
-  ['\\Seen', 'is_read'],
-  ['\\Flagged', 'is_starred'],
-  ['$Important', 'is_important'],
+  ['\\Seen', 'seen'],
+  ['\\Flagged', 'flagged'],
+  ['$Important', 'important'],
 ];
 
 const localKeywords = new Set(['junk', 'nonjunk', 'notjunk']);
 
 /**
- * Shown from vendor state that no vendor command changes: $Snoozed while snoozed_until is set.
+ * Shown from vendor state that no vendor command changes: $Snoozed while snoozedUntil is set.
  * A client's STORE of one changes nothing (the flag stays as the vendor says).
  */
 const readOnlyFlags = ['$Snoozed'];
@@ -62,14 +62,13 @@ export function labelToKeyword(label: string): string | null {
 
 /** Flags the vendor state implies; labels that cannot be IMAP atoms are shown only as Labels/ folders. */
 export function vendorFlags(
-  msg: Pick<VendorMessage, 'is_read' | 'is_starred' | 'is_important' | 'labels'> &
-    Partial<Pick<VendorMessage, 'snoozed_until'>>,
+  msg: Pick<MailMessage, 'seen' | 'flagged' | 'important' | 'labels'> & Partial<Pick<MailMessage, 'snoozedUntil'>>,
 ): string[] {
   const flags: string[] = [];
-  if (msg.is_read) flags.push('\\Seen');
-  if (msg.is_starred) flags.push('\\Flagged');
-  if (msg.is_important) flags.push('$Important');
-  if (msg.snoozed_until) flags.push('$Snoozed');
+  if (msg.seen) flags.push('\\Seen');
+  if (msg.flagged) flags.push('\\Flagged');
+  if (msg.important) flags.push('$Important');
+  if (msg.snoozedUntil) flags.push('$Snoozed');
   for (const label of msg.labels ?? []) {
     const kw = labelToKeyword(label);
     if (kw) flags.push(kw);

@@ -1,10 +1,7 @@
 import type { Logger } from '../log';
 import { describePool, type MetadataRecord } from '../mime';
 import { isLocalMessage, type MailState } from '../store';
-import type { Assumptions } from '../upstream/assumptions';
-import type { ListScope, MailboxApi } from '../upstream/api';
-import type { VendorThread } from '../upstream/types';
-import type { Lane } from '../upstream/rate-limiter';
+import type { Connector, Lane, ListScope } from './connector';
 import { syncLanes } from './lanes';
 import { collectGarbage } from '../util/memory';
 import { mergeFlags, vendorFlags } from './flags';
@@ -14,8 +11,8 @@ import type { MessagesAdded, StateUpdate } from './state-updates';
 import { inScope } from './mailbox-map';
 
 /**
- * Brings one folder of the SQLite state in line with the vendor.
- *  - incremental: newest list_threads pages until a page holds no unknown message, new
+ * Brings one folder of the local state in line with the vendor.
+ *  - incremental: newest listMessages pages until a page holds no unknown message, new
  *    messages fetched (body included: sizes and BODYSTRUCTURE need it) and given the next
  *    UIDs in arrival order, plus a flag refresh of the most recent messages (one request);
  *  - full: every page, so removals and flag changes anywhere in the folder are seen too.
@@ -24,9 +21,8 @@ import { inScope } from './mailbox-map';
 
 export interface SyncContext {
   account: string;
-  api: MailboxApi;
+  vendor: Connector;
   store: MailState;
-  assumptions: Assumptions;
   logger: Logger;
   state: StateApplier;
   /** Drops built MIME trees of messages whose stored form was replaced. */
@@ -41,22 +37,14 @@ export interface SyncContext {
  */
 export type SyncMode = 'first' | 'full' | 'incremental';
 
-/** A synced view: its key in the store and journal, and what list_threads lists for it. */
+/** A synced view: its key in the store and journal, and what listMessages lists for it. */
 export interface SyncTarget {
   key: string;
   scope: ListScope;
 }
 
-/** Include list for messages whose MIME form is cached: body and attachment list, headers for spam/auth info. */
-export const contentInclude = ['body', 'attachments', 'headers'];
-
 /** Flags of this many most recent messages are re-read on every incremental poll: one request. */
 const recentFlagWindow = 1000;
-
-function threadUids(t: VendorThread, field: string): string[] {
-  const uids = (t as unknown as Record<string, unknown>)[field];
-  return Array.isArray(uids) ? (uids as string[]) : [t.last_message_uid];
-}
 
 /** A message to number: what assignUids needs, without keeping bodies in memory. */
 interface Arrival {
@@ -77,7 +65,7 @@ interface FetchedBatch {
  * bodies at once.
  */
 async function fetchBatch(ctx: SyncContext, target: SyncTarget, ids: string[], lane: Lane): Promise<FetchedBatch> {
-  const { messages } = await ctx.api.getMessages(ids, contentInclude, lane);
+  const { messages } = await ctx.vendor.getMessages(ids, 'content', lane);
   const arrived = messages.filter((m) => inScope(m, target.scope));
   // described in worker threads: listing goes on meanwhile (see mime/describe-pool.ts)
   const cached = describePool()
@@ -85,7 +73,7 @@ async function fetchBatch(ctx: SyncContext, target: SyncTarget, ids: string[], l
     .then((records) => storeRecords(ctx, records));
   cached.catch(() => undefined); // awaited by the sync; never an unhandled rejection meanwhile
   return {
-    arrivals: arrived.map((m) => ({ messageUid: m.message_uid, receivedAt: m.received_at, flags: vendorFlags(m) })),
+    arrivals: arrived.map((m) => ({ messageUid: m.id, receivedAt: m.receivedAt, flags: vendorFlags(m) })),
     cached,
   };
 }
@@ -108,7 +96,7 @@ function storeRecords(ctx: SyncContext, records: MetadataRecord[]): void {
 async function convertPlaceholders(ctx: SyncContext, ids: string[]): Promise<void> {
   const placeholders = ctx.store.unconvertible(ctx.account, ids);
   if (!placeholders.length) return;
-  const { messages } = await ctx.api.getMessages(placeholders, contentInclude, 'sync');
+  const { messages } = await ctx.vendor.getMessages(placeholders, 'content', 'sync');
   const converted = (await describePool().describe(messages)).filter((r) => !r.unconvertible);
   if (!converted.length) return;
   const convertedIds = converted.map((r) => r.messageUid);
@@ -137,7 +125,6 @@ async function listAndFetch(
   mode: SyncMode,
   known: Set<string>,
 ): Promise<{ listed: Set<string>; complete: boolean; arrivals: Arrival[]; cached: Promise<unknown> }> {
-  const field = ctx.assumptions.threadMessageUidsField;
   const listed = new Set<string>();
   const fetches: Array<Promise<FetchedBatch>> = [];
   let batch: string[] = [];
@@ -149,17 +136,14 @@ async function listAndFetch(
   let listError: unknown = null;
   try {
     const listPage = (cursor: string | null) => {
-      const pending = ctx.api.listThreads(
-        { ...target.scope, limit: ctx.assumptions.commands.listThreads.maxLimit, cursor },
-        syncLanes[mode],
-      );
+      const pending = ctx.vendor.listMessages(target.scope, cursor, syncLanes[mode]);
       pending.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
       return pending;
     };
     let next = listPage(null);
     for (;;) {
       const page = await next;
-      const pageUids = page.threads.flatMap((t) => threadUids(t, field));
+      const pageUids = page.ids;
       if (!page.nextCursor) complete = true;
       const last = complete || (mode === 'incremental' && pageUids.every((u) => known.has(u)));
       // the next page only needs this one's cursor: ask for it before anything else
@@ -188,7 +172,7 @@ async function listAndFetch(
   return { listed, complete, arrivals: batches.flatMap((b) => b.arrivals), cached };
 }
 
-/** New messages get the next UIDs in arrival order (received_at, then id for ties). */
+/** New messages get the next UIDs in arrival order (arrival time, then id for ties). */
 function arrivalsUpdate(folder: string, arrivals: Arrival[], announce: boolean): MessagesAdded {
   arrivals.sort((a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.messageUid.localeCompare(b.messageUid));
   const messages = arrivals.map((a) => ({ messageUid: a.messageUid, flags: a.flags, idate: new Date(a.receivedAt) }));
@@ -203,17 +187,17 @@ function arrivalsUpdate(folder: string, arrivals: Arrival[], announce: boolean):
 async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[], lane: Lane): Promise<number> {
   const folder = target.key;
   if (!ids.length) return 0;
-  const { messages, notFound } = await ctx.api.getMessages(ids, ctx.assumptions.metadataInclude, lane);
+  const { messages, notFound } = await ctx.vendor.getMessages(ids, 'metadata', lane);
   // rows read after the answer: a STORE that finished meanwhile is not undone
   const rows = new Map(ctx.store.rowsByMessageUid(ctx.account, folder, ids).map((r) => [r.messageUid, r]));
   const changed: Array<{ uid: number; flags: readonly string[] }> = [];
   const spread = new Map<string, readonly string[]>();
   const gone = [...notFound];
   for (const m of messages) {
-    const row = rows.get(m.message_uid);
+    const row = rows.get(m.id);
     if (!row) continue;
     if (!inScope(m, target.scope)) {
-      gone.push(m.message_uid);
+      gone.push(m.id);
       continue;
     }
     const flags = mergeFlags(vendorFlags(m), row.flags);

@@ -1,5 +1,5 @@
 import type { MessageRow } from '../store';
-import type { BulkResult } from '../upstream/api';
+import type { WriteResult } from './connector';
 import { isLocalFlag, labelToKeyword } from './flags';
 import type { SyncContext } from './folder-sync';
 import { type CopyOutcome, copyOutcome, placed } from './organize';
@@ -10,7 +10,7 @@ import type { MessageFlagsSpread } from './state-updates';
 /**
  * Labels as IMAP folders. Each vendor label is a view `Labels/<label>` holding every message
  * that carries it, in whatever folder the message lives; the view has its own UID map (keyed
- * by labelKey) and is synced through list_threads by label (assumption A22). COPY into a view
+ * by labelKey) and is synced by listing the label's messages (connector.ts). COPY into a view
  * adds the label, EXPUNGE inside one removes it; the vendor confirms before the view changes.
  * Message-wide state (\Seen, \Flagged, $Important, label keywords) changed in one folder is
  * shown at once in every other folder and view holding the same message (StateApplier).
@@ -40,9 +40,9 @@ export async function addLabel(
   const ids = targets.map((r) => r.messageUid);
   const result = requireSomeDone(
     await settleWrite(
-      ctx.api,
+      ctx.vendor,
       ids,
-      () => ctx.api.label(ids, { add: [view.label] }),
+      () => ctx.vendor.label(ids, { add: [view.label] }),
       (m) => m.labels.includes(view.label),
     ),
   );
@@ -66,13 +66,13 @@ async function unlabel(
   ctx: SyncContext,
   view: LabelView,
   rows: MessageRow[],
-): Promise<{ result: BulkResult; spread: MessageFlagsSpread }> {
+): Promise<{ result: WriteResult; spread: MessageFlagsSpread }> {
   const ids = rows.map((r) => r.messageUid);
   const result = requireSomeDone(
     await settleWrite(
-      ctx.api,
+      ctx.vendor,
       ids,
-      () => ctx.api.label(ids, { remove: [view.label] }),
+      () => ctx.vendor.label(ids, { remove: [view.label] }),
       (m) => !m.labels.includes(view.label),
     ),
   );

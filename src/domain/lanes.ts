@@ -1,9 +1,8 @@
-import type { Lane } from '../upstream/rate-limiter';
+import type { Lane } from './connector';
 import type { SyncMode } from './folder-sync';
 
 /**
- * Which request-gate lane (upstream/rate-limiter.ts) the domain's vendor reads go in: who
- * waits for them decides.
+ * Which lane (connector.ts) the domain's vendor reads go in: who waits for them decides.
  */
 
 /** A poll's reads go before first syncs and full reconciliations. */

@@ -1,5 +1,5 @@
-import type { FolderList, ListScope } from '../upstream/api';
-import type { FolderRole, VendorMessage } from '../upstream/types';
+import type { FolderListing, FolderRole, ListScope } from './connector';
+import type { Placement } from './message';
 import { labelKey, labelOfKey } from './label-key';
 import type { LabelView } from './labels';
 
@@ -39,7 +39,7 @@ export function labelViewOf(folder: ImapFolder): LabelView | null {
 }
 
 /** Whether the vendor's view of `msg` places it in the mailbox of `scope` (its folder, or a label it carries). */
-export function inScope(msg: Pick<VendorMessage, 'folders' | 'labels'>, scope: ListScope): boolean {
+export function inScope(msg: Placement, scope: ListScope): boolean {
   if ('label' in scope) return (msg.labels ?? []).includes(scope.label);
   return msg.folders.some((f) => f.toLowerCase() === scope.folder.toLowerCase());
 }
@@ -61,7 +61,7 @@ export class MailboxMap {
   ) {}
 
   /** The vendor's list as mailboxes: its folders, then a view per label. */
-  fromVendor(list: FolderList): ImapFolder[] {
+  fromVendor(list: FolderListing): ImapFolder[] {
     const folders: ImapFolder[] = list.folders.map((f) => ({
       path: f.role === 'inbox' || f.name.toUpperCase() === 'INBOX' ? 'INBOX' : f.name,
       key: f.name,

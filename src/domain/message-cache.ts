@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import {
   describePool,
-  describeVendorMessage,
+  describeMailMessage,
   describeRaw,
   metadataRecord,
   readableText,
@@ -9,56 +9,55 @@ import {
   type MimeTreeNode,
 } from '../mime';
 import { isLocalMessage, type LocalState, type MailState, type MessageSummary } from '../store';
-import type { MailboxApi } from '../upstream/api';
-import type { VendorMessage } from '../upstream/types';
-import { contentInclude } from './folder-sync';
+import type { Connector } from './connector';
+import type { MailMessage } from './message';
 
 /**
  * What FETCH and SEARCH read of a message, from the store: summaries (size, compiled
  * ENVELOPE/BODYSTRUCTURE) and top-level header lines for every message of a folder, the MIME
  * tree only for messages whose content a client reads. The tree is built again from the
- * stored vendor JSON (the same bytes every time, see mime/compose.ts), or for a draft from its
+ * stored message (the same bytes every time, see mime/compose.ts), or for a draft from its
  * bytes. A row the store lacks (an older version's cache, a lost state file) is described
  * again: vendor messages are fetched, drafts read from local_messages.
  */
 
 /** A message with its MIME tree: what body sections are served from. */
 export interface MessageContent {
-  message: VendorMessage;
+  message: MailMessage;
   mimeTree: MimeTreeNode;
 }
 
 /** Trees kept built: a client reading a message asks for its structure and then its parts. */
 const builtTrees = 200;
 
-/** Minimal vendor-shaped record for a local draft, so search and FETCH treat it like the rest. */
-function draftMessage(messageUid: string, mimeTree: MimeTreeNode, idate: Date, raw: Buffer): VendorMessage {
+/** The model of a local draft, from its header, so search and FETCH treat it like the rest. */
+function draftMessage(messageUid: string, mimeTree: MimeTreeNode, idate: Date, raw: Buffer): MailMessage {
   const header = (name: string) =>
     mimeTree.header
       .find((h) => h.toLowerCase().startsWith(`${name}:`))
       ?.slice(name.length + 1)
       .trim() ?? '';
   const messageId = header('message-id');
+  const from = header('from');
   return {
-    message_uid: messageUid,
-    thread_id: messageUid,
-    message_id: /<[^>]+>/.exec(messageId)?.[0] ?? messageId,
+    id: messageUid,
+    threadId: messageUid,
+    messageId: /<[^>]+>/.exec(messageId)?.[0] ?? messageId,
     folders: [],
     labels: [],
-    from_name: '',
-    from_email: header('from'),
+    from: from ? { address: from, name: '' } : null,
     to: [],
     cc: [],
     bcc: [],
     references: [],
     subject: header('subject'),
-    is_read: true,
-    is_starred: false,
-    is_important: false,
-    snoozed_until: null,
-    received_at: idate.toISOString(),
+    seen: true,
+    flagged: false,
+    important: false,
+    snoozedUntil: null,
+    receivedAt: idate.toISOString(),
     // SEARCH BODY/TEXT scans it: the vendor's search never sees a draft
-    body: { ...readableText(raw), external_images: false },
+    body: readableText(raw),
   };
 }
 
@@ -73,7 +72,7 @@ export class MessageCache {
 
   constructor(
     private readonly account: string,
-    private readonly api: MailboxApi,
+    private readonly vendor: Connector,
     private readonly store: MailState,
     private readonly local: LocalState,
   ) {}
@@ -86,7 +85,7 @@ export class MessageCache {
     return this.read(messageUids, (uids) => this.store.getHeaders(this.account, uids));
   }
 
-  async messages(messageUids: string[]): Promise<Map<string, VendorMessage>> {
+  async messages(messageUids: string[]): Promise<Map<string, MailMessage>> {
     return this.read(messageUids, (uids) => this.store.getMessages(this.account, uids));
   }
 
@@ -101,7 +100,7 @@ export class MessageCache {
     if (!unbuilt.length) return out;
     for (const [uid, message] of await this.messages(unbuilt)) {
       const raw = isLocalMessage(uid) ? this.local.get(this.account, uid)?.raw : undefined;
-      const content = { message, mimeTree: (raw ? describeRaw(raw) : describeVendorMessage(message)).mimeTree };
+      const content = { message, mimeTree: (raw ? describeRaw(raw) : describeMailMessage(message)).mimeTree };
       this.trees.set(uid, content);
       out.set(uid, content);
     }
@@ -131,7 +130,7 @@ export class MessageCache {
     const vendorIds = messageUids.filter((u) => !isLocalMessage(u));
     if (vendorIds.length) {
       // a client waits for these: the gate's first lane
-      const { messages } = await this.api.getMessages(vendorIds, contentInclude, 'content');
+      const { messages } = await this.vendor.getMessages(vendorIds, 'content', 'content');
       records.push(...(await describePool().describe(messages)));
     }
     this.store.putMetadataRecords(this.account, records);

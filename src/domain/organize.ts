@@ -58,7 +58,7 @@ async function moveAtVendor(
 ): Promise<{ moved: MessageRow[]; notFound: string[] }> {
   const ids = rows.map((r) => r.messageUid);
   const inTarget = (m: { folders: string[] }) => m.folders.some((f) => f.toLowerCase() === to.toLowerCase());
-  const result = requireSomeDone(await settleWrite(ctx.api, ids, () => ctx.api.move(ids, to), inTarget));
+  const result = requireSomeDone(await settleWrite(ctx.vendor, ids, () => ctx.vendor.move(ids, to), inTarget));
   const done = new Set(result.done);
   return { moved: rows.filter((r) => done.has(r.messageUid)), notFound: result.notFound };
 }

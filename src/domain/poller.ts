@@ -3,7 +3,7 @@ import type { AccountView } from './account-view';
 
 /**
  * One poller per mailbox, however many IMAP sessions are connected: it keeps every folder
- * that was opened since start fresh. Most ticks are incremental (a list_threads page and a
+ * that was opened since start fresh. Most ticks are incremental (a listMessages page and a
  * flag refresh of recent mail); every `fullEvery`-th tick, and the first one, is a full
  * reconciliation that also sees removals and flag changes of old mail.
  */

@@ -1,6 +1,5 @@
-import type { BulkResult, MailboxApi } from '../upstream/api';
-import { OutcomeUnknownError } from '../upstream/errors';
-import type { VendorMessage } from '../upstream/types';
+import { type Connector, OutcomeUnknownError, type WriteResult } from './connector';
+import type { MailMessage } from './message';
 import { Refusal } from './refusal';
 
 /**
@@ -9,12 +8,12 @@ import { Refusal } from './refusal';
  * vendor's own state says which ids the write reached: nothing is guessed, and the write is
  * never sent twice.
  */
-export interface SettledWrite extends BulkResult {
+export interface SettledWrite extends WriteResult {
   /** Ids the vendor did not change; `error` says why. */
   failed: string[];
   error?: unknown;
   /** The vendor's state of every message read back: local state is brought to it. */
-  readBack: VendorMessage[];
+  readBack: MailMessage[];
 }
 
 /** What the client is told when the read-back shows the vendor did not take the write. */
@@ -24,21 +23,21 @@ const notApplied = new Refusal(
 );
 
 /** The rule that tells from a message read back whether the write reached it. */
-export type Applied = (message: VendorMessage) => boolean;
+export type Applied = (message: MailMessage) => boolean;
 
 export async function settleWrite(
-  api: MailboxApi,
+  vendor: Connector,
   ids: string[],
-  write: () => Promise<BulkResult>,
+  write: () => Promise<WriteResult>,
   applied: Applied,
 ): Promise<SettledWrite> {
   try {
     return { ...(await write()), failed: [], readBack: [] };
   } catch (err) {
     if (!(err instanceof OutcomeUnknownError)) return { done: [], notFound: [], failed: ids, error: err, readBack: [] };
-    const { messages, notFound } = await api.readBack(err.ids);
-    const reached = messages.filter(applied).map((m) => m.message_uid);
-    const failed = messages.filter((m) => !applied(m)).map((m) => m.message_uid);
+    const { messages, notFound } = await vendor.readBack(err.ids);
+    const reached = messages.filter(applied).map((m) => m.id);
+    const failed = messages.filter((m) => !applied(m)).map((m) => m.id);
     return {
       done: [...err.settled.done, ...reached],
       notFound: [...err.settled.notFound, ...notFound],

@@ -1,5 +1,6 @@
 import { Refusal } from '../domain/refusal';
-import { NeedsNewTokensError, OutcomeUnknownError, TransportError, VendorError } from '../upstream/errors';
+import { OutcomeUnknownError } from '../domain/connector';
+import { NeedsNewTokensError, TransportError, VendorError } from '../upstream/errors';
 
 /**
  * Typed command failures. imap-core answers a hook error that carries `imapResponse` with

@@ -1,7 +1,6 @@
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
-import type { VendorMessage } from '../upstream/types';
-import { VendorError } from '../upstream/errors';
+import type { MailMessage } from '../domain/message';
 import { isLocalMessage } from '../store';
 import { compileQuery, orBranches, textTerms, type SearchCandidate, type SearchTerm } from './search';
 import { RecentMessages } from './recent';
@@ -23,7 +22,7 @@ function usesHeaders(query: readonly SearchTerm[]): boolean {
 
 /** Substring over the stored message: drafts, and everything when the vendor has no search command. */
 function localText(
-  message: VendorMessage | undefined,
+  message: MailMessage | undefined,
   headerLines: readonly string[],
   key: 'body' | 'text',
   value: string,
@@ -55,17 +54,13 @@ export async function searchMessages(
   const vendorHits = new Map<string, Set<string> | null>();
   for (const { value } of textTerms(query)) {
     if (vendorHits.has(value)) continue;
-    try {
-      vendorHits.set(value, new Set(await view.searchText(folder, value)));
-    } catch (err) {
-      if (!(err instanceof VendorError && err.kind === 'unsupported')) throw err;
-      vendorHits.set(value, null);
-    }
+    const hits = await view.searchText(folder, value);
+    vendorHits.set(value, hits && new Set(hits));
   }
   // bodies are read only when the vendor cannot search them, and for what only the bridge holds (drafts)
   const vendorSearches = ![...vendorHits.values()].includes(null);
   const scanned = vendorHits.size ? (vendorSearches ? ids.filter(isLocalMessage) : ids) : [];
-  const messages = scanned.length ? await view.vendorMessages(scanned) : new Map<string, VendorMessage>();
+  const messages = scanned.length ? await view.storedMessages(scanned) : new Map<string, MailMessage>();
 
   const matches = compileQuery(query, (key, value, c) => {
     const hits = vendorHits.get(value);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, pipeline } from 'node:stream';
 import { LRUCache } from 'lru-cache';
-import type { Lane } from '../upstream/rate-limiter';
+import type { Lane } from '../domain/connector';
 import { Base64WindowEncoder, rawWindow, type RawWindow } from './base64-window';
 import { parseExternalId, type AttachmentRef } from './describe';
 import {

@@ -6,13 +6,13 @@ import MimeNodeClass from 'nodemailer/lib/mime-node';
 import * as base64 from 'nodemailer/lib/base64';
 import * as qp from 'nodemailer/lib/qp';
 import { buildHeaderValue, parseHeaderValue } from 'nodemailer/lib/mime-funcs';
-import type { AttachmentMeta, Composition, Recipient, VendorMessage } from '../upstream/types';
+import type { Composition, MailAddress, MailAttachment, MailMessage } from '../domain/message';
 
 /**
- * Vendor message JSON -> RFC 822 message, deterministically: boundaries come from a hash of
- * message_uid, Date from received_at, Message-ID from message_id, so the same JSON gives the
- * same bytes in every process. Headers are only what the vendor JSON says about the message
- * (no X-Mailbridge-* bookkeeping).
+ * MailMessage -> RFC 822 message, deterministically: boundaries come from a hash of the
+ * message's id, Date from its arrival time, Message-ID from its messageId, so the same message
+ * gives the same bytes in every process. Headers are only what the vendor says about the
+ * message (no X-Mailbridge-* bookkeeping).
  *
  * nodemailer's MailComposer lays out the tree (alternative/related/mixed, header encoding);
  * the tree is then serialized synchronously here with nodemailer's own encoders, because the
@@ -50,7 +50,7 @@ memoizeHeaderKeys();
 export interface ComposedMessage {
   root: MimeNode;
   /** MIME nodes of the vendor attachments, for mapping the parsed tree back to attachments. */
-  attachmentNodes: Map<MimeNode, AttachmentMeta>;
+  attachmentNodes: Map<MimeNode, MailAttachment>;
 }
 
 function stableId(messageUid: string): string {
@@ -67,14 +67,8 @@ function crlf(value: string | undefined): string | undefined {
   return value ? value.replace(/\r\n|\r|\n/g, '\r\n') : undefined;
 }
 
-function address(r: Recipient): Mail.Address | string {
-  return r.name ? { name: oneLine(r.name), address: oneLine(r.email) } : oneLine(r.email);
-}
-
-/** `references` is an assumed shape (A11 family): accept an array or a whitespace-separated string. */
-function referenceList(refs: unknown): string[] {
-  const list = Array.isArray(refs) ? refs : typeof refs === 'string' ? refs.split(/\s+/) : [];
-  return list.filter((r): r is string => typeof r === 'string' && r.trim() !== '').map(oneLine);
+function address(r: MailAddress): Mail.Address | string {
+  return r.name ? { name: oneLine(r.name), address: oneLine(r.address) } : oneLine(r.address);
 }
 
 function validDate(iso: string): Date {
@@ -118,7 +112,7 @@ function rfc2231Name(node: MimeNode): void {
   });
 }
 
-/** RFC 5322 date text from the original header when it is one, else the vendor's received_at. */
+/** RFC 5322 date text from the original header when it is one, else the arrival time. */
 function originalDate(c: Composition | undefined, receivedAt: string): Date | string {
   const original = c?.headers.date?.[0];
   return original && !Number.isNaN(Date.parse(original)) ? oneLine(original) : validDate(receivedAt);
@@ -152,32 +146,31 @@ function messagePart(base64: string): { content: Buffer; contentTransferEncoding
  * spam score, and its message/* attachments inline as 7bit/8bit. One without keeps the first
  * form (version 1): a message already served never changes bytes.
  */
-export function composeMessage(msg: VendorMessage, content: (att: AttachmentMeta) => Buffer): ComposedMessage {
+export function composeMessage(msg: MailMessage, content: (att: MailAttachment) => Buffer): ComposedMessage {
   const c = msg.composition;
   const original = (name: string) => c?.headers[name]?.map(oneLine).join(', ') || undefined;
   const attachments = msg.attachments ?? [];
-  const attachmentContents = new Map<Buffer, AttachmentMeta>();
+  const attachmentContents = new Map<Buffer, MailAttachment>();
   const text = crlf(msg.body?.text);
   const html = crlf(msg.body?.html);
-  const references = referenceList(msg.references);
+  const references = msg.references.filter((r) => r.trim() !== '').map(oneLine);
   const originalReferences = original('references');
-  const listUnsubscribe =
-    typeof msg.headers?.list_unsubscribe === 'string' ? oneLine(msg.headers.list_unsubscribe) : '';
+  const listUnsubscribe = typeof msg.listUnsubscribe === 'string' ? oneLine(msg.listUnsubscribe) : '';
   const headers = c
     ? compositionHeaders(c, listUnsubscribe)
     : listUnsubscribe
       ? { 'List-Unsubscribe': listUnsubscribe }
       : {};
   const options: Mail.Options & { baseBoundary: string } = {
-    baseBoundary: stableId(msg.message_uid).slice(0, 24),
-    from: msg.from_email ? { name: oneLine(msg.from_name ?? ''), address: oneLine(msg.from_email) } : undefined,
-    to: (msg.to ?? []).map(address),
-    cc: original('cc') ?? (msg.cc ?? []).map(address),
-    bcc: (msg.bcc ?? []).map(address),
+    baseBoundary: stableId(msg.id).slice(0, 24),
+    from: msg.from ? { name: oneLine(msg.from.name ?? ''), address: oneLine(msg.from.address) } : undefined,
+    to: msg.to.map(address),
+    cc: original('cc') ?? msg.cc.map(address),
+    bcc: msg.bcc.map(address),
     replyTo: original('reply-to'),
-    subject: oneLine(msg.subject ?? ''),
-    date: c ? originalDate(c, msg.received_at) : validDate(msg.received_at),
-    messageId: oneLine(msg.message_id ?? '') || `<${stableId(msg.message_uid).slice(0, 32)}@mailbridge.invalid>`,
+    subject: oneLine(msg.subject),
+    date: c ? originalDate(c, msg.receivedAt) : validDate(msg.receivedAt),
+    messageId: oneLine(msg.messageId) || `<${stableId(msg.id).slice(0, 32)}@mailbridge.invalid>`,
     inReplyTo: original('in-reply-to') ?? references.at(-1),
     references: originalReferences ?? (references.length ? references : undefined),
     text,
@@ -188,13 +181,13 @@ export function composeMessage(msg: VendorMessage, content: (att: AttachmentMeta
     headers: Object.keys(headers).length ? headers : undefined,
     attachments: attachments.map((att) => {
       const common = {
-        filename: oneLine(att.file_name || 'attachment'),
+        filename: oneLine(att.filename || 'attachment'),
         contentDisposition: att.inline ? ('inline' as const) : ('attachment' as const),
-        cid: att.content_id ? oneLine(att.content_id).replace(/[<>]/g, '') : undefined,
+        cid: att.contentId ? oneLine(att.contentId).replace(/[<>]/g, '') : undefined,
       };
-      const type = contentType(att.mime_type);
+      const type = contentType(att.contentType);
       if (c && type.startsWith('message/')) {
-        const bytes = c.messageParts[att.attachment_id];
+        const bytes = c.messageParts[att.id];
         // a report part whose bytes could not be had is offered as the file it is
         if (bytes !== undefined) return { ...common, contentType: type, ...messagePart(bytes) };
       }
@@ -203,7 +196,7 @@ export function composeMessage(msg: VendorMessage, content: (att: AttachmentMeta
       return {
         ...common,
         contentType: c && type.startsWith('message/') ? 'application/octet-stream' : type,
-        // base64 for every other type: sizes then follow from size_bytes alone
+        // base64 for every other type: sizes then follow from the declared size alone
         contentTransferEncoding: 'base64',
         content: bytes,
       };
@@ -211,7 +204,7 @@ export function composeMessage(msg: VendorMessage, content: (att: AttachmentMeta
   };
   const root = new MailComposer(options).compile();
   root.keepBcc = true;
-  const attachmentNodes = new Map<MimeNode, AttachmentMeta>();
+  const attachmentNodes = new Map<MimeNode, MailAttachment>();
   const walk = (node: MimeNode): void => {
     const att = Buffer.isBuffer(node.content) ? attachmentContents.get(node.content) : undefined;
     if (att) attachmentNodes.set(node, att);
@@ -255,8 +248,8 @@ export function serializeMimeNode(root: MimeNode): Buffer {
 }
 
 /** The full message with real attachment bytes (missing ones empty). */
-export function buildMessage(msg: VendorMessage, attachmentBytes: ReadonlyMap<string, Buffer>): Buffer {
+export function buildMessage(msg: MailMessage, attachmentBytes: ReadonlyMap<string, Buffer>): Buffer {
   return serializeMimeNode(
-    composeMessage(msg, (att) => Buffer.from(attachmentBytes.get(att.attachment_id) ?? Buffer.alloc(0))).root,
+    composeMessage(msg, (att) => Buffer.from(attachmentBytes.get(att.id) ?? Buffer.alloc(0))).root,
   );
 }

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { VendorMessage } from '../upstream/types';
+import type { MailMessage } from '../domain/message';
 import type { DescribeRequest, DescribeResponse } from './describe-worker';
 import { describeRecord, type MetadataRecord } from './metadata-record';
 import { workerScript } from '../util/worker-script';
@@ -49,7 +49,7 @@ function defaultWorkers(): number {
 }
 
 interface Task {
-  messages: VendorMessage[];
+  messages: MailMessage[];
   resolve(records: MetadataRecord[]): void;
   reject(err: Error): void;
 }
@@ -82,9 +82,9 @@ export class DescribePool {
   }
 
   /** Records of `messages`, in order. */
-  async describe(messages: readonly VendorMessage[]): Promise<MetadataRecord[]> {
+  async describe(messages: readonly MailMessage[]): Promise<MetadataRecord[]> {
     if (this.opts.workers <= 0 || messages.length < this.opts.inlineBelow) return messages.map(describeRecord);
-    const chunks: VendorMessage[][] = [];
+    const chunks: MailMessage[][] = [];
     const size = Math.max(1, Math.min(this.opts.chunk, Math.ceil(messages.length / this.opts.workers)));
     for (let i = 0; i < messages.length; i += size) chunks.push(messages.slice(i, i + size));
     const parts = await Promise.all(

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { VendorMessage } from '../upstream/types';
+import type { MailMessage } from '../domain/message';
 import { describeRecord, type MetadataRecord } from './metadata-record';
 
-/** Worker side of describe-pool.ts: describes a chunk of vendor messages into stored rows. */
+/** Worker side of describe-pool.ts: describes a chunk of messages into stored rows. */
 
 export interface DescribeRequest {
   id: number;
-  messages: VendorMessage[];
+  messages: MailMessage[];
 }
 
 export interface DescribeResponse {

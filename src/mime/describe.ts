@@ -1,14 +1,14 @@
 import type MimeNode from 'nodemailer/lib/mime-node';
-import type { AttachmentMeta, VendorMessage } from '../upstream/types';
+import type { MailAttachment, MailMessage } from '../domain/message';
 import { base64EncodedSize, base64Lines } from './base64-window';
 import { composeMessage, serializeMimeNode } from './compose';
 import { createIndexer, type MimeTreeNode } from './imap-indexer';
 
 /**
- * IMAP metadata of a vendor message without its attachment bytes. The message is composed
+ * IMAP metadata of a message without its attachment bytes. The message is composed
  * with empty attachment bodies, parsed by imap-core's indexer, and every attachment leaf then
  * becomes an external node: `attachmentId` names the vendor attachment, `size`/`lineCount`
- * are those of its base64 form computed from size_bytes. imap-core's rebuild() streams such
+ * are those of its base64 form computed from the declared size. imap-core's rebuild() streams such
  * nodes from the attachment storage (attachment-storage.ts), exactly as WildDuck serves
  * attachments it keeps outside the MIME tree.
  */
@@ -24,7 +24,7 @@ export interface MessageDescription {
 export interface AttachmentRef {
   messageUid: string;
   attachmentId: string;
-  /** Raw byte count the vendor declared (size_bytes). */
+  /** Raw byte count the vendor declared. */
   size: number;
 }
 
@@ -47,25 +47,25 @@ const indexer = createIndexer();
 function externalize(
   parsed: MimeTreeNode,
   node: MimeNode,
-  attachments: Map<MimeNode, AttachmentMeta>,
+  attachments: Map<MimeNode, MailAttachment>,
   messageUid: string,
 ): void {
   const att = attachments.get(node);
-  if (att && att.size_bytes > 0) {
+  if (att && att.size > 0) {
     parsed.body = false;
-    parsed.size = base64EncodedSize(att.size_bytes);
-    parsed.lineCount = base64Lines(att.size_bytes) - 1;
-    parsed.attachmentId = externalId({ messageUid, attachmentId: att.attachment_id, size: att.size_bytes });
+    parsed.size = base64EncodedSize(att.size);
+    parsed.lineCount = base64Lines(att.size) - 1;
+    parsed.attachmentId = externalId({ messageUid, attachmentId: att.id, size: att.size });
   }
   const children = parsed.childNodes ?? [];
   if (children.length !== node.childNodes.length) throw new Error('parsed MIME tree does not match the composed one');
   for (const [i, child] of children.entries()) externalize(child, node.childNodes[i], attachments, messageUid);
 }
 
-export function describeMessage(msg: VendorMessage): MessageDescription {
+export function describeMessage(msg: MailMessage): MessageDescription {
   const { root, attachmentNodes } = composeMessage(msg, () => Buffer.alloc(0));
   const mimeTree = indexer.parseMimeTree(serializeMimeNode(root));
-  externalize(mimeTree, root, attachmentNodes, msg.message_uid);
+  externalize(mimeTree, root, attachmentNodes, msg.id);
   return {
     mimeTree,
     size: indexer.getSize(mimeTree),
@@ -82,13 +82,13 @@ export const unconvertibleHeader = 'X-Mailbridge-Unconvertible';
  * message must not stop its folder from syncing). Built from the few fields that are plain
  * strings, and deterministic: the same bytes whenever it is built again.
  */
-export function placeholderBytes(msg: VendorMessage): Buffer {
+export function placeholderBytes(msg: MailMessage): Buffer {
   const text = (v: unknown) => (typeof v === 'string' ? v.replace(/[\r\n]+/g, ' ') : '');
-  const date = new Date(text(msg.received_at));
+  const date = new Date(text(msg.receivedAt));
   const lines = [
-    `Message-ID: ${text(msg.message_id) || `<${text(msg.message_uid)}@mailbridge.invalid>`}`,
+    `Message-ID: ${text(msg.messageId) || `<${text(msg.id)}@mailbridge.invalid>`}`,
     `Date: ${Number.isNaN(date.getTime()) ? 'Thu, 01 Jan 1970 00:00:00 +0000' : date.toUTCString().replace('GMT', '+0000')}`,
-    `From: ${text(msg.from_email) || 'unknown@mailbridge.invalid'}`,
+    `From: ${text(msg.from?.address) || 'unknown@mailbridge.invalid'}`,
     `Subject: =?UTF-8?B?${Buffer.from(`[not converted] ${text(msg.subject)}`).toString('base64')}?=`,
     `${unconvertibleHeader}: yes`,
     'MIME-Version: 1.0',
@@ -97,19 +97,23 @@ export function placeholderBytes(msg: VendorMessage): Buffer {
     '',
     "mailbridge could not convert this message from the mail vendor's data into an email.",
     'It is tried again at the next full sync, and then appears as a new message; read it',
-    `in webmail meanwhile. Vendor message id: ${text(msg.message_uid)}`,
+    `in webmail meanwhile. Vendor message id: ${text(msg.id)}`,
     '',
   ];
   return Buffer.from(lines.join('\r\n'));
 }
 
 /** describeMessage, or for a message that cannot be converted, its placeholder's description. */
-export function describeVendorMessage(msg: VendorMessage): MessageDescription & { unconvertible?: string } {
-  try {
-    return describeMessage(msg);
-  } catch (err) {
-    return { ...describeRaw(placeholderBytes(msg)), unconvertible: (err as Error).message };
+export function describeMailMessage(msg: MailMessage): MessageDescription & { unconvertible?: string } {
+  let problem = msg.unreadable;
+  if (problem === undefined) {
+    try {
+      return describeMessage(msg);
+    } catch (err) {
+      problem = (err as Error).message;
+    }
   }
+  return { ...describeRaw(placeholderBytes(msg)), unconvertible: problem };
 }
 
 /** The description of a message that exists only as bytes (a draft a client appended). */

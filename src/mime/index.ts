@@ -1,7 +1,7 @@
 export {
   describeMessage,
   describeRaw,
-  describeVendorMessage,
+  describeMailMessage,
   unconvertibleHeader,
   externalAttachments,
   externalId,

@@ -1,11 +1,11 @@
-import type { VendorMessage } from '../upstream/types';
-import { describeVendorMessage, type MessageDescription } from './describe';
+import type { MailMessage } from '../domain/message';
+import { describeMailMessage, type MessageDescription } from './describe';
 import { compileSummary } from './compiled-summary';
 
 /**
  * The stored form of a message (a `message_cache` row): what FETCH and SEARCH read for every
  * message of a folder (RFC822.SIZE, compiled ENVELOPE/BODYSTRUCTURE, the top-level header
- * lines), and the vendor JSON the MIME tree is built from again when a client asks for content.
+ * lines), and the message the MIME tree is built from again when a client asks for content.
  * The tree itself is not stored: encoding and compressing it cost a sync more than building it
  * again costs the few messages whose content a client reads. Made in one place so describe
  * workers (describe-pool.ts) and the main thread write exactly the same rows.
@@ -19,15 +19,15 @@ export interface MetadataRecord {
   summary: string;
   /** JSON array of the top-level header lines, as imap-core's parser gives them. */
   header: string;
-  /** JSON of the vendor message (body included). */
+  /** JSON of the message (body included). */
   message: string;
   /** Why the message could not be converted and a placeholder stands in for it (not stored). */
   unconvertible?: string;
 }
 
-export function metadataRecord(message: VendorMessage, description: MessageDescription): MetadataRecord {
+export function metadataRecord(message: MailMessage, description: MessageDescription): MetadataRecord {
   return {
-    messageUid: message.message_uid,
+    messageUid: message.id,
     size: description.size,
     summary: JSON.stringify(compileSummary(description.envelope, description.bodystructure)),
     header: JSON.stringify(description.mimeTree.header),
@@ -35,9 +35,9 @@ export function metadataRecord(message: VendorMessage, description: MessageDescr
   };
 }
 
-/** describeVendorMessage + metadataRecord: what a sync stores for a fetched message. */
-export function describeRecord(msg: VendorMessage): MetadataRecord {
-  const description = describeVendorMessage(msg);
+/** describeMailMessage + metadataRecord: what a sync stores for a fetched message. */
+export function describeRecord(msg: MailMessage): MetadataRecord {
+  const description = describeMailMessage(msg);
   const record = metadataRecord(msg, description);
   return description.unconvertible ? { ...record, unconvertible: description.unconvertible } : record;
 }

@@ -7,5 +7,13 @@ export {
   type MessageSummary,
 } from './mail-store';
 export { LocalMessages, isLocalMessage } from './local-messages';
-export type { Durability, MailState, LocalState, QuarantineLog, TokenVault, StateStore } from './state-store';
+export type {
+  Durability,
+  MailState,
+  LocalState,
+  QuarantineLog,
+  TokenPair,
+  TokenVault,
+  StateStore,
+} from './state-store';
 export { openDatabase, schemaVersion, databaseFileName, migrations, type Database } from './db';

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { type CompiledSummary, type MetadataRecord, unconvertibleHeader } from '../mime';
-import type { VendorMessage } from '../upstream/types';
+import type { MailMessage } from '../domain/message';
+import { readStoredMessage } from './stored-message';
 import { openDatabase, type Database } from './db';
 import { LocalMessages } from './local-messages';
 import type { Durability, MailState } from './state-store';
@@ -464,19 +465,20 @@ export class MailStore implements MailState {
     return this.column<string[]>(this.stmt.getHeaders, account, messageUids);
   }
 
-  /** The vendor JSON of each message (the MIME tree is built from it again). */
-  getMessages(account: string, messageUids: readonly string[]): Map<string, VendorMessage> {
-    return this.column<VendorMessage>(this.stmt.getMessages, account, messageUids);
+  /** Each message as the model holds it (the MIME tree is built from it again). */
+  getMessages(account: string, messageUids: readonly string[]): Map<string, MailMessage> {
+    return this.column(this.stmt.getMessages, account, messageUids, readStoredMessage);
   }
 
   private column<T>(
     stmt: { all(...args: unknown[]): unknown[] },
     account: string,
     messageUids: readonly string[],
+    read: (json: string) => T = (json) => JSON.parse(json) as T,
   ): Map<string, T> {
     const out = new Map<string, T>();
     for (const [uid, json] of stmt.all(account, JSON.stringify(messageUids)) as Array<[string, string]>)
-      out.set(uid, JSON.parse(json) as T);
+      out.set(uid, read(json));
     return out;
   }
 

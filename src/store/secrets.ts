@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
 import { registerSecret } from '../log';
-import type { TokenPair } from '../upstream/types';
+import type { TokenPair } from './state-store';
 import { writeFileAtomic } from '../util/atomic-file';
 import type { TokenVault } from './state-store';
 import { TokenRecords, mailboxKey } from './token-records';

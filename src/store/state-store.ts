@@ -1,6 +1,5 @@
 import type { MetadataRecord } from '../mime';
-import type { VendorMessage } from '../upstream/types';
-import type { TokenPair } from '../upstream/types';
+import type { MailMessage } from '../domain/message';
 import type { FolderState, MessageRow, MessageSummary, NewMessage, UidChange } from './mail-store';
 import type { QuarantineRecord, QuarantineStatus } from './quarantine';
 import type { StoredAccount } from './secrets';
@@ -44,7 +43,7 @@ export interface MailState extends Durability {
   putMetadataRecords(account: string, records: readonly MetadataRecord[]): void;
   getSummaries(account: string, messageUids: readonly string[]): Map<string, MessageSummary>;
   getHeaders(account: string, messageUids: readonly string[]): Map<string, string[]>;
-  getMessages(account: string, messageUids: readonly string[]): Map<string, VendorMessage>;
+  getMessages(account: string, messageUids: readonly string[]): Map<string, MailMessage>;
   pruneMetadata(account: string): number;
 }
 
@@ -67,6 +66,12 @@ export interface QuarantineLog {
   countByState(now: Date): Record<QuarantineStatus, number>;
   markReleased(quarantineId: string, emailId: string | null): void;
   markRefused(quarantineId: string, code: string): void;
+}
+
+/** A mailbox's vendor credentials: the refresh token rotates, and the one used dies at once. */
+export interface TokenPair {
+  accessToken: string;
+  refreshToken: string;
 }
 
 /**

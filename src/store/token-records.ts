@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../auth/password-hash';
 import { registerSecret } from '../log';
-import type { TokenPair } from '../upstream/types';
+import type { TokenPair } from './state-store';
 import type { StoredAccount } from './secrets';
 import type { TokenVault } from './state-store';
 

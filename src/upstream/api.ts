@@ -15,7 +15,8 @@ import type {
   VendorThread,
 } from './types';
 
-export interface FlagChange {
+/** The vendor's message-wide fields a write sets. */
+export interface VendorFlagChange {
   is_read?: boolean;
   is_starred?: boolean;
   is_important?: boolean;
@@ -99,7 +100,7 @@ export interface MailboxApi {
    * The writes (default lane `write`). A write whose answer was lost after it may have reached
    * the vendor throws OutcomeUnknownError naming the ids; it is never sent twice.
    */
-  setFlags(ids: string[], change: FlagChange, lane?: Lane): Promise<BulkResult>;
+  setFlags(ids: string[], change: VendorFlagChange, lane?: Lane): Promise<BulkResult>;
   label(ids: string[], change: { add?: string[]; remove?: string[] }, lane?: Lane): Promise<BulkResult>;
   move(ids: string[], folder: string, lane?: Lane): Promise<BulkResult>;
   /** The assumed send command (A8): one call for every recipient; answers the sent copy's uid. Lane `write`. */

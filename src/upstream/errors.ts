@@ -95,27 +95,3 @@ export class NeedsNewTokensError extends Error {
     this.name = 'NeedsNewTokensError';
   }
 }
-
-/**
- * A write whose answer was lost after it may have reached the vendor (a timeout, a reset after
- * the request was sent, a 5xx or a command-level INTERNAL): it may or may not have been applied.
- * It is never sent again blindly; the caller reads `ids` back (MailboxApi.readBack) and decides.
- */
-export class OutcomeUnknownError extends Error {
-  readonly kind: ErrorKind = 'unavailable';
-  readonly transient = false;
-  constructor(
-    /** The vendor command that may or may not have been applied (flag, label, move). */
-    readonly command: string,
-    /** Ids whose outcome is unknown. */
-    readonly ids: string[],
-    /** Ids of the same call the vendor did confirm, and those it did not know. */
-    readonly settled: { done: string[]; notFound: string[] },
-    readonly cause: unknown,
-  ) {
-    super(
-      `${command} of ${ids.length} message(s): the answer was lost after the request may have reached the vendor (${(cause as Error)?.message ?? cause})`,
-    );
-    this.name = 'OutcomeUnknownError';
-  }
-}

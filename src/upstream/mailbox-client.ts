@@ -1,23 +1,16 @@
 import { finished, type Readable } from 'node:stream';
 import { redactSecrets, type Logger } from '../log';
 import type { Assumptions } from './assumptions';
-import type { BulkResult, FlagChange, FolderList, ListScope, MailboxApi, MailboxSend, RawContent } from './api';
+import type { BulkResult, VendorFlagChange, FolderList, ListScope, MailboxApi, MailboxSend, RawContent } from './api';
 import { WriteBatcher } from './write-batcher';
-import { errorKinds, OutcomeUnknownError, TransportError, VendorError } from './errors';
+import { OutcomeUnknownError } from '../domain/connector';
+import { errorKinds, TransportError, VendorError } from './errors';
 import type { Http } from './http';
 import { ignoreVendorTraffic, type VendorObserver } from './observer';
 import { highestLane, laneRank, type GateLane, type Lane, type RateLimiter } from './rate-limiter';
 import { TokenManager } from './token-manager';
-import type {
-  Command,
-  CommandResponse,
-  CommandResult,
-  TokenPair,
-  VendorFolder,
-  VendorMessage,
-  VendorThread,
-} from './types';
-import type { TokenVault } from '../store';
+import type { Command, CommandResponse, CommandResult, VendorFolder, VendorMessage, VendorThread } from './types';
+import type { TokenPair, TokenVault } from '../store';
 
 /** Vendor limits (spec section 8). */
 export const maxCommandsPerRequest = 20;
@@ -475,7 +468,7 @@ export class MailboxClient implements MailboxApi {
     return out;
   }
 
-  setFlags(ids: string[], change: FlagChange, lane: Lane = 'write'): Promise<BulkResult> {
+  setFlags(ids: string[], change: VendorFlagChange, lane: Lane = 'write'): Promise<BulkResult> {
     const c = this.assumptions;
     return this.bulk(c.commands.flag.name, ids, { ...change }, c.resultFields.updated, lane);
   }

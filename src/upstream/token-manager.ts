@@ -1,7 +1,6 @@
 import type { Logger } from '../log';
-import type { TokenVault } from '../store';
+import type { TokenPair, TokenVault } from '../store';
 import { NeedsNewTokensError, VendorError } from './errors';
-import type { TokenPair } from './types';
 
 /**
  * Access-token lifecycle of one mailbox. On TOKEN_EXPIRED exactly one refresh runs however

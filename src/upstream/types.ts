@@ -56,25 +56,6 @@ export interface VendorMessage {
   headers?: MessageHeaders;
   full_headers?: Record<string, unknown>;
   attachments?: AttachmentMeta[];
-  /**
-   * Not from the vendor: what the bridge derived from this JSON when it first described the
-   * message (domain/composition-input.ts), stored with it so the message is composed the same
-   * way every time. Absent on messages described before it existed: those keep their first form.
-   */
-  composition?: Composition;
-}
-
-/** Composition inputs of a message (mime/compose.ts), derived once from the vendor's data. */
-export interface Composition {
-  /** Raises when composing changes; each version's output stays fixed. */
-  version: 2;
-  /** Fields of the vendor's copy of the original header (assumption A24), name -> values. */
-  headers: Record<string, string[]>;
-  /** RFC 8601 results, when the vendor reported them. */
-  authentication: { authservId: string; spf: string; dkim: string; dmarc: string } | null;
-  spam: { score: number; flagged: boolean } | null;
-  /** Bytes of message/* attachments (base64, by attachment_id), served as 7bit/8bit. */
-  messageParts: Record<string, string>;
 }
 
 export type FolderRole = 'inbox' | 'sent' | 'drafts' | 'trash' | 'spam' | 'archive' | null;
@@ -130,9 +111,4 @@ export interface SharedDomainList {
   success: boolean;
   domains: string[];
   responseTime: string;
-}
-
-export interface TokenPair {
-  accessToken: string;
-  refreshToken: string;
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import type { TokenVault } from '../store';
+import type { TokenPair, TokenVault } from '../store';
 import type { Assumptions } from './assumptions';
 import type { ReleaseResult, SendResult, VendorApi } from './api';
 import { VendorError } from './errors';
@@ -8,7 +8,7 @@ import { Http } from './http';
 import { MailboxClient } from './mailbox-client';
 import { ignoreVendorTraffic, type VendorObserver } from './observer';
 import { RateLimiter, type LimiterOptions } from './rate-limiter';
-import type { SendRequest, SharedDomainList, TokenPair } from './types';
+import type { SendRequest, SharedDomainList } from './types';
 
 /**
  * One typed function per documented route. Mailbox routes get a client (own limiter, own

@@ -1,15 +1,22 @@
-import type { BulkResult, FlagChange, FolderList, ListScope, MailboxApi } from '../../src/upstream/api';
-import { OutcomeUnknownError } from '../../src/upstream/errors';
-import type { VendorMessage, VendorThread } from '../../src/upstream/types';
+import {
+  type Connector,
+  type FlagChange,
+  type FolderListing,
+  type LabelChange,
+  type ListScope,
+  type MessagePage,
+  OutcomeUnknownError,
+  type WriteResult,
+} from '../../src/domain/connector';
+import type { MailMessage } from '../../src/domain/message';
 
 /**
- * An in-memory vendor mailbox for domain tests that need to hold a vendor answer back: each
- * message is its own thread, listed newest first. Not a second sandbox: only what the domain
- * layer calls, with hooks to pause it.
+ * An in-memory connector for domain tests that need to hold a vendor answer back: messages
+ * listed newest first. Not a second sandbox: the domain's Connector, with hooks to pause it.
  */
-export class FakeVendor implements Partial<MailboxApi> {
+export class FakeVendor implements Connector {
   readonly mailbox = 'me@example.com';
-  readonly messages = new Map<string, VendorMessage>();
+  readonly messages = new Map<string, MailMessage>();
   /** Calls by method name, as the domain made them. */
   readonly calls: string[] = [];
   /** Called before getMessages answers; a test may return a promise to hold the answer back. */
@@ -18,30 +25,29 @@ export class FakeVendor implements Partial<MailboxApi> {
 
   add(uid: string, folder = 'INBOX', receivedAt = new Date(Date.UTC(2024, 0, 1) + this.messages.size * 60_000)): void {
     this.messages.set(uid, {
-      message_uid: uid,
-      thread_id: `t-${uid}`,
-      message_id: `<${uid}@example.org>`,
+      id: uid,
+      threadId: `t-${uid}`,
+      messageId: `<${uid}@example.org>`,
       folders: [folder],
       labels: [],
-      from_name: 'Sender',
-      from_email: 'sender@example.org',
-      to: [{ email: this.mailbox }],
+      from: { address: 'sender@example.org', name: 'Sender' },
+      to: [{ address: this.mailbox }],
       cc: [],
       bcc: [],
       references: [],
       subject: `message ${uid}`,
-      is_read: false,
-      is_starred: false,
-      is_important: false,
-      snoozed_until: null,
-      received_at: receivedAt.toISOString(),
-      body: { html: `<p>${uid}</p>`, text: uid, external_images: false },
+      seen: false,
+      flagged: false,
+      important: false,
+      snoozedUntil: null,
+      receivedAt: receivedAt.toISOString(),
+      body: { html: `<p>${uid}</p>`, text: uid },
       attachments: [],
     });
   }
 
-  async folderList(): Promise<FolderList> {
-    this.calls.push('folderList');
+  async listFolders(): Promise<FolderListing> {
+    this.calls.push('listFolders');
     await this.beforeFolderList();
     const folders = [...new Set([...this.messages.values()].flatMap((m) => m.folders))];
     return {
@@ -49,28 +55,19 @@ export class FakeVendor implements Partial<MailboxApi> {
         name,
         role: name === 'INBOX' ? 'inbox' : null,
         total: [...this.messages.values()].filter((m) => m.folders.includes(name)).length,
-        unread: [...this.messages.values()].filter((m) => m.folders.includes(name) && !m.is_read).length,
+        unread: [...this.messages.values()].filter((m) => m.folders.includes(name) && !m.seen).length,
       })),
       labels: [...new Set([...this.messages.values()].flatMap((m) => m.labels))],
     };
   }
 
-  async listThreads(args: ListScope & { cursor?: string | null }) {
-    this.calls.push('listThreads');
-    const inScope = [...this.messages.values()].filter((m) =>
-      'folder' in args ? m.folders.includes(args.folder) : m.labels.includes(args.label),
-    );
-    const threads: VendorThread[] = inScope
-      .sort((a, b) => b.received_at.localeCompare(a.received_at))
-      .map((m) => ({
-        thread_id: m.thread_id,
-        last_message_uid: m.message_uid,
-        subject: m.subject,
-        message_count: 1,
-        last_received_at: m.received_at,
-        message_uids: [m.message_uid],
-      }));
-    return { threads, nextCursor: null };
+  async listMessages(scope: ListScope): Promise<MessagePage> {
+    this.calls.push('listMessages');
+    const ids = [...this.messages.values()]
+      .filter((m) => ('folder' in scope ? m.folders.includes(scope.folder) : m.labels.includes(scope.label)))
+      .sort((a, b) => b.receivedAt.localeCompare(a.receivedAt))
+      .map((m) => m.id);
+    return { ids, nextCursor: null };
   }
 
   async getMessages(ids: string[]) {
@@ -89,7 +86,7 @@ export class FakeVendor implements Partial<MailboxApi> {
    */
   loseNextAnswer: 'after applying' | 'before applying' | null = null;
 
-  private write(command: string, ids: string[], apply: (m: VendorMessage) => void): BulkResult {
+  private write(command: string, ids: string[], apply: (m: MailMessage) => void): WriteResult {
     this.calls.push(command);
     const lost = this.loseNextAnswer;
     this.loseNextAnswer = null;
@@ -99,17 +96,17 @@ export class FakeVendor implements Partial<MailboxApi> {
     return { done, notFound: ids.filter((id) => !this.messages.has(id)) };
   }
 
-  async setFlags(ids: string[], change: FlagChange): Promise<BulkResult> {
+  async setFlags(ids: string[], change: FlagChange): Promise<WriteResult> {
     return this.write('setFlags', ids, (m) => Object.assign(m, change));
   }
 
-  async label(ids: string[], change: { add?: string[]; remove?: string[] }): Promise<BulkResult> {
+  async label(ids: string[], change: LabelChange): Promise<WriteResult> {
     return this.write('label', ids, (m) => {
       m.labels = [...m.labels.filter((l) => !change.remove?.includes(l)), ...(change.add ?? [])];
     });
   }
 
-  async move(ids: string[], folder: string): Promise<BulkResult> {
+  async move(ids: string[], folder: string): Promise<WriteResult> {
     return this.write('move', ids, (m) => {
       m.folders = [folder];
     });
@@ -124,7 +121,15 @@ export class FakeVendor implements Partial<MailboxApi> {
     return { messages: found, notFound: ids.filter((id) => !this.messages.has(id)) };
   }
 
-  asApi(): MailboxApi {
-    return this as unknown as MailboxApi;
+  async search(text: string, folder: string | null): Promise<string[]> {
+    this.calls.push('search');
+    const needle = text.toLowerCase();
+    return [...this.messages.values()]
+      .filter((m) => (folder === null || m.folders.includes(folder)) && m.body?.text.toLowerCase().includes(needle))
+      .map((m) => m.id);
+  }
+
+  async attachment(): Promise<never> {
+    throw new Error('the fake vendor holds no attachments');
   }
 }

@@ -4,9 +4,9 @@ import { diffVendorFlags, isLocalFlag, labelToKeyword, mergeFlags, vendorFlags }
 describe('flag mapping', () => {
   test('vendor state becomes IMAP flags, labels become keywords when they are atoms', () => {
     const flags = vendorFlags({
-      is_read: true,
-      is_starred: false,
-      is_important: true,
+      seen: true,
+      flagged: false,
+      important: true,
       labels: ['Work', 'two words', 'Rechnung'],
     });
     expect(flags).toEqual(['\\Seen', '$Important', 'Work', 'Rechnung']);
@@ -25,7 +25,7 @@ describe('flag mapping', () => {
 
   test('diff names exactly the vendor calls needed', () => {
     const d = diffVendorFlags(['\\Seen', 'Work', '\\Answered'], ['\\Flagged', 'Home', '\\Answered', '\\Deleted']);
-    expect(d.change).toEqual({ is_read: false, is_starred: true });
+    expect(d.change).toEqual({ seen: false, flagged: true });
     expect(d.addLabels).toEqual(['Home']);
     expect(d.removeLabels).toEqual(['Work']);
   });

@@ -18,7 +18,7 @@ test('opening a fresh folder asks the vendor nothing; sessions opening a stale o
     clock.now += 20_000;
     await Promise.all(Array.from({ length: 10 }, () => view.open(inbox)));
     await view.syncFolder(inbox, 'incremental'); // joins the background sync
-    expect(vendor.calls.filter((c) => c === 'listThreads')).toHaveLength(1);
+    expect(vendor.calls.filter((c) => c === 'listMessages')).toHaveLength(1);
   } finally {
     close();
   }
@@ -66,8 +66,8 @@ test('STATUS of folders never listed costs one list_folders; the UIDNEXT it anno
     const before = await view.status(archive);
     expect(before).toMatchObject({ messages: 3, unseen: 3, uidNext: 4 });
     expect(await view.status(sent)).toMatchObject({ messages: 1, unseen: 1, uidNext: 2 });
-    expect(vendor.calls.filter((c) => c !== 'folderList')).toEqual([]);
-    expect(vendor.calls.filter((c) => c === 'folderList').length).toBeLessThanOrEqual(1);
+    expect(vendor.calls.filter((c) => c !== 'listFolders')).toEqual([]);
+    expect(vendor.calls.filter((c) => c === 'listFolders').length).toBeLessThanOrEqual(1);
 
     // one message leaves before the folder is first listed: UIDNEXT stays where it was announced
     vendor.messages.delete('a2');
@@ -95,14 +95,14 @@ test('a stale folder list answers at once and is refreshed by one list_folders, 
       });
     const answers = await Promise.all(Array.from({ length: 50 }, () => view.folder('INBOX')));
     expect(answers.every((f) => f?.path === 'INBOX')).toBe(true);
-    expect(vendor.calls.filter((c) => c === 'folderList')).toHaveLength(1);
+    expect(vendor.calls.filter((c) => c === 'listFolders')).toHaveLength(1);
 
     // a folder the old list lacks waits for the refresh under way instead of starting another
     vendor.add('x', 'Projects');
     const projects = view.folder('Projects');
     release();
     expect((await projects)?.path).toBe('Projects');
-    expect(vendor.calls.filter((c) => c === 'folderList')).toHaveLength(1);
+    expect(vendor.calls.filter((c) => c === 'listFolders')).toHaveLength(1);
   } finally {
     close();
   }

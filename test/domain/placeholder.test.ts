@@ -8,7 +8,7 @@ test('a message that cannot be converted is served as a placeholder; a full sync
     vendor.add('odd-2');
     vendor.add('good-3');
     // a shape the spec does not rule out but the composer cannot take
-    (vendor.messages.get('odd-2') as unknown as { from_email: unknown }).from_email = 42;
+    (vendor.messages.get('odd-2') as unknown as { from: unknown }).from = { address: 42 };
     const inbox = (await view.folder('INBOX'))!;
     expect((await view.open(inbox)).uids).toEqual([1, 2, 3]);
 
@@ -22,7 +22,7 @@ test('a message that cannot be converted is served as a placeholder; a full sync
     expect((await view.summaries(['odd-2'])).get('odd-2')!.size).toBeGreaterThan(0);
 
     // the vendor's data becomes usable (or the bridge learns to read it): the next full sync
-    (vendor.messages.get('odd-2') as unknown as { from_email: unknown }).from_email = 'sender@example.org';
+    vendor.messages.get('odd-2')!.from = { address: 'sender@example.org' };
     const { highestModseq } = await view.status(inbox);
     await view.syncFolder(inbox, 'full');
     const changes = await updates(highestModseq);

@@ -15,16 +15,16 @@ test('STORE: applied despite the lost answer is OK; not applied is NO; local sta
     expect(applied.error).toBeUndefined();
     expect(applied.updated.map((u) => u.uid)).toEqual([1]);
     expect(view.rows(inbox, [1])[0].flags).toContain('\\Flagged');
-    expect(vendor.messages.get('a')!.is_starred).toBe(true);
+    expect(vendor.messages.get('a')!.flagged).toBe(true);
     expect(vendor.calls.filter((c) => c === 'setFlags')).toHaveLength(1); // never sent twice
 
     vendor.loseNextAnswer = 'before applying';
-    vendor.messages.get('b')!.is_read = true; // meanwhile read in webmail
+    vendor.messages.get('b')!.seen = true; // meanwhile read in webmail
     const lost = await view.updateFlags(inbox, view.rows(inbox, [2]), 'add', ['\\Flagged']);
     expect(lost.error).toBeDefined();
     expect(lost.updated).toEqual([]);
     expect(view.rows(inbox, [2])[0].flags).toEqual(['\\Seen']);
-    expect(vendor.messages.get('b')!.is_starred).toBe(false);
+    expect(vendor.messages.get('b')!.flagged).toBe(false);
   } finally {
     close();
   }

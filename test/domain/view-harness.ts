@@ -7,7 +7,6 @@ import { AccountView } from '../../src/domain/account-view';
 import type { FolderChange } from '../../src/domain/changes';
 import { folderKey, ImapNotifier } from '../../src/imap/notifier';
 import { MailStore } from '../../src/store';
-import { defaultAssumptions } from '../../src/upstream/assumptions';
 import { FakeVendor } from './fake-vendor';
 
 const dirs: string[] = [];
@@ -25,9 +24,8 @@ export function setupView(opts: { freshnessMs?: number } = {}) {
   const clock = { now: 1_000_000 };
   const view = new AccountView({
     account: vendor.mailbox,
-    api: vendor.asApi(),
+    vendor,
     store,
-    assumptions: defaultAssumptions,
     logger: pino({ level: 'silent' }),
     attachmentCacheDir: path.join(dir, 'attachments'),
     publish: (account, folder, changes) => notifier.publish(account, folder, changes),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { describeRecord } from '../../src/mime';
 import { MailStore } from '../../src/store';
-import type { VendorMessage } from '../../src/upstream/types';
+import type { MailMessage } from '../../src/domain/message';
 import { mailbox, startHarness, type Harness } from '../support/bridge-harness';
 import { rawSession } from '../support/raw-session';
 
@@ -50,15 +50,15 @@ test('a row stored before compositions existed is served in its first form', asy
   const [uid, current] = bounce!;
   expect(current.bytes).toMatch(/Content-Type: message\/delivery-status[^\r]*\r\nContent-Transfer-Encoding: 7bit/);
 
-  // the row as a version without compositions stored it: vendor JSON as is, described from it
+  // the row as a version without compositions stored it: the message without one, described from it
   const messageId = /^Message-ID: (.*)$/m.exec(current.bytes)![1];
   const db = MailStore.open(h.stateDir);
   const all = db.db.prepare('SELECT message_uid, message FROM message_cache WHERE account = ?').all(mailbox) as Array<{
     message_uid: string;
     message: string;
   }>;
-  const row = all.find((r) => (JSON.parse(r.message) as VendorMessage).message_id === messageId)!;
-  const { composition: _, ...first } = JSON.parse(row.message) as VendorMessage;
+  const row = all.find((r) => (JSON.parse(r.message) as MailMessage).messageId === messageId)!;
+  const { composition: _, ...first } = JSON.parse(row.message) as MailMessage;
   db.putMetadataRecords(mailbox, [describeRecord(first)]);
   db.close();
   await h.restart();

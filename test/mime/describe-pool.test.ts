@@ -1,12 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { DescribePool, describeRecord } from '../../src/mime';
+import type { MailMessage } from '../../src/domain/message';
 import type { VendorMessage } from '../../src/upstream/types';
-import { richMessage } from './fixtures';
+import { toMailMessage } from '../../src/upstream/vendor-message';
+import { richMessage, richVendorMessage } from './fixtures';
 
-function messages(n: number): VendorMessage[] {
+function messages(n: number): MailMessage[] {
   return Array.from({ length: n }, (_, i) => ({
     ...richMessage(),
-    message_uid: `msg-${i}`,
+    id: `msg-${i}`,
     subject: `subject ${i} ü`,
   }));
 }
@@ -19,7 +21,7 @@ describe('DescribePool', () => {
     const input = messages(30);
     const pooled = await pool.describe(input);
     const inline = input.map(describeRecord);
-    expect(pooled.map((r) => r.messageUid)).toEqual(input.map((m) => m.message_uid));
+    expect(pooled.map((r) => r.messageUid)).toEqual(input.map((m) => m.id));
     expect(pooled).toEqual(inline);
     expect(new Set(pooled.map((r) => r.summary)).size).toBe(30);
   });
@@ -48,7 +50,13 @@ describe('DescribePool', () => {
   });
 
   it('describes a message it cannot convert as a placeholder, and the rest of its batch as usual', async () => {
-    const bad = { ...richMessage(), message_uid: 'bad', attachments: 'not a list' } as unknown as VendorMessage;
+    // a field of the wrong type in the vendor's JSON: the connector marks the message unreadable
+    const bad = toMailMessage({
+      ...richVendorMessage(),
+      message_uid: 'bad',
+      attachments: 'not a list',
+    } as unknown as VendorMessage);
+    expect(bad.unreadable).toBeTruthy();
     const records = await pool.describe([...messages(9), bad]);
     expect(records.map((r) => Boolean(r.unconvertible))).toEqual([...Array(9).fill(false), true]);
     expect(records[9].header).toContain('X-Mailbridge-Unconvertible: yes');

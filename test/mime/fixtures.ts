@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { AttachmentSource } from '../../src/mime';
+import type { MailMessage } from '../../src/domain/message';
 import type { AttachmentMeta, VendorMessage } from '../../src/upstream/types';
+import { toMailMessage } from '../../src/upstream/vendor-message';
 
 /** Deterministic pseudo-random bytes (no Math.random: the cross-process test rebuilds them). */
 export function bytesOf(seed: string, length: number): Buffer {
@@ -33,7 +35,8 @@ export const attachmentBytes = new Map<string, Buffer>([
   ['notes', Buffer.from('first line\r\nzweite Zeile äöü\r\n'.repeat(40))],
 ]);
 
-export function richMessage(): VendorMessage {
+/** A message as the vendor's JSON gives it. */
+export function richVendorMessage(): VendorMessage {
   return {
     message_uid: 'msg-0001',
     thread_id: 'thr-1',
@@ -77,6 +80,11 @@ export function richMessage(): VendorMessage {
       attachment('notes', attachmentBytes.get('notes')!.length, { file_name: 'notes.txt', mime_type: 'text/plain' }),
     ],
   };
+}
+
+/** The same message in the bridge's model, as the connector hands it on. */
+export function richMessage(): MailMessage {
+  return toMailMessage(richVendorMessage());
 }
 
 /** In-memory vendor download that counts what was fetched. */

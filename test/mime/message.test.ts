@@ -84,7 +84,7 @@ describe('deterministic message', () => {
   });
 
   it('keeps Bcc when the vendor lists it, and never lets a header value break a line', () => {
-    const msg = { ...richMessage(), bcc: [{ email: 'hidden@example.com' }], subject: 'evil\r\nX-Injected: yes' };
+    const msg = { ...richMessage(), bcc: [{ address: 'hidden@example.com' }], subject: 'evil\r\nX-Injected: yes' };
     const head = buildMessage(msg, attachmentBytes).toString('latin1').split('\r\n\r\n')[0];
     expect(head).toMatch(/^Bcc: hidden@example.com$/m);
     expect(head).not.toMatch(/^X-Injected/m);

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { simpleParser, type AddressObject } from 'mailparser';
 import { describe, expect, test } from 'vitest';
-import { compositionOf } from '../../src/domain/composition-input';
+import type { MailMessage } from '../../src/domain/message';
 import { buildMessage } from '../../src/mime';
 import { generateCorpus } from '../../src/sandbox/corpus';
 import { toVendorMessage } from '../../src/sandbox/message';
 import { defaultAssumptions } from '../../src/upstream/assumptions';
+import { compositionOf } from '../../src/upstream/composition';
 import type { AttachmentMeta, Recipient, VendorMessage } from '../../src/upstream/types';
+import { toMailMessage } from '../../src/upstream/vendor-message';
 import { bytesOf } from './fixtures';
 
 /**
@@ -22,12 +24,12 @@ interface Case {
   files: Map<string, Buffer>;
 }
 
-/** What the bridge stores for a message: the JSON with its composition (message/* bytes inline). */
-function composed({ msg, files }: Case): VendorMessage {
+/** What the bridge stores for a message: the model with its composition (message/* bytes inline). */
+function composed({ msg, files }: Case): MailMessage {
   const parts: Record<string, string> = {};
   for (const a of msg.attachments ?? [])
     if (a.mime_type.startsWith('message/')) parts[a.attachment_id] = files.get(a.attachment_id)!.toString('base64');
-  return { ...msg, composition: compositionOf(msg, defaultAssumptions, settings, parts) };
+  return { ...toMailMessage(msg), composition: compositionOf(msg, defaultAssumptions, settings, parts) };
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -37,8 +39,8 @@ const list = (a: AddressObject | AddressObject[] | undefined) =>
 const recipients = (r: Recipient[]) => r.map((x) => ({ email: x.email, name: x.name ?? '' }));
 
 async function roundTrip(c: Case): Promise<void> {
-  const msg = composed(c);
-  const mail = await simpleParser(buildMessage(msg, c.files), { skipImageLinks: true });
+  const { msg } = c;
+  const mail = await simpleParser(buildMessage(composed(c), c.files), { skipImageLinks: true });
   const original = (msg.full_headers?.headers_json ?? {}) as Record<string, string>;
   expect(mail.subject ?? '').toBe(msg.subject);
   expect(list(mail.from)).toEqual([{ email: msg.from_email, name: msg.from_name }]);

@@ -136,28 +136,25 @@ describe('MailStore', () => {
   it('stores metadata per account/message, shares it between folders, and puts its size on the rows', () => {
     const msg = richMessage();
     const description = describeMessage(msg);
-    store.assignUids(A, 'Archive', [msg.message_uid]);
+    store.assignUids(A, 'Archive', [msg.id]);
     store.putMetadataRecords(A, [describeRecord(msg)]);
-    store.assignUids(A, 'INBOX', [msg.message_uid]);
+    store.assignUids(A, 'INBOX', [msg.id]);
     expect(store.listMessages(A, 'INBOX')[0].size).toBe(description.size);
     expect(store.listMessages(A, 'Archive')[0].size).toBe(description.size);
     store.close();
 
     store = MailStore.open(dir);
-    const ids = [msg.message_uid, 'unknown'];
-    expect([...store.getMessages(A, ids)]).toEqual([[msg.message_uid, msg]]);
-    expect([...store.getHeaders(A, ids)]).toEqual([[msg.message_uid, description.mimeTree.header]]);
+    const ids = [msg.id, 'unknown'];
+    expect([...store.getMessages(A, ids)]).toEqual([[msg.id, msg]]);
+    expect([...store.getHeaders(A, ids)]).toEqual([[msg.id, description.mimeTree.header]]);
     expect([...store.getSummaries(A, ids)]).toEqual([
-      [
-        msg.message_uid,
-        { size: description.size, compiled: compileSummary(description.envelope, description.bodystructure) },
-      ],
+      [msg.id, { size: description.size, compiled: compileSummary(description.envelope, description.bodystructure) }],
     ]);
-    expect(store.getSummaries('other@example.com', [msg.message_uid]).size).toBe(0);
+    expect(store.getSummaries('other@example.com', [msg.id]).size).toBe(0);
 
-    store.expunge(A, 'INBOX', [msg.message_uid]);
+    store.expunge(A, 'INBOX', [msg.id]);
     expect(store.pruneMetadata(A)).toBe(0); // still in Archive
-    store.expunge(A, 'Archive', [msg.message_uid]);
+    store.expunge(A, 'Archive', [msg.id]);
     expect(store.pruneMetadata(A)).toBe(1);
   });
 

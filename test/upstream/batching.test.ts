@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { OutcomeUnknownError, TransportError } from '../../src/upstream/errors';
+import { OutcomeUnknownError } from '../../src/domain/connector';
+import { TransportError } from '../../src/upstream/errors';
 import { mailbox, useUpstreamHarness } from './harness';
 
 const h = useUpstreamHarness();

@@ -1,8 +1,10 @@
+import type { Composition, MailMessage } from '../domain/message';
 import type { Logger } from '../log';
-import type { MailboxApi } from '../upstream/api';
-import type { Lane } from '../upstream/rate-limiter';
-import type { Assumptions } from '../upstream/assumptions';
-import type { Composition, VendorMessage } from '../upstream/types';
+import type { MailboxApi } from './api';
+import type { Assumptions } from './assumptions';
+import type { Lane } from './rate-limiter';
+import type { VendorMessage } from './types';
+import { toMailMessage } from './vendor-message';
 
 /**
  * What a message is composed from besides the vendor's JSON (mime/compose.ts), derived once
@@ -108,24 +110,31 @@ async function fetchMessageParts(
 }
 
 /**
- * The mailbox API as the domain reads content through it: a get_messages that asks for
- * bodies (a content read, not a flag refresh) also asks for full_headers and returns each
- * message with its composition.
+ * Messages with everything they are composed from: a get_messages with `include` (which asks
+ * for bodies) plus full_headers, each message in the model with its composition. The caller's lane goes on
+ * to the message/* downloads: a click's stay in `content`.
  */
-export function composingApi(api: MailboxApi, a: Assumptions, s: CompositionSettings, logger: Logger): MailboxApi {
-  // the caller's lane goes on to the message/* downloads: a click's stay in `content`
-  const getMessages: MailboxApi['getMessages'] = async (ids, include, lane) => {
-    if (!include?.includes('body')) return api.getMessages(ids, include, lane);
-    const withFull = a.fullHeaders.include && !include.includes(a.fullHeaders.include);
-    const result = await api.getMessages(ids, withFull ? [...include, a.fullHeaders.include] : include, lane);
-    for (const msg of result.messages) {
-      msg.composition = compositionOf(msg, a, s, await fetchMessageParts(api, msg, s, logger, lane));
-      // asked for only to compose: the composition holds what is used, the stored row stays small
-      if (withFull) delete msg.full_headers;
-    }
-    return result;
-  };
-  return new Proxy(api, {
-    get: (target, key, receiver) => (key === 'getMessages' ? getMessages : Reflect.get(target, key, receiver)),
-  });
+export async function composedMessages(
+  api: MailboxApi,
+  a: Assumptions,
+  s: CompositionSettings,
+  logger: Logger,
+  ids: string[],
+  include: string[],
+  lane: Lane,
+): Promise<{ messages: MailMessage[]; notFound: string[] }> {
+  const withFull = a.fullHeaders.include && !include.includes(a.fullHeaders.include);
+  const { messages, notFound } = await api.getMessages(
+    ids,
+    withFull ? [...include, a.fullHeaders.include] : include,
+    lane,
+  );
+  const composed: MailMessage[] = [];
+  // the composition holds what is used of full_headers: the model does not carry them
+  for (const msg of messages)
+    composed.push({
+      ...toMailMessage(msg),
+      composition: compositionOf(msg, a, s, await fetchMessageParts(api, msg, s, logger, lane)),
+    });
+  return { messages: composed, notFound };
 }

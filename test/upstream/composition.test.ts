@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'vitest';
-import { compositionOf } from '../../src/domain/composition-input';
+import { compositionOf } from '../../src/upstream/composition';
 import { resolveAssumptions } from '../../src/upstream/assumptions';
 import type { VendorMessage } from '../../src/upstream/types';
-import { richMessage } from '../mime/fixtures';
+import { richVendorMessage } from '../mime/fixtures';
 
 const settings = { authservId: 'mx.vendor.example', spamFlagThreshold: 5, messagePartsUpTo: 1024 };
 
 function message(full: Record<string, unknown>, spam = 1.5): VendorMessage {
-  const m = richMessage();
+  const m = richVendorMessage();
   return { ...m, headers: { ...m.headers!, spam_score: spam }, full_headers: full };
 }
 
@@ -42,7 +42,7 @@ describe('composition from the vendor data', () => {
       settings,
       {},
     );
-    const h = richMessage().headers!;
+    const h = richVendorMessage().headers!;
     expect(c.authentication).toEqual({
       authservId: 'mx.vendor.example',
       spf: 'softfail',

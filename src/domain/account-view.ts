@@ -1,7 +1,7 @@
 import type { Logger } from '../log';
 import type { PublishChanges } from './changes';
 import { isLocalMessage, type LocalState, type MailState, type MessageRow, type MessageSummary } from '../store';
-import type { Connector, MailFolder } from './connector';
+import { type Connector, ConnectorError, type MailFolder } from './connector';
 import type { MailMessage } from './message';
 import { SyncScheduler } from './sync-scheduler';
 import { createAttachmentStorage, type AttachmentStorage } from '../mime';
@@ -210,7 +210,9 @@ export class AccountView {
   }
 
   private refuseUnlistable(folder: ImapFolder, err: unknown): never {
-    throw labelViewOf(folder) && ['invalid', 'unsupported'].includes((err as { kind?: string }).kind ?? '')
+    throw labelViewOf(folder) &&
+      err instanceof ConnectorError &&
+      (err.failure === 'refused' || err.failure === 'unsupported')
       ? new Refusal(
           'cannot',
           `The mail vendor cannot list messages by label (assumption A22), so ${folder.path} cannot be opened`,

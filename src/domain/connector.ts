@@ -100,12 +100,45 @@ export interface Connector {
 }
 
 /**
+ * Why a vendor call failed, in terms a client can act on:
+ * - `tokens`: the account's tokens are dead, the operator must add new ones;
+ * - `credentials`: the vendor refused the account (revoked key, blocked, no credits);
+ * - `unsupported`: the vendor does not offer the operation;
+ * - `not_found`: the vendor does not have what was named;
+ * - `refused`: the vendor rejected the request as invalid; nothing was changed;
+ * - `rate`: over the vendor's rate limit;
+ * - `unavailable`: the vendor answered with a failure of its own;
+ * - `unreachable`: no answer at all.
+ */
+export type ConnectorFailure =
+  | 'tokens'
+  | 'credentials'
+  | 'unsupported'
+  | 'not_found'
+  | 'refused'
+  | 'rate'
+  | 'unavailable'
+  | 'unreachable';
+
+/** Every failure a connector throws, except OutcomeUnknownError, is one of these. */
+export class ConnectorError extends Error {
+  constructor(
+    readonly failure: ConnectorFailure,
+    /** The vendor's own name for the failure, for the client and the log. */
+    readonly vendorCode: string,
+    message: string,
+    readonly cause?: unknown,
+  ) {
+    super(message);
+    this.name = 'ConnectorError';
+  }
+}
+
+/**
  * A write whose answer was lost after the request may have reached the vendor. The domain
  * reads the messages back (settled-write.ts) instead of guessing or sending it again.
  */
 export class OutcomeUnknownError extends Error {
-  readonly kind = 'unavailable';
-  readonly transient = false;
   constructor(
     /** The write that may or may not have been applied (flag, label, move). */
     readonly command: string,

@@ -1,6 +1,5 @@
 import { Refusal } from '../domain/refusal';
-import { OutcomeUnknownError } from '../domain/connector';
-import { NeedsNewTokensError, TransportError, VendorError } from '../upstream/errors';
+import { ConnectorError, OutcomeUnknownError } from '../domain/connector';
 
 /**
  * Typed command failures. imap-core answers a hook error that carries `imapResponse` with
@@ -33,48 +32,40 @@ const refusalCodes: Record<Refusal['reason'], ImapResponseCode> = {
   unavailable: 'UNAVAILABLE',
 };
 
-function vendorFailure(err: VendorError): ImapError {
-  switch (err.kind) {
+function vendorFailure(err: ConnectorError): ImapError {
+  const code = err.vendorCode;
+  switch (err.failure) {
+    case 'tokens':
+      return new ImapError('UNAVAILABLE', `Vendor tokens are no longer valid: ${err.message}`);
+    case 'unreachable':
+      return new ImapError('UNAVAILABLE', 'Mail vendor unreachable, try again shortly');
     case 'unsupported':
-      return new ImapError(
-        'CANNOT',
-        `The mail vendor does not offer this operation (${err.code}); nothing was changed`,
-      );
+      return new ImapError('CANNOT', `The mail vendor does not offer this operation (${code}); nothing was changed`);
     case 'not_found':
-      return new ImapError('NONEXISTENT', `Not found at the mail vendor (${err.code})`);
-    case 'invalid':
-      return new ImapError('CANNOT', `The mail vendor refused the request (${err.code}); nothing was changed`);
-    case 'auth':
-    case 'account':
+      return new ImapError('NONEXISTENT', `Not found at the mail vendor (${code})`);
+    case 'refused':
+      return new ImapError('CANNOT', `The mail vendor refused the request (${code}); nothing was changed`);
+    case 'credentials':
       return new ImapError(
         'UNAVAILABLE',
-        `The mail vendor refused the account's credentials (${err.code}); run "mailbridge doctor"`,
+        `The mail vendor refused the account's credentials (${code}); run "mailbridge doctor"`,
       );
     case 'rate':
-      return new ImapError(
-        'UNAVAILABLE',
-        `The mail vendor is rate limiting this mailbox (${err.code}), try again shortly`,
-      );
-    default:
-      return new ImapError(
-        'UNAVAILABLE',
-        `The mail vendor is temporarily unavailable (${err.code}), try again shortly`,
-      );
+      return new ImapError('UNAVAILABLE', `The mail vendor is rate limiting this mailbox (${code}), try again shortly`);
+    case 'unavailable':
+      return new ImapError('UNAVAILABLE', `The mail vendor is temporarily unavailable (${code}), try again shortly`);
   }
 }
 
 /** The answer a client gets for `err`; an unexpected error says only where to look. */
 export function toImapError(err: unknown): ImapError {
   if (err instanceof ImapError) return err;
-  if (err instanceof NeedsNewTokensError)
-    return new ImapError('UNAVAILABLE', `Vendor tokens are no longer valid: ${err.message}`);
   if (err instanceof OutcomeUnknownError)
     return new ImapError(
       'UNAVAILABLE',
       'The mail vendor did not confirm the change; it may or may not have been applied, try again shortly',
     );
-  if (err instanceof TransportError) return new ImapError('UNAVAILABLE', 'Mail vendor unreachable, try again shortly');
-  if (err instanceof VendorError) return vendorFailure(err);
+  if (err instanceof ConnectorError) return vendorFailure(err);
   if (err instanceof Refusal) return new ImapError(refusalCodes[err.reason], err.message);
   return new ImapError('SERVERBUG', 'Internal bridge error; see the bridge log');
 }

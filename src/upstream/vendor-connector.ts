@@ -1,9 +1,17 @@
-import type { Connector, FlagChange, MailFolder } from '../domain/connector';
+import {
+  type Connector,
+  ConnectorError,
+  type ConnectorFailure,
+  type FlagChange,
+  type Lane,
+  type MailFolder,
+  OutcomeUnknownError,
+} from '../domain/connector';
 import type { Logger } from '../log';
 import type { MailboxApi, VendorFlagChange } from './api';
 import type { Assumptions } from './assumptions';
 import { type CompositionSettings, composedMessages } from './composition';
-import { VendorError } from './errors';
+import { type ErrorKind, NeedsNewTokensError, TransportError, VendorError } from './errors';
 import type { VendorMessage, VendorThread } from './types';
 import { toMailMessage } from './vendor-message';
 
@@ -34,6 +42,32 @@ function threadIds(t: VendorThread, field: string): string[] {
   return Array.isArray(ids) ? (ids as string[]) : [t.last_message_uid];
 }
 
+const failures: Partial<Record<ErrorKind, ConnectorFailure>> = {
+  auth: 'credentials',
+  account: 'credentials',
+  unsupported: 'unsupported',
+  not_found: 'not_found',
+  invalid: 'refused',
+  rate: 'rate',
+};
+
+/** The vendor's failure in the domain's terms; a lost write's answer passes as it is. */
+function connectorError(err: unknown): unknown {
+  if (err instanceof OutcomeUnknownError || err instanceof ConnectorError) return err;
+  if (err instanceof NeedsNewTokensError) return new ConnectorError('tokens', 'REFRESH_REFUSED', err.message, err);
+  if (err instanceof TransportError) return new ConnectorError('unreachable', 'TRANSPORT', err.message, err);
+  if (err instanceof VendorError)
+    return new ConnectorError(failures[err.kind] ?? 'unavailable', err.code, err.message, err);
+  return err;
+}
+
+/** `answer`, failing with a ConnectorError. */
+function translated<T>(answer: Promise<T>): Promise<T> {
+  return answer.catch((err: unknown) => {
+    throw connectorError(err);
+  });
+}
+
 const mailFolder = ({ name, role, total, unread }: MailFolder): MailFolder => ({ name, role, total, unread });
 
 export function vendorConnector(
@@ -46,35 +80,38 @@ export function vendorConnector(
     const { messages, notFound } = await answer;
     return { messages: messages.map(toMailMessage), notFound };
   };
+  const search = async (text: string, folder: string | null, lane?: Lane) => {
+    try {
+      return await api.search({ query: text, ...(folder === null ? {} : { folder }) }, lane);
+    } catch (err) {
+      if (err instanceof VendorError && err.kind === 'unsupported') return null;
+      throw err;
+    }
+  };
   return {
     mailbox: api.mailbox,
-    async listFolders(lane) {
-      const { folders, labels } = await api.folderList(lane);
-      return { folders: folders.map(mailFolder), labels };
-    },
-    async listMessages(scope, cursor, lane) {
-      const { threads, nextCursor } = await api.listThreads(
-        { ...scope, limit: assumptions.commands.listThreads.maxLimit, cursor },
-        lane,
-      );
-      return { ids: threads.flatMap((t) => threadIds(t, assumptions.threadMessageUidsField)), nextCursor };
-    },
+    listFolders: (lane) =>
+      translated(api.folderList(lane).then(({ folders, labels }) => ({ folders: folders.map(mailFolder), labels }))),
+    listMessages: (scope, cursor, lane) =>
+      translated(
+        api
+          .listThreads({ ...scope, limit: assumptions.commands.listThreads.maxLimit, cursor }, lane)
+          .then(({ threads, nextCursor }) => ({
+            ids: threads.flatMap((t) => threadIds(t, assumptions.threadMessageUidsField)),
+            nextCursor,
+          })),
+      ),
     getMessages: (ids, detail, lane) =>
-      detail === 'content'
-        ? composedMessages(api, assumptions, composition, logger, ids, contentInclude, lane)
-        : inModel(api.getMessages(ids, assumptions.metadataInclude, lane)),
-    readBack: (ids, lane) => inModel(api.readBack(ids, lane)),
-    async search(text, folder, lane) {
-      try {
-        return await api.search({ query: text, ...(folder === null ? {} : { folder }) }, lane);
-      } catch (err) {
-        if (err instanceof VendorError && err.kind === 'unsupported') return null;
-        throw err;
-      }
-    },
-    setFlags: (ids, change, lane) => api.setFlags(ids, vendorFlagChange(change), lane),
-    label: (ids, change, lane) => api.label(ids, change, lane),
-    move: (ids, folder, lane) => api.move(ids, folder, lane),
-    attachment: (messageId, attachmentId, lane) => api.raw(messageId, attachmentId, lane),
+      translated(
+        detail === 'content'
+          ? composedMessages(api, assumptions, composition, logger, ids, contentInclude, lane)
+          : inModel(api.getMessages(ids, assumptions.metadataInclude, lane)),
+      ),
+    readBack: (ids, lane) => translated(inModel(api.readBack(ids, lane))),
+    search: (text, folder, lane) => translated(search(text, folder, lane)),
+    setFlags: (ids, change, lane) => translated(api.setFlags(ids, vendorFlagChange(change), lane)),
+    label: (ids, change, lane) => translated(api.label(ids, change, lane)),
+    move: (ids, folder, lane) => translated(api.move(ids, folder, lane)),
+    attachment: (messageId, attachmentId, lane) => translated(api.raw(messageId, attachmentId, lane)),
   };
 }

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { StateStore } from '../../src/store';
 import { preferredNode } from '../../src/store/pg/ownership';
 import { openPgState } from '../../src/store/pg/pg-state';
@@ -162,4 +162,34 @@ it('wakes the other nodes with NOTIFY when a node gives its accounts up, before 
   expect(await gained).toBe(account);
   await second.state.ownership.stop();
   await second.state.close();
+});
+
+it('moves a dead owner’s account at the survivor’s next look: within a third of the lease after it ran out', async () => {
+  const account = 'bound@example.com';
+  // the looks run on fake intervals; PostgreSQL and its clock stay real
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  try {
+    const dead = await startNode('bound-dead', [account]);
+    expect(dead.serving).toEqual(new Set([account]));
+    // as a killed process: no more looks, no renewal, no release
+    await dead.state.close();
+    let taken: (mailbox: string) => void = () => undefined;
+    const gained = new Promise<string>((resolve) => {
+      taken = resolve;
+    });
+    const survivor = await startNode('bound-survivor', [account], (m) => taken(m));
+    expect(survivor.serving.size).toBe(0);
+
+    await expire('bound-dead');
+    await vi.advanceTimersByTimeAsync(leaseMs / 3 - 1);
+    expect(survivor.serving.size).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await gained).toBe(account);
+    expect(await leaseOf(account)).toEqual({ owner: 'bound-survivor', epoch: 2 });
+
+    await survivor.state.ownership.stop();
+    await survivor.state.close();
+  } finally {
+    vi.useRealTimers();
+  }
 });

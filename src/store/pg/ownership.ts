@@ -98,13 +98,19 @@ export class PgOwnership implements Ownership {
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.wakeUps?.stop();
-    await this.running;
+    await this.halt();
     for (const account of this.keeper.accounts()) await this.lose(account);
     this.events = null;
     await this.keeper.leave();
+  }
+
+  /** No more looks, timed or woken (the store is closing); the leases are left to run out. */
+  async halt(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.wakeUps?.stop();
+    this.wakeUps = null;
+    await this.running;
   }
 
   private async look(): Promise<void> {

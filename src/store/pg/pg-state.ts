@@ -117,6 +117,7 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
       secrets,
       committed: () => durable.committed(),
       close: async () => {
+        await ownership?.halt();
         await durable.committed().catch(() => undefined);
         mirror.close();
         await pool.end();

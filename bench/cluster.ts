@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { type Sandbox, startSandbox } from '../src/sandbox';
 import { vendorSettings } from '../src/sandbox/vendor-settings';
+import { preferredNode } from '../src/store/pg/ownership';
 import { freePort } from '../test/support/free-port';
 import { startPostgres } from '../test/support/postgres';
 
@@ -42,14 +43,21 @@ async function greets(port: number): Promise<boolean> {
   });
 }
 
-async function startNode(name: string, sandbox: Sandbox, url: string, dir: string, seed: boolean): Promise<Node> {
+async function startNode(
+  name: string,
+  sandbox: Sandbox,
+  url: string,
+  dir: string,
+  seed: boolean,
+  accounts: string[] = mailboxes,
+): Promise<Node> {
   const [imapPort, smtpPort] = [await freePort(), await freePort()];
   const config = path.join(dir, `${name}.json`);
   fs.writeFileSync(
     config,
     JSON.stringify({
       vendor: vendorSettings(sandbox),
-      accounts: mailboxes.map((mailbox) => ({ mailbox, ...(seed ? sandbox.issueTokens(mailbox) : {}) })),
+      accounts: accounts.map((mailbox) => ({ mailbox, ...(seed ? sandbox.issueTokens(mailbox) : {}) })),
       listen: { host: '127.0.0.1', imapPort, smtpPort },
       ops: { port: null },
       stateDir: path.join(dir, name),
@@ -63,20 +71,30 @@ async function startNode(name: string, sandbox: Sandbox, url: string, dir: strin
   return { name, imapPort, child };
 }
 
-/** LOGIN + SELECT INBOX on a raw socket; resolves with the EXISTS count. */
-async function selectInbox(port: number, mailbox: string, password: string): Promise<number> {
+/** LOGIN, `command`, LOGOUT on a raw socket; resolves with what the server said. */
+async function exchange(port: number, mailbox: string, password: string, command: string): Promise<string> {
   const socket = net.connect(port, '127.0.0.1');
   let text = '';
   socket.on('data', (d) => {
     text += d.toString();
   });
+  socket.on('error', () => undefined);
   const until = async (re: RegExp) => {
-    while (!re.test(text)) await new Promise((r) => setTimeout(r, 2));
+    while (!re.test(text)) {
+      if (socket.destroyed) return;
+      await new Promise((r) => setTimeout(r, 2));
+    }
   };
   await until(/^\* OK/);
-  socket.write(`a LOGIN ${mailbox} ${password}\r\nb SELECT INBOX\r\nc LOGOUT\r\n`);
+  socket.write(`a LOGIN ${mailbox} ${password}\r\nb ${command}\r\nc LOGOUT\r\n`);
   await until(/\r\nc OK/);
   socket.destroy();
+  return text;
+}
+
+/** LOGIN + SELECT INBOX; resolves with the EXISTS count (-1 when not answered). */
+async function selectInbox(port: number, mailbox: string, password: string): Promise<number> {
+  const text = await exchange(port, mailbox, password, 'SELECT INBOX');
   return Number(/\* (\d+) EXISTS/.exec(text)?.[1] ?? -1);
 }
 
@@ -91,6 +109,28 @@ async function syncAll(ports: number[], passwords: Map<string, string>): Promise
     }),
   );
   return (performance.now() - t0) / 1000;
+}
+
+/** A new bridge password for `mailbox`, stored by the node whose config is `config`. */
+function bridgePassword(config: string, mailbox: string): string {
+  const out = execFileSync(process.execPath, [
+    '-r',
+    'tsx/cjs',
+    cli,
+    'account',
+    'password',
+    '--mailbox',
+    mailbox,
+    '--config',
+    config,
+  ]).toString();
+  return /: (\S+)\s*$/.exec(out.trim())?.[1] ?? '';
+}
+
+/** Resident memory of a process in MB (Linux). */
+function rssMb(pid: number | undefined): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
 async function owners(db: pg.ClientConfig): Promise<Map<string, string>> {
@@ -132,20 +172,7 @@ async function round(nodeCount: number): Promise<Record<string, unknown>> {
     const passwords = new Map<string, string>();
     nodes.push(await startNode('n1', sandbox, url, dir, true));
     fs.copyFileSync(path.join(dir, 'n1.json'), seeded);
-    for (const mailbox of mailboxes) {
-      const out = execFileSync(process.execPath, [
-        '-r',
-        'tsx/cjs',
-        cli,
-        'account',
-        'password',
-        '--mailbox',
-        mailbox,
-        '--config',
-        seeded,
-      ]).toString();
-      passwords.set(mailbox, /: (\S+)\s*$/.exec(out.trim())?.[1] ?? '');
-    }
+    for (const mailbox of mailboxes) passwords.set(mailbox, bridgePassword(seeded, mailbox));
     for (let n = 2; n <= nodeCount; n++) nodes.push(await startNode(`n${n}`, sandbox, url, dir, false));
     await settle(db, nodeCount);
     const syncSeconds = await syncAll(
@@ -193,6 +220,80 @@ async function round(nodeCount: number): Promise<Record<string, unknown>> {
   }
 }
 
+/**
+ * A large mailbox changes owner: one node syncs its INBOX into PostgreSQL, a second node (which
+ * the mailbox does not prefer) waits beside it; the first is killed with SIGKILL, and the second
+ * takes the lease, loads the whole state into its in-memory copy and answers SELECT. Reported:
+ * the survivor's memory before and after, the time from the kill to the new lease (the lease
+ * bound) and from the new lease to the first full SELECT (loading the state).
+ */
+async function largeTakeover(): Promise<Record<string, unknown>> {
+  const size = Number(process.env.BENCH_CLUSTER_LARGE ?? 100_000);
+  const big = 'alice@sandbox.test';
+  const postgres = await startPostgres();
+  const db = await postgres.createDatabase('large');
+  const sandbox = await startSandbox({ messages: size, mailboxes: [big] });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-bench-large-'));
+  // names the mailbox prefers in this order, so the first node owns it while both live
+  const [first, second] = ['a', 'b', 'c', 'd']
+    .map((x) => `large-${x}`)
+    .sort((x, y) => (preferredNode([x, y], big) === x ? -1 : 1));
+  const nodes: Node[] = [];
+  try {
+    nodes.push(await startNode(first, sandbox, db.url, dir, true, [big]));
+    const password = bridgePassword(path.join(dir, `${first}.json`), big);
+    const total = Number(
+      /MESSAGES (\d+)/.exec(await exchange(nodes[0].imapPort, big, password, 'STATUS INBOX (MESSAGES)'))?.[1] ?? 0,
+    );
+    const t0 = performance.now();
+    while ((await selectInbox(nodes[0].imapPort, big, password)) < total) await new Promise((r) => setTimeout(r, 500));
+    const syncSeconds = (performance.now() - t0) / 1000;
+    const ownerRss = rssMb(nodes[0].child.pid);
+    nodes.push(await startNode(second, sandbox, db.url, dir, false, [big]));
+    await new Promise((r) => setTimeout(r, leaseSeconds * 1000));
+    const standbyRss = rssMb(nodes[1].child.pid);
+
+    const killedAt = Date.now();
+    nodes[0].child.kill('SIGKILL');
+    let leasedAt = 0;
+    for (;;) {
+      const client = new pg.Client(db);
+      await client.connect();
+      const { rows } = await client.query<{ owner: string; since: Date }>(
+        'SELECT owner, expires_at - make_interval(secs => $2) AS since FROM leases WHERE account = $1',
+        [big, leaseSeconds],
+      );
+      await client.end();
+      if (rows[0]?.owner === second) {
+        leasedAt = rows[0].since.getTime();
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    while ((await selectInbox(nodes[1].imapPort, big, password)) < total) await new Promise((r) => setTimeout(r, 50));
+    const servedAt = Date.now();
+    const rightAfter = rssMb(nodes[1].child.pid);
+    await new Promise((r) => setTimeout(r, 5_000));
+    return {
+      messages: size,
+      inboxMessages: total,
+      leaseSeconds,
+      firstSyncSeconds: Number(syncSeconds.toFixed(1)),
+      ownerRssMb: ownerRss,
+      standbyRssMb: standbyRss,
+      secondsFromKillToNewLease: Number(((leasedAt - killedAt) / 1000).toFixed(2)),
+      secondsFromNewLeaseToFullSelect: Number(((servedAt - leasedAt) / 1000).toFixed(2)),
+      newOwnerRssMbRightAfter: rightAfter,
+      newOwnerRssMb5sLater: rssMb(nodes[1].child.pid),
+    };
+  } finally {
+    for (const n of nodes) n.child.kill('SIGKILL');
+    await sandbox.close();
+    await postgres.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function runClusterBench(): Promise<Record<string, unknown>> {
-  return { singleNode: await round(1), threeNodes: await round(3) };
+  return { singleNode: await round(1), threeNodes: await round(3), largeTakeover: await largeTakeover() };
 }

@@ -168,9 +168,14 @@ export function schemaVersion(db: Database): number {
   return (db.prepare('SELECT version FROM schema_version').get() as { version: number }).version;
 }
 
-/** The same schema in memory: the PostgreSQL store's mirror of the accounts this node owns (./pg). */
-export function openMemoryDatabase(): Database {
-  const db = new BetterSqlite3(':memory:');
+/**
+ * The same schema for the PostgreSQL store's copy of the accounts this node owns (./pg), in a
+ * private temporary database: SQLite keeps a small page cache and spills the rest to a file it
+ * unlinks at once, so a large mailbox costs disk the OS pages in and out, not resident memory,
+ * and nothing is left behind when the process dies. PostgreSQL holds the durable state.
+ */
+export function openMirrorDatabase(): Database {
+  const db = new BetterSqlite3('');
   db.pragma('foreign_keys = ON');
   migrate(db);
   return db;

@@ -1,9 +1,10 @@
-import { openMemoryDatabase, type Database } from '../db';
+import { openMirrorDatabase, type Database } from '../db';
 import { type ReplicatedTable, replicatedTables } from './replicated-tables';
 
 /**
- * A node's in-memory copy of the state of the accounts it serves: the SQLite schema in memory,
- * so the domain reads and writes it synchronously as it does the file. Triggers note the key of
+ * A node's copy of the state of the accounts it serves: the SQLite schema in a private
+ * temporary database (see openMirrorDatabase), so the domain reads and writes it synchronously
+ * as it does the state file. Triggers note the key of
  * every row written; `takeChanges` reads those rows back (or notes them gone) as one batch for
  * PostgreSQL, at once, so a batch is the state at one instant and batches replay in order.
  */
@@ -23,7 +24,7 @@ export class Mirror {
 
   /** `onWrite` is told of every write recorded (many times per transaction). */
   constructor(onWrite: () => void) {
-    this.db = openMemoryDatabase();
+    this.db = openMirrorDatabase();
     this.db.function('mirror_recording', { deterministic: false }, () => {
       if (!this.recording) return 0;
       onWrite();

@@ -66,7 +66,10 @@ async function startNode(
       state: { postgres: url, secretKey, node: name, leaseSeconds },
     }),
   );
-  const child = spawn(process.execPath, ['-r', 'tsx/cjs', cli, 'start', '--config', config], { stdio: 'ignore' });
+  // started as bin/mailbridge.js starts it: with the collector util/memory.ts calls after large jobs
+  const child = spawn(process.execPath, ['--expose-gc', '-r', 'tsx/cjs', cli, 'start', '--config', config], {
+    stdio: 'ignore',
+  });
   for (let i = 0; i < 300 && !(await greets(imapPort)); i++) await new Promise((r) => setTimeout(r, 100));
   return { name, imapPort, child };
 }

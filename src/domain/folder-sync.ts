@@ -3,7 +3,7 @@ import { describePool, type MetadataRecord } from '../mime';
 import { isLocalMessage, type MailState } from '../store';
 import type { Connector, Lane, ListScope } from './connector';
 import { syncLanes } from './lanes';
-import { collectGarbage } from '../util/memory';
+import { collectAfter } from '../util/memory';
 import { mergeFlags, vendorFlags } from './flags';
 import { sameFlags, type StateApplier } from './state-applier';
 import { placed } from './organize';
@@ -213,9 +213,6 @@ async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[],
   return applied.of(folder).length;
 }
 
-/** A sync that stored this many messages is followed by a full garbage collection (util/memory.ts). */
-const largeSync = 5000;
-
 export async function syncFolder(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<void> {
   const release = describePool().hold();
   let stored = 0;
@@ -224,7 +221,7 @@ export async function syncFolder(ctx: SyncContext, target: SyncTarget, mode: Syn
   } finally {
     release();
   }
-  if (stored >= largeSync) collectGarbage();
+  collectAfter(stored);
 }
 
 /** Returns how many messages it fetched and stored. */

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { registerSecret } from '../../log';
+import { collectAfter } from '../../util/memory';
 import { performance } from 'node:perf_hooks';
 import { MailStore } from '../mail-store';
 import { QuarantineStore } from '../quarantine';
@@ -88,11 +89,17 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
     const durable = writer;
     const mail = new MailStore(mirror.db, durable);
     if (keeper && opts.node) {
+      /** Replaces the mirror's rows of `mailbox` with PostgreSQL's; the most rows of one table. */
+      const copyIn = async (mailbox: string) => {
+        const rows = await readRows(pool, [mailbox]);
+        mirror.unload(mailbox);
+        mirror.load(rows);
+        return Math.max(...[...rows.values()].map((r) => r.length));
+      };
       const loader = {
         load: async (mailbox: string) => {
-          const rows = await readRows(pool, [mailbox]);
-          mirror.unload(mailbox);
-          mirror.load(rows);
+          // the rows read are garbage once copied in, and collected as such
+          collectAfter(await copyIn(mailbox));
           mail.forgetAccount(mailbox);
           // the last owner may have rotated its tokens
           await secrets.reread();

@@ -18,6 +18,7 @@ import { resyncMailbox } from './ops/resync';
 import { buildStatus } from './ops/status';
 import { tokenState } from './ops/token-state';
 import { planReload } from './reload-plan';
+import { hopKey } from './imap/node-hop';
 import { createSmtpServer } from './smtp/server';
 import { ensureStateDir } from './state-dir';
 import { releaseQuarantine } from './smtp/quarantine-commands';
@@ -145,9 +146,10 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
             const mailbox = username.trim();
             if (!(await secrets.verifyBridgePassword(mailbox, password))) return null;
             const owner = await state.ownership.ownerOf(mailbox);
-            return owner?.imap ? { address: owner.imap, username: mailbox, password } : 'unavailable';
+            return owner?.imap ? { address: owner.imap, mailbox } : 'unavailable';
           },
-          certificate: tls.cert,
+          // every node derives the same key from the state key, which config requires with postgres
+          hop: { certificate: tls.cert, key: hopKey(config.state.secretKey ?? '') },
         }
       : undefined,
   });

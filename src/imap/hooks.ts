@@ -1,14 +1,10 @@
-import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { IMAPServer } from '@zone-eu/wildduck/imap-core';
-import type { LoginGuard } from '../auth/login-guard';
 import type { Logger } from '../log';
 import type { AccountRegistry } from '../domain/account-registry';
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
-import { ImapError, toImapError } from './imap-error';
-import { isLoopback } from '../util/net';
-import { type ProxyTarget, proxyToOwner } from './owner-proxy';
+import { toImapError } from './imap-error';
 import { Refusal } from '../domain/refusal';
 import { trackActivity } from './activity';
 import { folderKey } from './notifier';
@@ -38,25 +34,12 @@ export type CommandObserver = (command: string, seconds: number, ok: boolean) =>
 /** The IMAP command a hook serves: imap-core opens a folder for both SELECT and EXAMINE. */
 const commandOf = (hookName: string) => (hookName === 'open' ? 'SELECT' : hookName.toUpperCase());
 
-/** Where a client of a mailbox another node serves is sent (./owner-proxy.ts). */
-export interface OwnerRoute {
-  /**
-   * The owner to log in to for these credentials; 'unavailable' when they are right but no
-   * node serves the mailbox at this moment (a takeover under way); null when they are wrong.
-   */
-  route(username: string, password: string): Promise<ProxyTarget | 'unavailable' | null>;
-  /** The certificate the nodes share, the only one trusted on a hop to another machine. */
-  certificate: string;
-}
-
 export function installHooks(
   server: InstanceType<typeof IMAPServer>,
   accounts: AccountRegistry,
-  logins: LoginGuard,
   logger: Logger,
   recent: RecentMessages,
   onCommand: CommandObserver = () => undefined,
-  owners: OwnerRoute | null = null,
 ): void {
   /** Runs `fn` and maps its result or failure onto imap-core's callback convention. */
   const hook =
@@ -105,47 +88,6 @@ export function installHooks(
   /** The selected folder of a session (hooks after SELECT receive the folder key). */
   const selected = async (view: AccountView, key: string): Promise<ImapFolder | null> =>
     view.folderByKey(splitKey(key).folder);
-
-  server.onAuth = (
-    login: { username: string; password: string; connection?: { secure?: boolean; remoteAddress?: string } },
-    _session: ImapSession,
-    callback: Callback,
-  ) => {
-    if (login.connection && !login.connection.secure && !isLoopback(login.connection.remoteAddress)) {
-      return callback(
-        new ImapError('PRIVACYREQUIRED', 'Run STARTTLS first: plaintext login is accepted only from this machine'),
-      );
-    }
-    const attempt = {
-      protocol: 'imap' as const,
-      peer: login.connection?.remoteAddress ?? '',
-      username: login.username,
-    };
-    let forward: ProxyTarget | 'unavailable' | null = null;
-    logins
-      .login(attempt, async () => {
-        const local = await accounts.authenticate(login.username, login.password);
-        if (local || !owners) return local;
-        forward = await owners.route(login.username, login.password);
-        return forward === 'unavailable' ? login.username : (forward?.username ?? null);
-      })
-      .then(
-        (account) => {
-          if (!account) return callback(null);
-          const target = forward;
-          if (target === 'unavailable')
-            return callback(
-              new ImapError('UNAVAILABLE', 'This mailbox is moving to another bridge node; log in again in a moment'),
-            );
-          if (!target || !owners) return callback(null, { user: { id: account, username: account } });
-          callback(null, {
-            handOver: (socket: Socket, tag: string, unread: Buffer) =>
-              proxyToOwner(socket, tag, unread, target, owners.certificate, logger),
-          });
-        },
-        (err: Error) => callback(err),
-      );
-  };
 
   server.onList = hook('list', async (view) => [(await view.folders()).map(toListEntry)]);
   // every folder counts as subscribed: the vendor has no subscription concept

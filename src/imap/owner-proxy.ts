@@ -2,26 +2,30 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { Logger } from '../log';
 import { isLoopback } from '../util/net';
+import { greetingNonce, hopResponse } from './node-hop';
+
+/** What a node needs to reach another: the certificate the nodes share and the hop key. */
+export interface NodeHop {
+  certificate: string;
+  key: Buffer;
+}
 
 /**
  * The thin IMAP proxy of a node that does not serve the mailbox (as Dovecot's director does):
- * once the client's LOGIN or AUTHENTICATE checked out here, this node logs in to the owner
- * node with the same credentials, answers the client's command with the owner's answer (its
- * tag put back), and from then on copies bytes both ways until either side closes. The
- * owner's own checks (password, limits) apply as for any client. To an owner that is not on
- * this machine the hop runs STARTTLS, trusting only the certificate the nodes share.
+ * once the client's LOGIN or AUTHENTICATE checked out here, this node authenticates to the
+ * owner node as a node of the cluster on the client's behalf (node-hop.ts: the owner then
+ * counts and logs the session under the client's address, not this node's), answers the
+ * client's command with the owner's answer (its tag put back), and from then on copies bytes
+ * both ways until either side closes. To an owner that is not on this machine the hop runs
+ * STARTTLS, trusting only the certificate the nodes share.
  */
 
 export interface ProxyTarget {
   /** host:port of the owner's IMAP listener. */
   address: string;
-  username: string;
-  password: string;
-}
-
-/** An IMAP quoted string (RFC 3501 4.3). */
-function quoted(value: string): string {
-  return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+  mailbox: string;
+  /** The client's address, which the owner's limits and logs go by. */
+  client: string;
 }
 
 /** Reads CRLF-terminated lines until `done` says the last one ends the exchange. */
@@ -72,24 +76,25 @@ function connect(host: string, port: number): Promise<net.Socket> {
 /** Logs in to the owner; resolves with the socket and the owner's answer lines (the tagged one last). */
 export async function loginToOwner(
   target: ProxyTarget,
-  certificate: string,
+  hop: NodeHop,
 ): Promise<{ socket: net.Socket; answer: string[] }> {
   const i = target.address.lastIndexOf(':');
   const host = target.address.slice(0, i).replace(/^\[|\]$/g, '');
   let socket: net.Socket = await connect(host, Number(target.address.slice(i + 1)));
-  await readLines(socket, (line) => line.startsWith('* '));
+  const greeting = await readLines(socket, (line) => line.startsWith('* '));
   if (!isLoopback(host)) {
     socket.write('P0 STARTTLS\r\n');
     await readLines(socket, (line) => line.startsWith('P0 '));
     socket = await new Promise<tls.TLSSocket>((resolve, reject) => {
       const secure = tls.connect(
-        { socket, ca: certificate, servername: host, checkServerIdentity: () => undefined },
+        { socket, ca: hop.certificate, servername: host, checkServerIdentity: () => undefined },
         () => resolve(secure),
       );
       secure.once('error', reject);
     });
   }
-  socket.write(`P1 LOGIN ${quoted(target.username)} ${quoted(target.password)}\r\n`);
+  const nonce = greetingNonce(greeting[greeting.length - 1]);
+  socket.write(`P1 AUTHENTICATE PLAIN ${hopResponse(hop.key, nonce, target.mailbox, target.client)}\r\n`);
   const answer = await readLines(socket, (line) => line.startsWith('P1 '));
   return { socket, answer };
 }
@@ -103,10 +108,10 @@ export function proxyToOwner(
   tag: string,
   unread: Buffer,
   target: ProxyTarget,
-  certificate: string,
+  hop: NodeHop,
   logger: Logger,
 ): void {
-  loginToOwner(target, certificate).then(
+  loginToOwner(target, hop).then(
     ({ socket, answer }) => {
       const last = answer[answer.length - 1];
       for (const line of answer.slice(0, -1)) client.write(`${line}\r\n`, 'binary');
@@ -116,7 +121,7 @@ export function proxyToOwner(
         client.end();
         return;
       }
-      logger.debug({ account: target.username, owner: target.address }, 'imap session forwarded to the owner node');
+      logger.debug({ account: target.mailbox, owner: target.address }, 'imap session forwarded to the owner node');
       socket.write(unread);
       client.pipe(socket);
       socket.pipe(client);
@@ -130,7 +135,7 @@ export function proxyToOwner(
       }
     },
     (err: Error) => {
-      logger.warn({ account: target.username, owner: target.address, err: err.message }, 'owner node unreachable');
+      logger.warn({ account: target.mailbox, owner: target.address, err: err.message }, 'owner node unreachable');
       client.end(`${tag} NO [UNAVAILABLE] The node serving this mailbox did not answer; try again\r\n`);
     },
   );

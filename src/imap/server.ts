@@ -10,7 +10,8 @@ import { type TlsPair, tlsPolicy } from '../tls';
 import type { AccountRegistry } from '../domain/account-registry';
 import { isActive } from './activity';
 import type { ImapNotifier } from './notifier';
-import { type CommandObserver, installHooks, type OwnerRoute } from './hooks';
+import { authHook, type OwnerRoute } from './auth-hook';
+import { type CommandObserver, installHooks } from './hooks';
 import { RecentMessages } from './recent';
 
 export interface ImapServerOptions {
@@ -130,7 +131,14 @@ function create(
   });
   server.notifier = opts.notifier;
   guardConnections(server, gate, limits);
-  installHooks(server, opts.accounts, opts.logins, opts.logger, recent, opts.onCommand, opts.owners ?? null);
+  installHooks(server, opts.accounts, opts.logger, recent, opts.onCommand);
+  server.onAuth = authHook({
+    accounts: opts.accounts,
+    logins: opts.logins,
+    logger: opts.logger,
+    gate,
+    owners: opts.owners ?? null,
+  });
   server.on('error', (err: Error) => opts.logger.warn({ err: err.message }, 'imap connection error'));
   return server;
 }

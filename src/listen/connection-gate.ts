@@ -20,6 +20,21 @@ export class ConnectionGate {
     return true;
   }
 
+  /**
+   * Counts an admitted connection under `peer` from now on (a node vouched that it carries a
+   * session of that address); false, leaving it as it was, if that address is at its cap.
+   */
+  reattribute(id: string, peer: string): boolean {
+    const was = this.open.get(id);
+    if (was === undefined) return false;
+    if (was === peer) return true;
+    if ((this.perPeer.get(peer) ?? 0) >= this.limits.maxConnectionsPerPeer) return false;
+    this.release(id);
+    this.open.set(id, peer);
+    this.perPeer.set(peer, (this.perPeer.get(peer) ?? 0) + 1);
+    return true;
+  }
+
   /** Forgets an admitted connection; refused or unknown ids are ignored. */
   release(id: string): void {
     const peer = this.open.get(id);

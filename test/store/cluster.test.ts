@@ -12,6 +12,7 @@ import { parseConfig } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { type Sandbox, startSandbox } from '../../src/sandbox';
 import { vendorSettings } from '../../src/sandbox/vendor-settings';
+import { hopKey, hopResponse } from '../../src/imap/node-hop';
 import { control } from '../support/bridge-harness';
 import { type Postgres, startPostgres } from '../support/postgres';
 
@@ -28,6 +29,7 @@ let sandbox: Sandbox;
 let url: string;
 const nodes: Array<{ name: string; bridge: RunningBridge; stateDir: string }> = [];
 const passwords = new Map<string, string>();
+const perAddress = 4;
 
 async function startNode(name: string) {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `mailbridge-${name}-`));
@@ -40,6 +42,8 @@ async function startNode(name: string) {
     logLevel: 'silent',
     ops: { port: null },
     state: { postgres: url, secretKey, node: name, leaseSeconds: 30 },
+    // low, so that counting the forwarding node's address instead of the client's would show
+    limits: { maxConnectionsPerPeer: perAddress },
   });
   const bridge = await startBridge(config, createLogger('silent'));
   nodes.push({ name, bridge, stateDir });
@@ -191,4 +195,88 @@ it('answers NO [UNAVAILABLE], not a password failure, while no node serves the m
   await once(socket, 'close');
   expect(text).toMatch(/\r\na1 NO \[AUTHENTICATIONFAILED\]/);
   expect(text).toMatch(/\r\na2 NO \[UNAVAILABLE\] This mailbox is moving to another bridge node/);
+});
+
+/** A raw IMAP session from `from` (a loopback address): the greeting, then `send`'s answers. */
+async function session(port: number, from: string) {
+  const socket = net.connect({ port, host: '127.0.0.1', localAddress: from });
+  let text = '';
+  socket.on('data', (d) => {
+    text += d.toString();
+  });
+  socket.on('error', () => undefined);
+  const until = async (re: RegExp) => {
+    for (let i = 0; i < 2000 && !re.test(text) && !socket.destroyed; i++) await new Promise((r) => setTimeout(r, 5));
+    return text;
+  };
+  const greeting = (await until(/\r\n/)).split('\r\n')[0];
+  return {
+    greeting,
+    async send(tag: string, command: string): Promise<string> {
+      socket.write(`${tag} ${command}\r\n`);
+      const answer = await until(new RegExp(`(^|\r\n)${tag} (OK|NO|BAD)[^\r]*\r\n`));
+      return new RegExp(`(^|\r\n)(${tag} [^\r]*)\r\n`).exec(answer)?.[2] ?? `(no answer: ${greeting} ${text})`;
+    },
+    close: () => socket.destroy(),
+  };
+}
+
+it('counts a forwarded session under the client’s address on the owner, not the forwarding node’s', async () => {
+  const mailbox = mailboxes[1];
+  const owner = ownerOf(mailbox);
+  const edge = nodes.find((n) => n !== owner);
+  if (!owner || !edge) throw new Error('the mailbox has no owner');
+  const password = passwords.get(mailbox);
+  const open: Array<{ close(): void }> = [];
+  try {
+    // more forwarded sessions than the owner lets one address hold, each from its own address
+    for (let i = 2; i < 3 + perAddress; i++) {
+      const s = await session(edge.bridge.ports.imap, `127.0.0.${i}`);
+      open.push(s);
+      expect(await s.send('l', `LOGIN ${mailbox} ${password}`)).toMatch(/^l OK/);
+      expect(await s.send('s', 'SELECT INBOX')).toMatch(/^s OK/);
+    }
+    // 127.0.0.2 holds one session through the edge: the owner lets it open only perAddress - 1 more
+    for (let i = 1; i < perAddress; i++) {
+      const s = await session(owner.bridge.ports.imap, '127.0.0.2');
+      open.push(s);
+      expect(await s.send('n', 'NOOP')).toMatch(/^n OK/);
+    }
+    const refused = await session(owner.bridge.ports.imap, '127.0.0.2');
+    open.push(refused);
+    expect(refused.greeting).toMatch(/Too many connections/);
+  } finally {
+    for (const s of open) s.close();
+  }
+});
+
+it('takes a node’s word for a client’s address only with a proof made for this very connection', async () => {
+  const mailbox = mailboxes[1];
+  const owner = ownerOf(mailbox);
+  if (!owner) throw new Error('the mailbox has no owner');
+  const key = hopKey(secretKey);
+  const nonceOf = (greeting: string) => greeting.trim().split(' ').pop() ?? '';
+  const a = await session(owner.bridge.ports.imap, '127.0.0.1');
+  const b = await session(owner.bridge.ports.imap, '127.0.0.1');
+  try {
+    // a proof made for another connection (a replay), or with another key
+    expect(
+      await a.send('r', `AUTHENTICATE PLAIN ${hopResponse(key, nonceOf(b.greeting), mailbox, '10.9.8.7')}`),
+    ).toMatch(/^r NO/);
+    const wrongKey = hopKey(Buffer.alloc(32, 99).toString('base64'));
+    expect(
+      await a.send('k', `AUTHENTICATE PLAIN ${hopResponse(wrongKey, nonceOf(a.greeting), mailbox, '10.9.8.7')}`),
+    ).toMatch(/^k NO/);
+    // a user acting as another one, with its own right password
+    const other = mailboxes[2];
+    const asOther = Buffer.from(`${other}\0${mailbox}\0${passwords.get(mailbox)}`).toString('base64');
+    expect(await a.send('o', `AUTHENTICATE PLAIN ${asOther}`)).toMatch(/^o NO/);
+    // the proof for this connection is taken
+    expect(
+      await b.send('h', `AUTHENTICATE PLAIN ${hopResponse(key, nonceOf(b.greeting), mailbox, '10.9.8.7')}`),
+    ).toMatch(/^h OK/);
+  } finally {
+    a.close();
+    b.close();
+  }
 });

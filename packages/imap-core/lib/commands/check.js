@@ -1,0 +1,10 @@
+'use strict';
+
+module.exports = {
+    state: ['Selected'],
+    handler(command, callback) {
+        callback(null, {
+            response: 'OK'
+        });
+    }
+};

@@ -1,0 +1,10 @@
+'use strict';
+
+module.exports = {
+    handler(command, callback) {
+        callback(null, {
+            response: 'OK',
+            message: 'Nothing done'
+        });
+    }
+};

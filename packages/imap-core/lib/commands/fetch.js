@@ -139,8 +139,8 @@ module.exports = {
                 if (param.value.toUpperCase() === 'BODY' && param.section) {
                     // BODY[...]
                     markAsSeen = true;
-                } else if (param.value.toUpperCase() === 'RFC822') {
-                    // RFC822
+                } else if (param.value.toUpperCase() === 'RFC822' || param.value.toUpperCase() === 'RFC822.TEXT') {
+                    // RFC822 and RFC822.TEXT (RFC 3501 6.4.5: like BODY[] and BODY[TEXT])
                     markAsSeen = true;
                 }
             }

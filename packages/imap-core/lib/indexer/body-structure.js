@@ -181,8 +181,15 @@ class BodyStructure {
 
         let data = ((node.childNodes && node.childNodes.map(tree => this.createBodystructure(tree, options))) || [[]]).concat([
             // body subtype
-            options.upperCaseKeys ? (node.multipart && node.multipart.toUpperCase()) || null : node.multipart,
+            options.upperCaseKeys ? (node.multipart && node.multipart.toUpperCase()) || null : node.multipart
+        ]);
 
+        if (options.body) {
+            // BODY ends with the subtype: the parameter list is already extension data (RFC 3501 body-ext-mpart)
+            return data;
+        }
+
+        data = data.concat([
             // body parameter parenthesized list
             (node.parsedHeader['content-type'] &&
                 node.parsedHeader['content-type'].hasParams &&
@@ -200,14 +207,8 @@ class BodyStructure {
                 null
         ]);
 
-        if (options.body) {
-            return data;
-        } else {
-            let resp = data
-                // skip body MD5 from extension fields
-                .concat(this.getExtensionFields(node, options).slice(1));
-            return resp;
-        }
+        // skip body MD5 from extension fields
+        return data.concat(this.getExtensionFields(node, options).slice(1));
     }
 
     /**
@@ -262,7 +263,11 @@ class BodyStructure {
 
         data.push(createEnvelope(node.message.parsedHeader));
         data.push(this.createBodystructure(node.message, options));
-        data = data.concat(node.lineCount).concat(this.getExtensionFields(node, options));
+        data = data.concat(node.lineCount);
+
+        if (!options.body) {
+            data = data.concat(this.getExtensionFields(node, options));
+        }
 
         return data;
     }

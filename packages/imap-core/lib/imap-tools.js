@@ -575,7 +575,9 @@ module.exports.getQueryResponse = function (query, message, options) {
                     // encode unicode values
 
                     // subject
-                    value[1] = libmime.encodeWords(value[1], false, Infinity);
+                    if (value[1] !== null) {
+                        value[1] = libmime.encodeWords(value[1], false, Infinity);
+                    }
 
                     for (let i = 2; i < 8; i++) {
                         if (value[i] && Array.isArray(value[i])) {

@@ -12,13 +12,17 @@ const punycode = require('punycode.js');
  * @return {Object} ENVELOPE compatible object
  */
 module.exports = function (header) {
-    let subject = Array.isArray(header.subject) ? header.subject.reverse().filter(line => line.trim()) : header.subject;
-    subject = Buffer.from(subject || '', 'binary').toString();
+    // a message without a Subject header has a NIL subject (RFC 3501 7.4.2), an empty one ""
+    let subject = null;
+    if (header.subject !== undefined) {
+        subject = Array.isArray(header.subject) ? header.subject.reverse().filter(line => line.trim()) : header.subject;
+        subject = Buffer.from(subject || '', 'binary').toString();
 
-    try {
-        subject = Buffer.from(libmime.decodeWords(subject).trim());
-    } catch (E) {
-        // failed to parse subject, keep as is (most probably an unknown charset is used)
+        try {
+            subject = Buffer.from(libmime.decodeWords(subject).trim());
+        } catch (E) {
+            // failed to parse subject, keep as is (most probably an unknown charset is used)
+        }
     }
 
     return [

@@ -823,30 +823,26 @@ class Indexer {
             case 'header.fields': {
                 // BODY[HEADER.FIELDS.NOT (Key1 Key2 KeyN)] only selected header keys
                 if (!selector.headers || !selector.headers.length) {
-                    return '\r\n\r\n';
+                    return '\r\n';
                 }
-                let headers =
-                    formatHeaders(node.header)
-                        .filter(line => {
-                            let key = line.split(':').shift().toLowerCase().trim();
-                            return selector.headers.indexOf(key) >= 0;
-                        })
-                        .join('\r\n') + '\r\n\r\n';
-                return headers;
+                return headerSection(
+                    formatHeaders(node.header).filter(line => {
+                        let key = line.split(':').shift().toLowerCase().trim();
+                        return selector.headers.indexOf(key) >= 0;
+                    })
+                );
             }
             case 'header.fields.not': {
                 // BODY[HEADER.FIELDS.NOT (Key1 Key2 KeyN)] all but selected header keys
                 if (!selector.headers || !selector.headers.length) {
-                    return formatHeaders(node.header).join('\r\n') + '\r\n\r\n';
+                    return headerSection(formatHeaders(node.header));
                 }
-                let headers =
-                    formatHeaders(node.header)
-                        .filter(line => {
-                            let key = line.split(':').shift().toLowerCase().trim();
-                            return selector.headers.indexOf(key) < 0;
-                        })
-                        .join('\r\n') + '\r\n\r\n';
-                return headers;
+                return headerSection(
+                    formatHeaders(node.header).filter(line => {
+                        let key = line.split(':').shift().toLowerCase().trim();
+                        return selector.headers.indexOf(key) < 0;
+                    })
+                );
             }
 
             case 'mime':
@@ -869,6 +865,14 @@ class Indexer {
                 return '';
         }
     }
+}
+
+/**
+ * Header lines as a header section: the lines and the blank line that ends them. Without any
+ * line the section is only that blank line, CRLF (RFC 3501 6.4.5).
+ */
+function headerSection(lines) {
+    return lines.length ? lines.join('\r\n') + '\r\n\r\n' : '\r\n';
 }
 
 function formatHeaders(headers) {

@@ -70,7 +70,7 @@ class Indexer {
 
             let finalize = () => {
                 if (node.boundary) {
-                    append(`--${node.boundary}--\r\n`);
+                    append(`--${node.boundary}--${closeDelimiterEnd(node)}`);
                 }
 
                 append();
@@ -367,7 +367,7 @@ class Indexer {
                 }
 
                 if (node.boundary) {
-                    await emit(`--${node.boundary}--\r\n`);
+                    await emit(`--${node.boundary}--${closeDelimiterEnd(node)}`);
                 }
 
                 await emit();
@@ -865,6 +865,18 @@ class Indexer {
                 return '';
         }
     }
+}
+
+/**
+ * What follows a multipart node's close delimiter: its line break and the epilogue, as parsed.
+ * Trees stored before the parser kept epilogues apart have only the line break.
+ */
+function closeDelimiterEnd(node) {
+    if (!node.epilogue) {
+        return '\r\n';
+    }
+    // a Buffer, or a MongoDB Binary holding one
+    return (Buffer.isBuffer(node.epilogue) ? node.epilogue : node.epilogue.buffer).toString('binary');
 }
 
 /**

@@ -68,9 +68,14 @@ class MIMEParser {
                             this._node = this.createNode(this._node.parentNode);
                         } else {
                             this._node = this._node.parentNode;
+                            // what follows the close delimiter is the epilogue, kept apart from the preamble
+                            this._node.epilogue = [];
                         }
                     } else if (this._node.boundary && line === '--' + this._node.boundary) {
                         this._node = this.createNode(this._node);
+                    } else if (this._node.epilogue) {
+                        // starts with the close delimiter's line break
+                        this._node.epilogue.push(prevBr + line);
                     } else {
                         // push the line with previous linebreak value
                         // if the array is joined together to a one string,
@@ -151,6 +156,9 @@ class MIMEParser {
                     'binary'
                 );
                 node.size = node.body.length;
+            }
+            if (node.epilogue) {
+                node.epilogue = Buffer.from(node.epilogue.join('').replace(/\r?\n/g, '\r\n'), 'binary');
             }
             node.childNodes.forEach(walker);
 

@@ -491,6 +491,26 @@ module.exports.formatInternalDate = function (date) {
  * @param {Object} options Options for the indexer
  * @returns {Array} Resolved responses
  */
+/**
+ * Encodes the strings of a BODY or BODYSTRUCTURE value (Buffers) as MIME encoded-words, in
+ * place, for sessions that have not enabled UTF8=ACCEPT.
+ */
+function encodeStructureStrings(arr) {
+    arr.forEach((entry, i) => {
+        if (Array.isArray(entry)) {
+            return encodeStructureStrings(entry);
+        }
+        if (!entry || typeof entry !== 'object') {
+            return;
+        }
+        let val = entry;
+        if (!Buffer.isBuffer(val) && val.buffer) {
+            val = val.buffer;
+        }
+        arr[i] = libmime.encodeWords(val.toString(), false, Infinity);
+    });
+}
+
 module.exports.getQueryResponse = function (query, message, options) {
     options = options || {};
 
@@ -534,24 +554,8 @@ module.exports.getQueryResponse = function (query, message, options) {
                     value = indexer.getBodyStructure(mimeTree);
                 }
 
-                let walk = arr => {
-                    arr.forEach((entry, i) => {
-                        if (Array.isArray(entry)) {
-                            return walk(entry);
-                        }
-                        if (!entry || typeof entry !== 'object') {
-                            return;
-                        }
-                        let val = entry;
-                        if (!Buffer.isBuffer(val) && val.buffer) {
-                            val = val.buffer;
-                        }
-                        arr[i] = libmime.encodeWords(val.toString(), false, Infinity);
-                    });
-                };
-
                 if (!options.acceptUTF8Enabled) {
-                    walk(value);
+                    encodeStructureStrings(value);
                 }
 
                 break;
@@ -664,6 +668,10 @@ module.exports.getQueryResponse = function (query, message, options) {
                         mimeTree = indexer.parseMimeTree(message.raw);
                     }
                     value = indexer.getBody(mimeTree);
+                    if (!options.acceptUTF8Enabled) {
+                        // the same strings as in BODYSTRUCTURE: 8-bit only after ENABLE UTF8=ACCEPT
+                        encodeStructureStrings(value);
+                    }
                 } else if (item.path === '' && item.type === 'content') {
                     // BODY[]
                     if (!mimeTree) {

@@ -205,8 +205,32 @@ module.exports.validateSequence = function (range) {
     return !!(range.length && /^(\d+|\*)(:\d+|:\*)?(,(\d+|\*)(:\d+|:\*)?)*$/.test(range));
 };
 
+/**
+ * Whether a mailbox name as the client sent it is well-formed: modified UTF-7 in its one
+ * canonical form (RFC 3501 5.1.3: "&" shifts only to encode non-ASCII, every shift ends with
+ * "-", no 8-bit bytes), or, after ENABLE UTF8=ACCEPT, valid UTF-8 (the caller decoded it, so
+ * a malformed sequence shows as U+FFFD).
+ *
+ * @param {String} mailbox Mailbox name as sent
+ * @param {Boolean} utf7Encoded If true, the name is modified UTF-7
+ * @returns {Boolean}
+ */
+const isValidMailboxName = (mailbox, utf7Encoded) => {
+    if (!utf7Encoded) {
+        return !mailbox.includes('\ufffd');
+    }
+    return /^[\x20-\x7e]*$/.test(mailbox) && mailbox.split('/').every(part => utf7encode(utf7decode(part)) === part);
+};
+
+module.exports.isValidMailboxName = isValidMailboxName;
+
 module.exports.normalizeMailbox = function (mailbox, utf7Encoded) {
     if (!mailbox) {
+        return '';
+    }
+
+    if (!isValidMailboxName(mailbox, utf7Encoded)) {
+        // an invalid name names no mailbox: commands answer as for a missing argument
         return '';
     }
 

@@ -79,20 +79,7 @@ class BodyStructure {
             options.upperCaseKeys ? (bodySubtype && bodySubtype.toUpperCase()) || null : bodySubtype,
 
             // body parameter parenthesized list
-            (node.parsedHeader['content-type'] &&
-                node.parsedHeader['content-type'].hasParams &&
-                this.flatten(
-                    Object.keys(node.parsedHeader['content-type'].params).map(key => {
-                        let value = node.parsedHeader['content-type'].params[key];
-                        try {
-                            value = Buffer.from(libmime.decodeWords(value).trim());
-                        } catch (E) {
-                            // failed to parse value
-                        }
-                        return [options.upperCaseKeys ? key.toUpperCase() : key, value];
-                    })
-                )) ||
-                null,
+            this.bodyParams(node, bodyType, options),
 
             // body id
             node.parsedHeader['content-id'] || null,
@@ -167,6 +154,33 @@ class BodyStructure {
         }
 
         return data;
+    }
+
+    /**
+     * Body parameters of a non-multipart part. A text part without a charset parameter gets
+     * the RFC 2045 default, charset us-ascii, as the message says nothing else.
+     *
+     * @param {Object} node A tree node of the parsed mime tree
+     * @param {String} bodyType The part's media type
+     * @param {Object} [options] Optional options object (see createBodystructure for details)
+     * @return {Array|null} Flat list of names and values, or null for none
+     */
+    bodyParams(node, bodyType, options) {
+        let contentType = node.parsedHeader['content-type'];
+        let params = (contentType && contentType.hasParams && contentType.params) || {};
+        let list = Object.keys(params).map(key => {
+            let value = params[key];
+            try {
+                value = Buffer.from(libmime.decodeWords(value).trim());
+            } catch (E) {
+                // failed to parse value
+            }
+            return [options.upperCaseKeys ? key.toUpperCase() : key, value];
+        });
+        if (bodyType === 'text' && !Object.keys(params).some(key => key.toLowerCase() === 'charset')) {
+            list.push([options.upperCaseKeys ? 'CHARSET' : 'charset', 'us-ascii']);
+        }
+        return list.length ? this.flatten(list) : null;
     }
 
     /**

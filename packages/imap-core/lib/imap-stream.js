@@ -23,6 +23,11 @@ class IMAPStream extends Writable {
 
         // unprocessed chars from the last parsing iteration
         this._remainder = '';
+
+        // chunks received after the remainder that hold no line end: kept apart so that a long
+        // line is neither copied nor searched again with every chunk
+        this._pending = [];
+        this._pendingLength = 0;
         this._literal = false;
         this._literalReady = false;
 
@@ -50,12 +55,27 @@ class IMAPStream extends Writable {
             return done();
         }
 
-        let data = this._remainder + chunk.toString('binary');
+        let str = chunk.toString('binary');
+
+        if (!this._expecting && str.indexOf('\n') < 0) {
+            this._pending.push(str);
+            this._pendingLength += str.length;
+            return done();
+        }
+
+        // what was buffered holds no line end, so the search starts at its last char (a CR
+        // that this chunk's LF may complete)
+        let scanFrom = Math.max(this._remainder.length + this._pendingLength - 1, 0);
+        let data = this._remainder + this._pending.join('') + str;
         this._remainder = '';
+        this._pending = [];
+        this._pendingLength = 0;
 
         // start reading data
         // regex is passed as an argument because we need to keep count of the lastIndex property
-        this._readValue(/\r?\n/g, data, 0, done);
+        let regex = /\r?\n/g;
+        regex.lastIndex = scanFrom;
+        this._readValue(regex, data, 0, done);
     }
 
     /**
@@ -160,9 +180,11 @@ class IMAPStream extends Writable {
      */
     _flushData() {
         let line;
-        if (this._remainder) {
-            line = this._remainder;
+        if (this._remainder || this._pendingLength) {
+            line = this._remainder + this._pending.join('');
             this._remainder = '';
+            this._pending = [];
+            this._pendingLength = 0;
             this.oncommand(Buffer.from(line, 'binary'));
         }
     }

@@ -60,6 +60,15 @@ class IMAPConnection extends EventEmitter {
         // Set handler for incoming commands
         this._parser.oncommand = this._onCommand.bind(this);
 
+        // Before login only short lines are expected, so a smaller limit applies
+        this._parser.maxLineLength = () =>
+            (this.state === 'Not Authenticated' && this._server.options.maxLineLengthUnauthenticated) || this._server.options.maxLineLength || Infinity;
+        this._parser.onlinetoolong = limit => {
+            this.send('* BAD [TOOBIG] Command line too long (limit ' + limit + ' bytes)');
+            this.send('* BYE Too long command line, closing connection');
+            setImmediate(() => this.close());
+        };
+
         // Manage multi part command
         this._currentCommand = false;
 

@@ -34,6 +34,9 @@ class IMAPStream extends Writable {
         // how many literal bytes to wait for
         this._expecting = 0;
 
+        // set once a line went over the limit: the rest of the input is dropped unread
+        this._lineTooLong = false;
+
         // once the input stream ends, flush all output without expecting the newline
         this.on('finish', this._flushData.bind(this));
     }
@@ -45,13 +48,35 @@ class IMAPStream extends Writable {
         throw new Error('Command handler is not set');
     }
 
+    /**
+     * Longest command line (without literals) accepted, in bytes. Override to make it depend
+     * on the session state.
+     */
+    maxLineLength() {
+        return Number(this.options.maxLineLength) || Infinity;
+    }
+
+    /**
+     * Called once when a line exceeds maxLineLength(). Its bytes are discarded, and so is all
+     * later input: the connection is expected to answer and close.
+     */
+    onlinetoolong(/* limit */) {}
+
+    _rejectLine() {
+        this._lineTooLong = true;
+        this._remainder = '';
+        this._pending = [];
+        this._pendingLength = 0;
+        this.onlinetoolong(this.maxLineLength());
+    }
+
     // PRIVATE METHODS
 
     /**
      * Writable._write method.
      */
     _write(chunk, encoding, done) {
-        if (!chunk || !chunk.length) {
+        if (!chunk || !chunk.length || this._lineTooLong) {
             return done();
         }
 
@@ -60,6 +85,10 @@ class IMAPStream extends Writable {
         if (!this._expecting && str.indexOf('\n') < 0) {
             this._pending.push(str);
             this._pendingLength += str.length;
+            if (this._remainder.length + this._pendingLength > this.maxLineLength()) {
+                // a line without an end would otherwise be buffered without bound
+                this._rejectLine();
+            }
             return done();
         }
 
@@ -127,6 +156,14 @@ class IMAPStream extends Writable {
             pos += line.length + match[0].length;
         } else {
             this._remainder = pos < data.length ? data.substr(pos) : '';
+            if (this._remainder.length > this.maxLineLength()) {
+                this._rejectLine();
+            }
+            return done();
+        }
+
+        if (line.length > this.maxLineLength()) {
+            this._rejectLine();
             return done();
         }
 

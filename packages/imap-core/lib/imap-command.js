@@ -124,6 +124,19 @@ class IMAPCommand {
                 return callback(err);
             }
 
+            // A literal is only accepted for a command that may run now: otherwise a client that
+            // is not logged in could make the server buffer a whole APPEND message just to refuse it
+            let handler = typeof this.connection._nextHandler !== 'function' && commands.get(this.command);
+            if (handler && handler.state && ![].concat(handler.state).includes(this.connection.state)) {
+                this.connection.send(this.tag + ' BAD ' + this.command + ' not allowed now');
+                this.payload = '';
+                this.literals = [];
+                let err = new Error(this.command + ' not allowed now');
+                err.responseCode = 500;
+                err.code = 'InvalidState';
+                return callback(err);
+            }
+
             let maxAllowed = Math.max(Number(this.connection._server.options.maxMessage) || 0, MAX_MESSAGE_SIZE);
             if (
                 // Allow large literals for selected commands only

@@ -345,6 +345,8 @@ class IMAPConnection extends EventEmitter {
      */
     _onClose(/* hadError */) {
         clearTimeout(this._closingTimeout);
+        // a client that drops the connection while in IDLE never sends DONE
+        clearTimeout(this._idleTimeout);
 
         if (this._closed) {
             return;

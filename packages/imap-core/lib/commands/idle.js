@@ -4,13 +4,14 @@ module.exports = {
     state: ['Authenticated', 'Selected'],
 
     handler(command, callback, next) {
-        let idleTimeout = setTimeout(() => {
+        // kept on the connection so that closing it ends the timer too (see _onClose)
+        let idleTimeout = (this._idleTimeout = setTimeout(() => {
             if (typeof this._server.onIdleEnd === 'function') {
                 this._server.onIdleEnd(this.selected && this.selected.mailbox, this.session);
             }
             this.send('* BYE IDLE terminated');
             setImmediate(() => this.close());
-        }, this._server.options.idleTimeout || 30 * 60 * 1000);
+        }, this._server.options.idleTimeout || 30 * 60 * 1000));
 
         this._nextHandler = (token, next) => {
             this._nextHandler = false;

@@ -450,10 +450,13 @@ class IMAPServer extends EventEmitter {
                     this.options[key] = defaultTlsOptions[key];
                 }
             });
-        } else if (typeof this.options.SNICallback !== 'function') {
-            // ensure SNICallback method and create default SNI handler
-            this.options.SNICallback = (servername, cb) => {
-                cb(null, this.secureContext.get(servername));
+        }
+
+        if (typeof this.options.SNICallback !== 'function') {
+            // ensure SNICallback method and create default SNI handler: implicit TLS (_upgrade) calls
+            // it as well as STARTTLS, both with an object holding the servername
+            this.options.SNICallback = (opts, cb) => {
+                cb(null, this.secureContext.get(this._normalizeHostname(opts.servername)) || this.secureContext.get('*'));
             };
         }
     }

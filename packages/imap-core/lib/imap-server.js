@@ -12,6 +12,7 @@ const base32 = require('base32.js');
 const errors = require('../../lib/errors.js');
 
 const CLOSE_TIMEOUT = 1 * 1000; // how much to wait until pending connections are terminated
+const HANDSHAKE_TIMEOUT = 5 * 60 * 1000 + 37 * 1000; // how long a TLS handshake may take, unless socketTimeout is set
 
 /**
  * Creates a IMAP server instance.
@@ -48,6 +49,12 @@ class IMAPServer extends EventEmitter {
          */
         this.connections = new Set();
 
+        /**
+         * Sockets of the implicit TLS listener whose handshake is not done yet, each mapped to its
+         * topmost socket (tearing a TLS wrap down from below in the middle of a handshake crashes Node)
+         */
+        this._pendingSockets = new Map();
+
         // setup server listener and connection handler
         //this.server = (this.options.secure ? tls : net).createServer(this.options, 1);
 
@@ -55,14 +62,30 @@ class IMAPServer extends EventEmitter {
         if (this.options.secure && !this.options.needsUpgrade) {
             this.server = net.createServer(this.options, socket => {
                 socket.setKeepAlive(true, 5 * 1000);
+                // until its handshake is done the socket is no connection yet: it gets a deadline of
+                // its own, and close() ends it, or it would keep the server open
+                this._pendingSockets.set(socket, socket);
+                let handshakeTimer = setTimeout(() => {
+                    let err = new Error('TLS handshake timeout');
+                    err.code = 'ERR_TLS_HANDSHAKE_TIMEOUT';
+                    this._pendingSockets.get(socket).destroy(err);
+                }, this.options.socketTimeout || HANDSHAKE_TIMEOUT);
+                handshakeTimer.unref();
+                let release = () => {
+                    clearTimeout(handshakeTimer);
+                    this._pendingSockets.delete(socket);
+                };
+                socket.once('close', release);
                 this._handleProxy(socket, (err, socketOptions) => {
                     if (err) {
                         // ignore, should not happen
                     }
                     if (this.options.secured) {
+                        release();
                         return this.connect(socket, socketOptions);
                     }
                     this._upgrade(socket, (err, tlsSocket) => {
+                        release();
                         if (err) {
                             return this._onError(err);
                         }
@@ -140,6 +163,10 @@ class IMAPServer extends EventEmitter {
             clearTimeout(this._closeTimeout);
             callback();
         });
+
+        // sockets still in the TLS handshake have no session that could finish during the grace period
+        this._pendingSockets.forEach(topSocket => topSocket.destroy());
+        this._pendingSockets.clear();
 
         // close active connections
         if (connections) {
@@ -388,6 +415,9 @@ class IMAPServer extends EventEmitter {
 
         // upgrade connection
         tlsSocket = new tls.TLSSocket(socket, socketOptions);
+        if (this._pendingSockets.has(socket)) {
+            this._pendingSockets.set(socket, tlsSocket);
+        }
 
         let onCloseError = hadError => {
             if (hadError) {

@@ -321,56 +321,89 @@ class IMAPCommand {
                 }
 
                 if (typeof handler.handler === 'function') {
-                    handler.handler.call(
-                        this.connection,
-                        this.parsed,
-                        (err, response) => {
-                            if (err) {
-                                let payload = imapHandler.compiler(this.parsed, false, true);
-                                errors.notifyConnection(this.connection, err, {
-                                    payload: payload ? (payload.length < 256 ? payload : payload.toString().substr(0, 150) + '...') : false
-                                });
-                                this.connection.send(this.tag + ' ' + (err.response || 'BAD') + ' ' + err.message);
-                                if (!err.response || err.response === 'BAD') {
-                                    if (!this.countBadResponses()) {
-                                        // stop processing
-                                        return;
-                                    }
-                                }
-                                return next(err);
-                            }
-
-                            // send EXPUNGE, EXISTS etc queued notices
-                            this.sendNotifications(handler, () => {
-                                // send command ready response
-                                this.connection.writeStream.write({
-                                    tag: this.tag,
-                                    command: response.response,
-                                    attributes: []
-                                        .concat(
-                                            response.code
-                                                ? {
-                                                      type: 'SECTION',
-                                                      section: [
-                                                          {
-                                                              type: 'TEXT',
-                                                              value: response.code
-                                                          }
-                                                      ]
-                                                  }
-                                                : []
-                                        )
-                                        .concat({
-                                            type: 'TEXT',
-                                            value: response.message || this.command + ' completed'
-                                        })
-                                });
-
-                                next();
+                    let answered = false;
+                    let respond = (err, response) => {
+                        if (answered) {
+                            return;
+                        }
+                        answered = true;
+                        if (err) {
+                            let payload = imapHandler.compiler(this.parsed, false, true);
+                            errors.notifyConnection(this.connection, err, {
+                                payload: payload ? (payload.length < 256 ? payload : payload.toString().substr(0, 150) + '...') : false
                             });
-                        },
-                        next
-                    );
+                            this.connection.send(this.tag + ' ' + (err.response || 'BAD') + ' ' + err.message);
+                            if (!err.response || err.response === 'BAD') {
+                                if (!this.countBadResponses()) {
+                                    // stop processing
+                                    return;
+                                }
+                            }
+                            return next(err);
+                        }
+
+                        // send EXPUNGE, EXISTS etc queued notices
+                        this.sendNotifications(handler, () => {
+                            // send command ready response
+                            this.connection.writeStream.write({
+                                tag: this.tag,
+                                command: response.response,
+                                attributes: []
+                                    .concat(
+                                        response.code
+                                            ? {
+                                                  type: 'SECTION',
+                                                  section: [
+                                                      {
+                                                          type: 'TEXT',
+                                                          value: response.code
+                                                      }
+                                                  ]
+                                              }
+                                            : []
+                                    )
+                                    .concat({
+                                        type: 'TEXT',
+                                        value: response.message || this.command + ' completed'
+                                    })
+                            });
+
+                            next();
+                        });
+                    };
+
+                    // a handler that throws, or whose promise rejects, fails its own command only
+                    let failed = err => {
+                        this.connection.logger.error(
+                            {
+                                err,
+                                tnx: 'command',
+                                cid: this.connection.id
+                            },
+                            '[%s] %s failed: %s',
+                            this.connection.id,
+                            this.command,
+                            err && err.message
+                        );
+                        if (answered) {
+                            // the answer went out (or broke half way); keep reading commands
+                            return next();
+                        }
+                        respond(null, {
+                            response: 'NO',
+                            code: 'SERVERBUG',
+                            message: this.command + ' failed: internal server error'
+                        });
+                    };
+
+                    try {
+                        let result = handler.handler.call(this.connection, this.parsed, respond, next);
+                        if (result && typeof result.then === 'function') {
+                            result.then(null, failed);
+                        }
+                    } catch (E) {
+                        failed(E);
+                    }
                 } else {
                     this.connection.send(this.tag + ' NO Not implemented: ' + this.command);
                     return next();

@@ -25,7 +25,8 @@ module.exports = {
                 if (Array.isArray(element)) {
                     return getTerms(element);
                 }
-                terms.push(element.value);
+                // NIL is the parser's null; as a search argument it is the atom "NIL" (RFC 3501 astring)
+                terms.push(element === null ? 'NIL' : element.value);
             });
         };
         getTerms([].concat(command.attributes || []));

@@ -201,6 +201,30 @@ module.exports.searchMapping = {
  * @param {range} range Sequence range, eg "1,2,3:7"
  * @returns {Boolean} True if the string looks like a sequence range
  */
+/**
+ * The tagged answer for an error a hook passed to its callback. A hook that knows what went
+ * wrong sets `err.imapResponse = { response: 'NO' | 'BAD', code, message }`, for example
+ * `{ response: 'NO', code: 'CANNOT', message: 'Folders cannot be created here' }` (RFC 5530
+ * codes); any other error keeps its details private and gets `fallback`.
+ *
+ * @param {Error} err Error from a hook
+ * @param {Object} fallback Answer for errors without `imapResponse`
+ * @returns {Object} Response object for the command callback
+ */
+module.exports.hookErrorResponse = function (err, fallback) {
+    let custom = err && err.imapResponse;
+    if (!custom || typeof custom !== 'object' || !['NO', 'BAD'].includes(custom.response)) {
+        return fallback;
+    }
+    let code = typeof custom.code === 'string' && /^[A-Z0-9-]+$/i.test(custom.code) ? custom.code.toUpperCase() : false;
+    let message = typeof custom.message === 'string' ? custom.message.replace(/[\r\n]+/g, ' ') : false;
+    return {
+        response: custom.response,
+        code,
+        message
+    };
+};
+
 module.exports.validateSequence = function (range) {
     return !!(range.length && /^(\d+|\*)(:\d+|:\*)?(,(\d+|\*)(:\d+|:\*)?)*$/.test(range));
 };

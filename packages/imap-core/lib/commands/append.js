@@ -186,11 +186,11 @@ module.exports = {
                 }
 
                 // do not return actual error to user
-                return callback(null, {
+                return callback(null, imapTools.hookErrorResponse(err, {
                     response: 'NO',
                     code: 'TEMPFAIL',
                     message: err.responseMessage
-                });
+                }));
             }
 
             let code = typeof success === 'string' ? success.toUpperCase() : 'APPENDUID ' + info.uidValidity + ' ' + info.uid;

@@ -80,10 +80,10 @@ module.exports = {
                     this._server.loggelf(logdata);
 
                     // do not return actual error to user
-                    return callback(null, {
+                    return callback(null, imapTools.hookErrorResponse(err, {
                         response: 'NO',
                         code: 'TEMPFAIL'
-                    });
+                    }));
                 }
 
                 logdata._response = success;

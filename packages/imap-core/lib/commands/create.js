@@ -1,6 +1,6 @@
 'use strict';
 
-const { normalizeMailbox, utf7decode } = require('../imap-tools');
+const { normalizeMailbox, utf7decode, hookErrorResponse } = require('../imap-tools');
 
 // tag CREATE "mailbox"
 
@@ -74,10 +74,10 @@ module.exports = {
                 logdata._response = err.response;
                 this._server.loggelf(logdata);
                 // do not return actual error to user
-                return callback(null, {
+                return callback(null, hookErrorResponse(err, {
                     response: 'NO',
                     code: err.code || 'TEMPFAIL'
-                });
+                }));
             }
 
             logdata._rmailbox = mailbox && mailbox.toString();

@@ -59,10 +59,10 @@ module.exports = {
                 logdata._response = err.response;
                 this._server.loggelf(logdata);
                 // do not return actual error to user
-                return callback(null, {
+                return callback(null, imapTools.hookErrorResponse(err, {
                     response: 'NO',
                     code: 'TEMPFAIL'
-                });
+                }));
             }
 
             logdata._rmailbox = mailbox && mailbox.toString();

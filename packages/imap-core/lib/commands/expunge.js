@@ -1,5 +1,7 @@
 'use strict';
 
+const imapTools = require('../imap-tools');
+
 module.exports = {
     state: 'Selected',
 
@@ -49,10 +51,10 @@ module.exports = {
                     logdata._response = err.response;
                     this._server.loggelf(logdata);
                     // do not return actual error to user
-                    return callback(null, {
+                    return callback(null, imapTools.hookErrorResponse(err, {
                         response: 'NO',
                         code: 'TEMPFAIL'
-                    });
+                    }));
                 }
 
                 logdata._response = success;

@@ -315,11 +315,11 @@ module.exports = {
                     logdata._ratelimit_ttl = err.ttl;
                     this._server.loggelf(logdata);
 
-                    return callback(null, {
+                    return callback(null, imapTools.hookErrorResponse(err, {
                         response: 'NO',
                         code: 'TEMPFAIL',
                         message: err.responseMessage
-                    });
+                    }));
                 }
 
                 logdata._response = success;

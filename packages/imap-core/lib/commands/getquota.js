@@ -1,5 +1,7 @@
 'use strict';
 
+const imapTools = require('../imap-tools');
+
 const imapHandler = require('../handler/imap-handler');
 
 // tag GETQUOTA ""
@@ -38,10 +40,10 @@ module.exports = {
                 logdata._response = err.response;
                 this._server.loggelf(logdata);
 
-                return callback(null, {
+                return callback(null, imapTools.hookErrorResponse(err, {
                     response: 'NO',
                     code: 'TEMPFAIL'
-                });
+                }));
             }
 
             if (typeof data === 'string') {

@@ -1,7 +1,7 @@
 'use strict';
 
 const imapHandler = require('../handler/imap-handler');
-const { normalizeMailbox, utf7encode } = require('../imap-tools');
+const { normalizeMailbox, utf7encode, hookErrorResponse } = require('../imap-tools');
 
 // tag GETQUOTAROOT "mailbox"
 
@@ -49,10 +49,10 @@ module.exports = {
                 logdata._response = err.response;
                 this._server.loggelf(logdata);
 
-                return callback(null, {
+                return callback(null, hookErrorResponse(err, {
                     response: 'NO',
                     code: 'TEMPFAIL'
-                });
+                }));
             }
 
             if (typeof data === 'string') {

@@ -1,7 +1,7 @@
 'use strict';
 
 const imapHandler = require('../handler/imap-handler');
-const { normalizeMailbox, utf7encode, filterFolders, generateFolderListing } = require('../imap-tools');
+const { normalizeMailbox, utf7encode, filterFolders, generateFolderListing, hookErrorResponse } = require('../imap-tools');
 
 // tag LIST (SPECIAL-USE) "" "%" RETURN (SPECIAL-USE)
 
@@ -123,10 +123,10 @@ module.exports = {
                 logdata._response = err.response;
                 this._server.loggelf(logdata);
 
-                return callback(null, {
+                return callback(null, hookErrorResponse(err, {
                     response: 'NO',
                     code: 'TEMPFAIL'
-                });
+                }));
             }
 
             filterFolders(generateFolderListing(list), query).forEach(folder => {

@@ -79,10 +79,10 @@ module.exports = {
                         err.message
                     );
 
-                    return callback(null, {
+                    return callback(null, imapTools.hookErrorResponse(err, {
                         response: 'NO',
                         code: 'TEMPFAIL'
-                    });
+                    }));
                 }
 
                 if (!response || !response.user) {

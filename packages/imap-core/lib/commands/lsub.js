@@ -1,7 +1,7 @@
 'use strict';
 
 const imapHandler = require('../handler/imap-handler');
-const { normalizeMailbox, utf7encode, filterFolders, generateFolderListing } = require('../imap-tools');
+const { normalizeMailbox, utf7encode, filterFolders, generateFolderListing, hookErrorResponse } = require('../imap-tools');
 
 // tag LSUB "" "%"
 
@@ -48,10 +48,10 @@ module.exports = {
                 logdata._response = err.response;
                 this._server.loggelf(logdata);
 
-                return callback(null, {
+                return callback(null, hookErrorResponse(err, {
                     response: 'NO',
                     code: 'TEMPFAIL'
-                });
+                }));
             }
 
             filterFolders(generateFolderListing(list, true), query).forEach(folder => {

@@ -148,10 +148,10 @@ module.exports = {
                     logdata._code = err.code;
                     logdata._response = err.response;
                     this._server.loggelf(logdata);
-                    return callback(null, {
+                    return callback(null, imapTools.hookErrorResponse(err, {
                         response: 'NO',
                         code: 'TEMPFAIL'
-                    });
+                    }));
                 }
 
                 // STORE returns MODIFIED as sequence numbers, so convert UIDs to sequence list

@@ -55,10 +55,10 @@ module.exports = {
                     logdata._code = err.code;
                     logdata._response = err.response;
                     this._server.loggelf(logdata);
-                    return callback(null, {
+                    return callback(null, imapTools.hookErrorResponse(err, {
                         response: 'NO',
                         code: 'TEMPFAIL'
-                    });
+                    }));
                 }
 
                 callback(null, {

@@ -226,7 +226,8 @@ module.exports.hookErrorResponse = function (err, fallback) {
 };
 
 module.exports.validateSequence = function (range) {
-    return !!(range.length && /^(\d+|\*)(:\d+|:\*)?(,(\d+|\*)(:\d+|:\*)?)*$/.test(range));
+    // sequence numbers and UIDs start at 1 (RFC 3501 seq-number is nz-number / "*")
+    return !!(range.length && /^([1-9]\d*|\*)(:[1-9]\d*|:\*)?(,([1-9]\d*|\*)(:[1-9]\d*|:\*)?)*$/.test(range));
 };
 
 /**

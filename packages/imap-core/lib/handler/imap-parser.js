@@ -14,6 +14,12 @@ const STATE_TEXT = 0x007;
 
 const RE_DIGITS = /^\d+$/;
 const RE_SINGLE_DIGIT = /^\d$/;
+const RE_SEQUENCE_SET = /^(\d+|\*)(:(\d+|\*))?(,(\d+|\*)(:(\d+|\*))?)*$/;
+
+/**
+ * True if "*" at the end of a sequence set value is a complete element ("*", "1:*" or "1,*")
+ */
+const endsWithWildcardElement = value => value.at(-1) === '*' && (value.length === 1 || [':', ','].includes(value.at(-2)));
 
 const MAX_NODE_DEPTH = 25;
 
@@ -45,6 +51,11 @@ class TokenParser {
             if (!node.isClosed && node.type === 'SEQUENCE' && node.value === '*') {
                 node.isClosed = true;
                 node.type = 'ATOM';
+            }
+
+            // a sequence set that starts with * (like "*:1") ends with the input
+            if (!node.isClosed && node.type === 'SEQUENCE' && RE_SEQUENCE_SET.test(node.value)) {
+                node.isClosed = true;
             }
 
             // If the node was never closed, throw it
@@ -572,7 +583,7 @@ class TokenParser {
                             throw error;
                         }
 
-                        if (this.currentNode.value !== '*' && this.currentNode.value.at(-1) === '*' && this.currentNode.value.at(-2) !== ':') {
+                        if (this.currentNode.value.at(-1) === '*' && !endsWithWildcardElement(this.currentNode.value)) {
                             let error = new Error(`Unexpected whitespace at position ${this.pos + i} [E28]`);
                             error.code = 'ParserError28';
                             error.parserContext = { input: this.str, pos: this.pos + i, chr };
@@ -618,7 +629,7 @@ class TokenParser {
                             error.parserContext = { input: this.str, pos: this.pos + i, chr };
                             throw error;
                         }
-                        if (this.currentNode.value.at(-1) === '*' && this.currentNode.value.at(-2) !== ':') {
+                        if (this.currentNode.value.at(-1) === '*' && !endsWithWildcardElement(this.currentNode.value)) {
                             let error = new Error(`Unexpected sequence separator , at position ${this.pos + i} [E32]`);
                             error.code = 'ParserError32';
                             error.parserContext = { input: this.str, pos: this.pos + i, chr };

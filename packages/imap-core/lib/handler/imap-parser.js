@@ -15,6 +15,8 @@ const STATE_TEXT = 0x007;
 const RE_DIGITS = /^\d+$/;
 const RE_SINGLE_DIGIT = /^\d$/;
 const RE_SEQUENCE_SET = /^(\d+|\*)(:(\d+|\*))?(,(\d+|\*)(:(\d+|\*))?)*$/;
+// list-mailbox (RFC 3501) is the only place where atoms may hold the list wildcards
+const LIST_COMMANDS = ['LIST', 'LSUB', 'XLIST'];
 
 /**
  * True if "*" at the end of a sequence set value is a complete element ("*", "1:*" or "1,*")
@@ -35,6 +37,10 @@ class TokenParser {
         this.currentNode.type = 'TREE';
 
         this.state = STATE_NORMAL;
+    }
+
+    isListCommand() {
+        return !!(this.parent && this.parent.command && LIST_COMMANDS.includes(this.parent.command.toString().toUpperCase()));
     }
 
     getAttributes() {
@@ -261,8 +267,15 @@ class TokenParser {
                             this.currentNode.isClosed = false;
                             break;
 
-                        // * starts a new sequence
+                        // * starts a new sequence, or a list-mailbox pattern
                         case '*':
+                            if (this.isListCommand()) {
+                                this.currentNode = this.createNode(this.currentNode, this.pos + i);
+                                this.currentNode.type = 'ATOM';
+                                this.currentNode.value = chr;
+                                this.state = STATE_ATOM;
+                                break;
+                            }
                             this.currentNode = this.createNode(this.currentNode, this.pos + i);
                             this.currentNode.type = 'SEQUENCE';
                             this.currentNode.value = chr;
@@ -391,6 +404,7 @@ class TokenParser {
                         chr.charCodeAt(0) < 0x80 && // allow 8bit (presumably unicode) bytes
                         chr !== ']' &&
                         !(chr === '*' && this.currentNode.value === '\\') &&
+                        !((chr === '%' || chr === '*') && this.isListCommand()) &&
                         (!this.parent || !this.parent.command || !['NO', 'BAD', 'OK'].includes(this.parent.command))
                     ) {
                         let error = new Error(`Unexpected char at position ${this.pos + i} [E16: ${JSON.stringify(chr)}]`);

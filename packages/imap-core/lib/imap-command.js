@@ -191,11 +191,20 @@ class IMAPCommand {
                 let err = new Error('Literal too large');
                 err.responseCode = 400;
                 err.code = 'InvalidLiteralSize';
+
+                if (command.nonSync) {
+                    // the client sends the literal anyway (RFC 7888 section 4): its bytes must
+                    // never be read as commands, so the connection ends here
+                    this.connection.send('* BYE Literal too large');
+                    setImmediate(() => this.connection.close(true));
+                }
                 return callback(err);
             }
 
             // Accept literal input
-            this.connection.send('+ Go ahead');
+            if (!command.nonSync) {
+                this.connection.send('+ Go ahead');
+            }
 
             // currently the stream is buffered into a large string and thats it.
             // in the future we might consider some kind of actual stream usage
@@ -257,7 +266,7 @@ class IMAPCommand {
             }
 
             try {
-                this.parsed = imapHandler.parser(this.payload, { literals: this.literals });
+                this.parsed = imapHandler.parser(this.payload, { literals: this.literals, literalPlus: true });
             } catch (E) {
                 errors.notifyConnection(this.connection, E, {
                     payload: this.payload ? (this.payload.length < 256 ? this.payload : this.payload.toString().substr(0, 150) + '...') : false

@@ -167,7 +167,8 @@ class IMAPStream extends Writable {
             return done();
         }
 
-        if ((match = /\{(\d+)\}$/.exec(line))) {
+        // {n} waits for the server's continuation, {n+} (LITERAL+, RFC 7888) does not
+        if ((match = /\{(\d+)(\+?)\}$/.exec(line))) {
             this._expecting = Number(match[1]);
             if (!isNaN(match[1])) {
                 this._literal = new PassThrough();
@@ -177,6 +178,7 @@ class IMAPStream extends Writable {
                         value: line,
                         final: false,
                         expecting: this._expecting,
+                        nonSync: match[2] === '+',
                         literal: this._literal,
 
                         // called once the stream has been processed

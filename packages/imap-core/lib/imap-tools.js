@@ -798,6 +798,7 @@ module.exports.sendCapabilityResponse = connection => {
         capabilities.push('QUOTA');
         capabilities.push('XLIST');
         capabilities.push('CHILDREN');
+        capabilities.push('LITERAL+');
 
         // Advertise extended capabilities pre-auth (matches Gmail/Yahoo/Outlook behavior)
         capabilities.push('SPECIAL-USE');
@@ -820,6 +821,7 @@ module.exports.sendCapabilityResponse = connection => {
         capabilities.push('QUOTA');
         capabilities.push('XLIST');
         capabilities.push('CHILDREN');
+        capabilities.push('LITERAL+');
 
         capabilities.push('SPECIAL-USE');
         capabilities.push('UIDPLUS');

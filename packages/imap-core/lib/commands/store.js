@@ -54,7 +54,8 @@ module.exports = {
 
         let flags = [].concat(command.attributes[pos + 2] || []).map(flag => ((flag && flag.value) || '').toString());
 
-        let unchangedSince = 0;
+        // false without UNCHANGEDSINCE; 0 is a real condition that always fails (RFC 7162 3.1.3)
+        let unchangedSince = false;
         let silent = false;
 
         // extensions are available as the optional argument at index 1
@@ -65,7 +66,7 @@ module.exports = {
                 return callback(new Error('Invalid modifier for STORE'));
             }
             unchangedSince = Number(extensions[1]);
-            if (unchangedSince && !this.selected.condstoreEnabled) {
+            if (!this.selected.condstoreEnabled) {
                 this.condstoreEnabled = this.selected.condstoreEnabled = true;
             }
         }
@@ -169,7 +170,7 @@ module.exports = {
                 let message = success === true ? 'STORE completed' : false;
                 if (modified && modified.length) {
                     message = 'Conditional STORE failed';
-                } else if (message && unchangedSince) {
+                } else if (message && unchangedSince !== false) {
                     message = 'Conditional STORE completed';
                 }
 

@@ -44,7 +44,8 @@ module.exports = {
 
         let flags = [].concat(command.attributes[pos + 2] || []).map(flag => ((flag && flag.value) || '').toString());
 
-        let unchangedSince = 0;
+        // false without UNCHANGEDSINCE; 0 is a real condition that always fails (RFC 7162 3.1.3)
+        let unchangedSince = false;
         let silent = false;
 
         // extensions are available as the optional argument at index 1
@@ -55,7 +56,7 @@ module.exports = {
                 return callback(new Error('Invalid modifier for STORE'));
             }
             unchangedSince = Number(extensions[1]);
-            if (unchangedSince && !this.selected.condstoreEnabled) {
+            if (!this.selected.condstoreEnabled) {
                 this.condstoreEnabled = this.selected.condstoreEnabled = true;
             }
         }
@@ -146,7 +147,7 @@ module.exports = {
                 if (modified && modified.length) {
                     logdata._modified = modified.length;
                     message = 'Conditional UID STORE failed';
-                } else if (message && unchangedSince) {
+                } else if (message && unchangedSince !== false) {
                     message = 'Conditional UID STORE completed';
                 }
 

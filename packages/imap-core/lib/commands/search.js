@@ -3,6 +3,8 @@
 const imapHandler = require('../handler/imap-handler');
 const imapTools = require('../imap-tools');
 
+const SEARCH_CHARSETS = ['UTF-8', 'US-ASCII'];
+
 module.exports = {
     state: 'Selected',
 
@@ -37,6 +39,19 @@ module.exports = {
             parsed = parseQueryTerms(terms, this.selected.uidList);
         } catch (E) {
             return callback(E);
+        }
+
+        // strings are matched as UTF-8, of which US-ASCII is a subset (RFC 3501 6.4.4)
+        if (parsed.query.length && parsed.query[0].key === 'charset') {
+            let charset = String(parsed.query.shift().value || '').toUpperCase();
+            parsed.terms = parsed.terms.filter(term => term !== 'charset');
+            if (!SEARCH_CHARSETS.includes(charset)) {
+                return callback(null, {
+                    response: 'NO',
+                    code: 'BADCHARSET (' + SEARCH_CHARSETS.join(' ') + ')',
+                    message: 'Unsupported charset'
+                });
+            }
         }
 
         // mark CONDSTORE as enabled

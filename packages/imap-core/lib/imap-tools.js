@@ -795,7 +795,9 @@ module.exports.sendCapabilityResponse = connection => {
         capabilities.push('UNSELECT');
         capabilities.push('IDLE');
         capabilities.push('NAMESPACE');
-        capabilities.push('QUOTA');
+        if (typeof connection._server.onGetQuotaRoot === 'function') {
+            capabilities.push('QUOTA');
+        }
         capabilities.push('XLIST');
         capabilities.push('CHILDREN');
         capabilities.push('LITERAL+');
@@ -818,7 +820,9 @@ module.exports.sendCapabilityResponse = connection => {
         capabilities.push('UNSELECT');
         capabilities.push('IDLE');
         capabilities.push('NAMESPACE');
-        capabilities.push('QUOTA');
+        if (typeof connection._server.onGetQuotaRoot === 'function') {
+            capabilities.push('QUOTA');
+        }
         capabilities.push('XLIST');
         capabilities.push('CHILDREN');
         capabilities.push('LITERAL+');

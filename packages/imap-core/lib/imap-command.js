@@ -4,6 +4,8 @@ const imapHandler = require('./handler/imap-handler');
 const errors = require('../../lib/errors.js');
 const MAX_MESSAGE_SIZE = 1 * 1024 * 1024;
 const MAX_BAD_COMMANDS = 50;
+// no untagged EXPUNGE while answering these (RFC 3501 7.4.1); their UID forms may send it
+const NO_EXPUNGE_COMMANDS = new Set(['FETCH', 'STORE', 'SEARCH']);
 
 const commands = new Map([
     /*eslint-disable global-require*/
@@ -427,7 +429,7 @@ class IMAPCommand {
             return callback();
         }
 
-        this.connection.emitNotifications();
+        this.connection.emitNotifications(!NO_EXPUNGE_COMMANDS.has(this.command));
 
         return callback();
     }

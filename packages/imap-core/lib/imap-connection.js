@@ -691,14 +691,21 @@ class IMAPConnection extends EventEmitter {
         this._listenerData = false;
     }
 
-    // send notifications to client
-    emitNotifications() {
+    /**
+     * Sends the queued updates of the selected mailbox to the client. With `allowExpunge`
+     * false (while answering FETCH, STORE or SEARCH, RFC 3501 7.4.1) EXPUNGE updates stay
+     * queued for a later command; sequence numbers keep counting the held messages until then.
+     *
+     * @param {Boolean} [allowExpunge=true] Whether untagged EXPUNGE responses may be sent now
+     */
+    emitNotifications(allowExpunge = true) {
         if (this.state !== 'Selected' || !this.selected || !this.selected.notifications.length) {
             return;
         }
 
         let changed = false;
         let existsResponse;
+        let held = [];
 
         // show notifications
         this.logger.debug(
@@ -791,6 +798,10 @@ class IMAPConnection extends EventEmitter {
                     break;
 
                 case 'EXPUNGE': {
+                    if (!allowExpunge) {
+                        held.push(update);
+                        break;
+                    }
                     let seq = (this.selected.uidList || []).indexOf(update.uid);
                     this.logger.debug(
                         {
@@ -840,8 +851,8 @@ class IMAPConnection extends EventEmitter {
             });
         }
 
-        // clear queue
-        this.selected.notifications = [];
+        // clear queue, keeping what may not be sent yet
+        this.selected.notifications = held;
     }
 
     formatResponse(command, uid, data) {

@@ -558,6 +558,7 @@ class IMAPConnection extends EventEmitter {
             socket: this._socket,
 
             formatResponse: this.formatResponse.bind(this),
+            announceKeywords: this.announceKeywords.bind(this),
             getQueryResponse: imapTools.getQueryResponse,
             matchSearchQuery: search.matchSearchQuery,
 
@@ -855,6 +856,39 @@ class IMAPConnection extends EventEmitter {
         this.selected.notifications = held;
     }
 
+    /**
+     * Every keyword a response shows must be in the selected folder's FLAGS (RFC 3501 7.2.6):
+     * keywords in `flags` the client was not told about yet are added, and the new FLAGS and
+     * PERMANENTFLAGS are sent before the response that shows them.
+     *
+     * @param {Array} flags Flags of a message about to be shown
+     */
+    announceKeywords(flags) {
+        if (!this.selected || !Array.isArray(this.selected.flags)) {
+            return;
+        }
+        // called for every message a FETCH shows: the lowercase index is built once per FLAGS list
+        let index = this.selected.flagIndex;
+        if (!index || index.list !== this.selected.flags) {
+            index = this.selected.flagIndex = {
+                list: this.selected.flags,
+                known: new Set(this.selected.flags.map(flag => flag.toLowerCase()))
+            };
+        }
+        let added = [];
+        [].concat(flags || []).forEach(flag => {
+            if (typeof flag === 'string' && flag && flag.charAt(0) !== '\\' && !index.known.has(flag.toLowerCase())) {
+                index.known.add(flag.toLowerCase());
+                added.push(flag);
+            }
+        });
+        if (!added.length) {
+            return;
+        }
+        this.selected.flags = index.list = this.selected.flags.concat(added);
+        imapTools.flagsResponses(this.selected.flags).forEach(response => this.writeStream.write(response));
+    }
+
     formatResponse(command, uid, data) {
         command = command.toUpperCase();
         let seq;
@@ -886,6 +920,12 @@ class IMAPConnection extends EventEmitter {
         };
 
         if (data) {
+            if ('query' in data) {
+                data.query.forEach((item, i) => item.item === 'flags' && this.announceKeywords(data.values[i]));
+            } else if (data.flags) {
+                this.announceKeywords(data.flags);
+            }
+
             response.attributes.push([]);
             if ('query' in data) {
                 // Response for FETCH command

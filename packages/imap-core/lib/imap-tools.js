@@ -225,6 +225,49 @@ module.exports.hookErrorResponse = function (err, fallback) {
     };
 };
 
+/**
+ * The untagged FLAGS and OK [PERMANENTFLAGS] responses announcing a folder's flags
+ *
+ * @param {Array} flagList Flags and keywords of the folder
+ * @returns {Array} Two response objects for the compiler
+ */
+module.exports.flagsResponses = function (flagList) {
+    let atoms = flagList.map(flag => ({
+        type: 'atom',
+        value: flag
+    }));
+    return [
+        {
+            tag: '*',
+            command: 'FLAGS',
+            attributes: [atoms]
+        },
+        {
+            tag: '*',
+            command: 'OK',
+            attributes: [
+                {
+                    type: 'section',
+                    section: [
+                        {
+                            type: 'atom',
+                            value: 'PERMANENTFLAGS'
+                        },
+                        atoms.concat({
+                            type: 'text',
+                            value: '\\*'
+                        })
+                    ]
+                },
+                {
+                    type: 'text',
+                    value: 'Flags permitted'
+                }
+            ]
+        }
+    ];
+};
+
 module.exports.validateSequence = function (range) {
     // sequence numbers and UIDs start at 1 (RFC 3501 seq-number is nz-number / "*")
     return !!(range.length && /^([1-9]\d*|\*)(:[1-9]\d*|:\*)?(,([1-9]\d*|\*)(:[1-9]\d*|:\*)?)*$/.test(range));

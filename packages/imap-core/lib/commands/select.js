@@ -101,53 +101,12 @@ module.exports = {
             this.state = 'Selected';
 
             let flagList = imapTools.systemFlagsFormatted.concat(mailboxData.flags || []);
+            // the FLAGS the client was told; keywords a response shows later are added to it
+            this.selected.flags = flagList;
 
             // * FLAGS (\Answered \Flagged \Draft \Deleted \Seen)
-            this.send(
-                imapHandler.compiler({
-                    tag: '*',
-                    command: 'FLAGS',
-                    attributes: [
-                        flagList.map(flag => ({
-                            type: 'atom',
-                            value: flag
-                        }))
-                    ]
-                })
-            );
-
             // * OK [PERMANENTFLAGS (\Answered \Flagged \Draft \Deleted \Seen \*)] Flags permitted
-            this.send(
-                imapHandler.compiler({
-                    tag: '*',
-                    command: 'OK',
-                    attributes: [
-                        {
-                            type: 'section',
-                            section: [
-                                // unrelated comment to enforce eslint-happy indentation
-                                {
-                                    type: 'atom',
-                                    value: 'PERMANENTFLAGS'
-                                },
-                                flagList
-                                    .map(flag => ({
-                                        type: 'atom',
-                                        value: flag
-                                    }))
-                                    .concat({
-                                        type: 'text',
-                                        value: '\\*'
-                                    })
-                            ]
-                        },
-                        {
-                            type: 'text',
-                            value: 'Flags permitted'
-                        }
-                    ]
-                })
-            );
+            imapTools.flagsResponses(flagList).forEach(response => this.send(imapHandler.compiler(response)));
 
             // * OK [UIDVALIDITY 123] UIDs valid
             this.send(

@@ -138,8 +138,8 @@ module.exports = {
             // * 0 EXISTS
             this.send('* ' + mailboxData.uidList.length + ' EXISTS');
 
-            // * 0 RECENT
-            this.send('* 0 RECENT');
+            // * 0 RECENT (the backend says how many messages are \Recent in this session)
+            this.send('* ' + (Number(mailboxData.recent) || 0) + ' RECENT');
 
             // * OK [HIGHESTMODSEQ 123]
             if ('modifyIndex' in mailboxData && Number(mailboxData.modifyIndex)) {

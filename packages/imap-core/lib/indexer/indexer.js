@@ -78,11 +78,13 @@ class Indexer {
             };
 
             root = false;
-            if (node.size || node.attachmentId) {
+            // rebuild() emits the header/body newline for every leaf that has a body, an empty one included
+            let hasBody = Buffer.isBuffer(node.body) || typeof node.body === 'string' || !!(node.body && node.body.buffer);
+            if (node.size || node.attachmentId || (!node.boundary && hasBody)) {
                 if (!node.boundary) {
                     append(false, true); // force newline
                 }
-                size += node.size;
+                size += node.size || 0;
             }
 
             if (node.boundary) {

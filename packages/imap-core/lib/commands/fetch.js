@@ -181,6 +181,11 @@ module.exports = {
             });
         }
 
+        // UID and FLAGS are written first, before any body literal, as Dovecot writes them:
+        // clients that read the answer line by line expect them ahead of the literal
+        let leading = param => ['UID', 'FLAGS'].indexOf((param.value || '').toString().toUpperCase());
+        params.sort((a, b) => (leading(a) < 0 ? 2 : leading(a)) - (leading(b) < 0 ? 2 : leading(b)));
+
         // returns header field name from a IMAP command object
         let getFieldName = field => (field.value || '').toString().toLowerCase();
 

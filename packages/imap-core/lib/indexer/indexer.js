@@ -827,8 +827,13 @@ class Indexer {
                 if (!selector.headers || !selector.headers.length) {
                     return '\r\n';
                 }
+                // BODY[1.2.3.HEADER.FIELDS (...)] selects from the embedded message/rfc822 header
+                let header = selector.path ? node.message && node.message.header : node.header;
+                if (!header) {
+                    return '';
+                }
                 return headerSection(
-                    formatHeaders(node.header).filter(line => {
+                    formatHeaders(header).filter(line => {
                         let key = line.split(':').shift().toLowerCase().trim();
                         return selector.headers.indexOf(key) >= 0;
                     })
@@ -836,11 +841,16 @@ class Indexer {
             }
             case 'header.fields.not': {
                 // BODY[HEADER.FIELDS.NOT (Key1 Key2 KeyN)] all but selected header keys
+                // BODY[1.2.3.HEADER.FIELDS.NOT (...)] selects from the embedded message/rfc822 header
+                let header = selector.path ? node.message && node.message.header : node.header;
+                if (!header) {
+                    return '';
+                }
                 if (!selector.headers || !selector.headers.length) {
-                    return headerSection(formatHeaders(node.header));
+                    return headerSection(formatHeaders(header));
                 }
                 return headerSection(
-                    formatHeaders(node.header).filter(line => {
+                    formatHeaders(header).filter(line => {
                         let key = line.split(':').shift().toLowerCase().trim();
                         return selector.headers.indexOf(key) < 0;
                     })

@@ -64,7 +64,11 @@ module.exports = {
             _sess: this.id
         };
 
+        // the hook may treat EXAMINE differently (RFC 3501 6.3.2: it changes no per-user state,
+        // so it must not take \Recent away from other sessions)
+        this.session.opening = { readOnly: (command.command || '').toString().toUpperCase() === 'EXAMINE' };
         this._server.onOpen(path, this.session, (err, mailboxData) => {
+            this.session.opening = null;
             if (err) {
                 this.session.selected = this.selected = false;
                 this.state = 'Authenticated';

@@ -176,6 +176,10 @@ function parseQueryTerms(terms, uidList) {
         }
 
         let term = terms[pos++];
+        // RFC 3501 6.4.4: CHARSET may only precede the search keys; elsewhere it is a syntax error
+        if (term.toLowerCase() === 'charset' && pos !== 1) {
+            throw new Error('CHARSET must come before the search keys');
+        }
         let termType = imapTools.searchSchema[term.toLowerCase()];
         let termCount = termType && termType.length;
         let curTerm = [term.toLowerCase()];

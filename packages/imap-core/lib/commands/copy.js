@@ -89,9 +89,14 @@ module.exports = {
                 logdata._response = success;
                 this._server.loggelf(logdata);
 
+                // RFC 4315 4: a server that cannot tell the new UIDs (the messages were handed
+                // to another system, not placed here) sends no COPYUID rather than an empty one
+                let knowsUids = info && Array.isArray(info.destinationUid) && info.destinationUid.length > 0;
                 let code =
                     typeof success === 'string'
                         ? success.toUpperCase()
+                        : !knowsUids
+                        ? false
                         : 'COPYUID ' +
                           info.uidValidity +
                           ' ' +

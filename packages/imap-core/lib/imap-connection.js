@@ -322,11 +322,41 @@ class IMAPConnection extends EventEmitter {
      * Setup socket event handlers
      */
     _setListeners() {
-        this._socket.on('close', this._onClose.bind(this));
-        this._socket.on('end', this._onEnd.bind(this));
-        this._socket.on('error', this._onError.bind(this));
-        this._socket.setTimeout(this._server.options.socketTimeout || SOCKET_TIMEOUT, this._onTimeout.bind(this));
+        // kept so that handOver can remove exactly these
+        this._timeoutListener = this._onTimeout.bind(this);
+        this._socketListeners = [
+            ['close', this._onClose.bind(this)],
+            ['end', this._onEnd.bind(this)],
+            ['error', this._onError.bind(this)],
+            ['timeout', this._timeoutListener]
+        ];
+        for (let [event, listener] of this._socketListeners.slice(0, 3)) {
+            this._socket.on(event, listener);
+        }
+        this._socket.setTimeout(this._server.options.socketTimeout || SOCKET_TIMEOUT, this._timeoutListener);
         this._socket.pipe(this._parser);
+    }
+
+    /**
+     * Gives the socket away after a successful authentication (a proxy to another server takes
+     * it): no more commands are read from it and no answers written to it, and the connection is
+     * released as if it had closed. `take` gets the socket, the tag of the command it answers,
+     * and what the client sent after that command (pipelined commands not read yet).
+     */
+    handOver(tag, take) {
+        let socket = this._socket;
+        let unread = Buffer.concat([
+            Buffer.from(this._parser._unread || '', 'binary'),
+            ...this._parser.writableBuffer.map(entry => entry.chunk)
+        ]);
+        socket.unpipe(this._parser);
+        this.writeStream.unpipe(socket);
+        for (let [event, listener] of this._socketListeners) {
+            socket.removeListener(event, listener);
+        }
+        socket.setTimeout(0);
+        this._onClose();
+        take(socket, tag, unread);
     }
 
     /**
@@ -501,7 +531,7 @@ class IMAPConnection extends EventEmitter {
         if (this.idling) {
             // see if the connection still works
             this.send('* OK Still here (' + Date.now() + ')');
-            this._socket.setTimeout(this._server.options.socketTimeout || SOCKET_TIMEOUT, this._onTimeout.bind(this));
+            this._socket.setTimeout(this._server.options.socketTimeout || SOCKET_TIMEOUT, this._timeoutListener);
             return;
         }
 

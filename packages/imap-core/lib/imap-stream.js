@@ -205,6 +205,8 @@ class IMAPStream extends Writable {
             }
         }
 
+        // what the client sent after this command and is not parsed yet (handOver passes it on)
+        this._unread = data.substr(pos);
         this.oncommand(
             {
                 value: line,

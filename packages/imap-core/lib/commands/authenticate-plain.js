@@ -38,17 +38,17 @@ module.exports = {
             this._nextHandler = (token, next) => {
                 this._nextHandler = false;
                 next(); // keep the parser flowing
-                authenticate(this, token, requireClientToken, callback);
+                authenticate(this, token, requireClientToken, command.tag, callback);
             };
             this.send('+');
             return next(); // resume input parser. Normally this is done by callback() but we need the next input sooner
         }
 
-        authenticate(this, token, requireClientToken, callback);
+        authenticate(this, token, requireClientToken, command.tag, callback);
     }
 };
 
-function authenticate(connection, token, requireClientToken, callback) {
+function authenticate(connection, token, requireClientToken, tag, callback) {
     let data = Buffer.from(token, 'base64').toString().split('\x00');
 
     if ((!requireClientToken && data.length !== 3) || (requireClientToken && data.length !== 4)) {
@@ -90,6 +90,10 @@ function authenticate(connection, token, requireClientToken, callback) {
                     err.message
                 );
                 return callback(err);
+            }
+
+            if (response && typeof response.handOver === 'function') {
+                return connection.handOver(tag, response.handOver);
             }
 
             if (!response || !response.user) {

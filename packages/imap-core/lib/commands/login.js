@@ -85,6 +85,10 @@ module.exports = {
                     }));
                 }
 
+                if (response && typeof response.handOver === 'function') {
+                    return this.handOver(command.tag, response.handOver);
+                }
+
                 if (!response || !response.user) {
                     this._server.logger.info(
                         {

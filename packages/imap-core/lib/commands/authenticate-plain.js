@@ -58,6 +58,8 @@ function authenticate(connection, token, requireClientToken, tag, callback) {
         });
     }
 
+    // RFC 4616: the identity to act as; empty when the client acts as itself
+    let authzid = (data[0] || '').toString().trim();
     let username = (data[1] || '').toString().trim();
     let password = (data[2] || '').toString().trim();
     let clientToken = (data[3] || '').toString().trim() || false;
@@ -66,6 +68,7 @@ function authenticate(connection, token, requireClientToken, tag, callback) {
     connection._server.onAuth(
         {
             method: 'PLAIN',
+            authzid,
             username,
             password,
             clientToken,

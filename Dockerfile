@@ -10,8 +10,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 ENV npm_config_build_from_source=true \
     npm_config_nodedir=/usr/local
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
-# imap-core fixes (patches/README.md), applied by npm ci's postinstall
-COPY patches ./patches
+# the IMAP engine is a workspace package (packages/imap-core/README.md)
+COPY packages ./packages
 COPY src ./src
 COPY bin ./bin
 # the addon is all better-sqlite3 needs at run time: its compiler output and SQLite sources go
@@ -31,6 +31,8 @@ ENV NODE_ENV=production \
     MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
+# node_modules/@mailbridge/imap-core links here
+COPY --from=build /app/packages ./packages
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY package.json ./

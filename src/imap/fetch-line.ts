@@ -1,11 +1,11 @@
-import compiler from '@zone-eu/wildduck/imap-core/lib/handler/imap-compiler';
-import { formatInternalDate } from '@zone-eu/wildduck/imap-core/lib/imap-tools';
+import compiler from '@mailbridge/imap-core/lib/handler/imap-compiler';
+import { formatInternalDate } from '@mailbridge/imap-core/lib/imap-tools';
 import { compiledToken } from '../mime';
 import type { MessageRow, MessageSummary } from '../store';
 import type { FetchQueryItem } from './fetch';
 import type { ImapSession } from './session';
 
-declare module '@zone-eu/wildduck/imap-core/lib/imap-tools' {
+declare module '@mailbridge/imap-core/lib/imap-tools' {
   /** INTERNALDATE text as imap-core's formatResponse writes it. */
   export function formatInternalDate(date: Date): string;
 }

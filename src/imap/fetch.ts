@@ -1,4 +1,4 @@
-import { imapHandler } from '@zone-eu/wildduck/imap-core';
+import { imapHandler } from '@mailbridge/imap-core';
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import {

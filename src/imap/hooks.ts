@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { IMAPServer } from '@zone-eu/wildduck/imap-core';
+import type { IMAPServer } from '@mailbridge/imap-core';
 import type { Logger } from '../log';
 import type { AccountRegistry } from '../domain/account-registry';
 import type { AccountView } from '../domain/account-view';

@@ -4,7 +4,7 @@ import { ConnectorError, OutcomeUnknownError } from '../domain/connector';
 /**
  * Typed command failures. imap-core answers a hook error that carries `imapResponse` with
  * exactly that status, response code and text (patch `hook-error-response`, see
- * patches/README.md); any other error would become a bare `NO [TEMPFAIL]`. Users need to know
+ * packages/imap-core/README.md); any other error would become a bare `NO [TEMPFAIL]`. Users need to know
  * why a command failed (vendor down, operation not offered, tokens dead), so every hook
  * failure is turned into an ImapError first.
  */

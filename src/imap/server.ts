@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { IMAPServer } from '@zone-eu/wildduck/imap-core';
+import { IMAPServer } from '@mailbridge/imap-core';
+import { setReporter } from '@mailbridge/imap-core/lib/errors';
 import type { LoginGuard } from '../auth/login-guard';
 import type { Limits } from '../config';
 import type { Logger } from '../log';
@@ -155,15 +156,10 @@ function closeServer(server: ImapCoreServer): Promise<void> {
   );
 }
 
-/** imap-core reports protocol errors through WildDuck's GELF hook, which prints to stderr by default. */
+/** imap-core's unexpected exceptions go to the log, at debug: they are answered to the client already. */
 function routeProtocolErrors(logger: Logger): void {
-  const errors = require('@zone-eu/wildduck/lib/errors.js') as {
-    gelf: { handler: { emit(channel: string, message: { short_message?: string }): void } };
-  };
-  // only the summary: the full record can hold the raw command line, passwords included
-  errors.gelf.handler = {
-    emit: (_channel, message) => logger.debug({ imapError: message.short_message }, 'imap protocol error'),
-  };
+  // only the message: the error's details can hold the raw command line, passwords included
+  setReporter((err) => logger.debug({ imapError: err?.message }, 'imap protocol error'));
 }
 
 export async function startImapServer(opts: ImapServerOptions): Promise<RunningImap> {

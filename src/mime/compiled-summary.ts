@@ -1,6 +1,6 @@
 // the compiler alone: describe workers load this module, and need no IMAP server
-import compiler from '@zone-eu/wildduck/imap-core/lib/handler/imap-compiler';
-import { getQueryResponse } from '@zone-eu/wildduck/imap-core/lib/imap-tools';
+import compiler from '@mailbridge/imap-core/lib/handler/imap-compiler';
+import { getQueryResponse } from '@mailbridge/imap-core/lib/imap-tools';
 
 /**
  * ENVELOPE and BODYSTRUCTURE as the exact bytes imap-core would put on the wire, made once per

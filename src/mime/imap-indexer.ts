@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 
 /**
  * Typed view of imap-core's indexer (untyped JS). Only the calls mailbridge makes are listed;
- * shapes follow node_modules/@zone-eu/wildduck/imap-core/lib/indexer/*.js.
+ * shapes follow node_modules/@mailbridge/imap-core/lib/indexer/*.js.
  */
 
 /** One node of the indexer's parsed MIME tree. Leaves carry `body`, or `attachmentId` when external. */
@@ -83,7 +83,7 @@ export interface Indexer {
 type IndexerConstructor = new (options?: { attachmentStorage?: ImapAttachmentStorage }) => Indexer;
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const IndexerClass = require('@zone-eu/wildduck/imap-core/lib/indexer/indexer') as IndexerConstructor;
+const IndexerClass = require('@mailbridge/imap-core/lib/indexer/indexer') as IndexerConstructor;
 
 export function createIndexer(attachmentStorage?: ImapAttachmentStorage): Indexer {
   return new IndexerClass(attachmentStorage ? { attachmentStorage } : {});

@@ -4,7 +4,7 @@ declare module 'libmime' {
   export function encodeWords(value: string, mimeWordEncoding?: 'Q' | 'B' | false, maxLength?: number): string;
 }
 
-declare module '@zone-eu/wildduck/imap-core' {
+declare module '@mailbridge/imap-core' {
   import { EventEmitter } from 'node:events';
   import type { Server } from 'node:net';
 
@@ -26,7 +26,7 @@ declare module '@zone-eu/wildduck/imap-core' {
   };
 }
 
-declare module '@zone-eu/wildduck/imap-core/lib/commands/search.js' {
+declare module '@mailbridge/imap-core/lib/commands/search.js' {
   const search: {
     parseQueryTerms(
       terms: string[],
@@ -36,7 +36,7 @@ declare module '@zone-eu/wildduck/imap-core/lib/commands/search.js' {
   export default search;
 }
 
-declare module '@zone-eu/wildduck/imap-core/lib/imap-tools' {
+declare module '@mailbridge/imap-core/lib/imap-tools' {
   /** Builds the FETCH values of `query` for one message, as a session does. */
   export function getQueryResponse(
     query: Array<{ item: string }>,
@@ -45,7 +45,12 @@ declare module '@zone-eu/wildduck/imap-core/lib/imap-tools' {
   ): unknown[];
 }
 
-declare module '@zone-eu/wildduck/imap-core/lib/handler/imap-compiler' {
+declare module '@mailbridge/imap-core/lib/errors' {
+  /** Where the engine's unexpected exceptions go (imap-core's lib/errors.js). */
+  export function setReporter(report: (err: Error | undefined, meta: Record<string, unknown>) => void): void;
+}
+
+declare module '@mailbridge/imap-core/lib/handler/imap-compiler' {
   /** imap-core's response compiler (also imapHandler.compiler), without loading the server. */
   function compiler(response: unknown): string;
   export = compiler;

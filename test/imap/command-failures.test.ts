@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { IMAPServer } from '@zone-eu/wildduck/imap-core';
+import { IMAPServer } from '@mailbridge/imap-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createLogger } from '../../src/log';
 import { ImapNotifier } from '../../src/imap/notifier';

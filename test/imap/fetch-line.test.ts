@@ -16,19 +16,19 @@ import { rawSession } from '../support/raw-session';
 
 // imap-core's own parts, as the server runs them (no typings of their own)
 const load = createRequire(__filename);
-const { IMAPConnection } = load('@zone-eu/wildduck/imap-core/lib/imap-connection') as {
+const { IMAPConnection } = load('@mailbridge/imap-core/lib/imap-connection') as {
   IMAPConnection: {
     prototype: { formatResponse(this: unknown, ...args: unknown[]): unknown; announceKeywords(flags: unknown): void };
   };
 };
-const { getQueryResponse } = load('@zone-eu/wildduck/imap-core/lib/imap-tools') as {
+const { getQueryResponse } = load('@mailbridge/imap-core/lib/imap-tools') as {
   getQueryResponse: ImapSession['getQueryResponse'];
 };
-const imapHandler = load('@zone-eu/wildduck/imap-core/lib/handler/imap-handler') as {
+const imapHandler = load('@mailbridge/imap-core/lib/handler/imap-handler') as {
   parser(line: string): unknown;
   compiler(response: unknown): string;
 };
-const fetchCommand = load('@zone-eu/wildduck/imap-core/lib/commands/fetch') as {
+const fetchCommand = load('@mailbridge/imap-core/lib/commands/fetch') as {
   handler(this: unknown, command: unknown, callback: (err: unknown, res?: unknown) => void): void;
 };
 

@@ -132,7 +132,7 @@ afterAll(async () => {
 });
 
 test('the fuzzer knows every command module of imap-core', () => {
-  const dir = path.join(path.dirname(require.resolve('@zone-eu/wildduck/imap-core')), 'lib', 'commands');
+  const dir = path.join(path.dirname(require.resolve('@mailbridge/imap-core')), 'lib', 'commands');
   const known = new Set(commandNames.map((n) => n.toLowerCase().replace(/^uid /, 'uid-').replace(/ /g, '-')));
   const modules = fs.readdirSync(dir).map((f) => f.replace(/\.js$/, ''));
   expect(modules.filter((m) => !known.has(m))).toEqual([]);

@@ -1,7 +1,7 @@
 import { afterEach, expect, test, vi } from 'vitest';
 
 /**
- * imap-core's command-line parser (patched, see patches/README.md): a line that arrives in
+ * imap-core's command-line parser (changed in packages/imap-core, see its README.md): a line that arrives in
  * many chunks is read in time proportional to its length, not searched again from its start
  * with every chunk, and a CRLF split between chunks still ends the line.
  */
@@ -10,7 +10,7 @@ interface ParsedCommand {
   value: string;
 }
 
-const { IMAPStream } = require('@zone-eu/wildduck/imap-core/lib/imap-stream.js') as {
+const { IMAPStream } = require('@mailbridge/imap-core/lib/imap-stream.js') as {
   IMAPStream: new () => {
     oncommand(command: ParsedCommand, callback?: () => void): void;
     write(chunk: Buffer, callback: () => void): void;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import searchCommand from '@zone-eu/wildduck/imap-core/lib/commands/search.js';
+import searchCommand from '@mailbridge/imap-core/lib/commands/search.js';
 import {
   compileQuery,
   textTerms,

@@ -1,7 +1,7 @@
 'use strict';
 
 const imapHandler = require('./handler/imap-handler');
-const errors = require('../../lib/errors.js');
+const errors = require('./errors.js');
 const MAX_MESSAGE_SIZE = 1 * 1024 * 1024;
 const MAX_BAD_COMMANDS = 50;
 // no untagged EXPUNGE while answering these (RFC 3501 7.4.1); their UID forms may send it

@@ -10,8 +10,8 @@ const crypto = require('crypto');
 const os = require('os');
 const base32 = require('base32.js');
 const EventEmitter = require('events').EventEmitter;
-const packageInfo = require('../../package');
-const errors = require('../../lib/errors.js');
+const packageInfo = require('../package.json');
+const errors = require('./errors.js');
 
 // Shift timeout by 37 seconds (randomly selected by myself, no specific meaning) to
 // avoid race conditions where both the client and the server wait for 5 minutes

@@ -9,7 +9,7 @@ const EventEmitter = require('events').EventEmitter;
 const shared = require('nodemailer/lib/shared');
 const punycode = require('punycode.js');
 const base32 = require('base32.js');
-const errors = require('../../lib/errors.js');
+const errors = require('./errors.js');
 
 const CLOSE_TIMEOUT = 1 * 1000; // how much to wait until pending connections are terminated
 const HANDSHAKE_TIMEOUT = 5 * 60 * 1000 + 37 * 1000; // how long a TLS handshake may take, unless socketTimeout is set

@@ -844,6 +844,20 @@ describe('IMAP Command Parser', function () {
                     value: 'TEST'
                 }
             ]);
+
+            // mailbridge: `*` may stand anywhere in a sequence set (RFC 3501 sequence-set grammar)
+            for (let set of ['*,5', '5,*']) {
+                expect(imapHandler.parser('TAG1 CMD ' + set + ' TEST').attributes).to.deep.equal([
+                    {
+                        type: 'SEQUENCE',
+                        value: set
+                    },
+                    {
+                        type: 'ATOM',
+                        value: 'TEST'
+                    }
+                ]);
+            }
         });
 
         it('should fail', function () {
@@ -861,14 +875,6 @@ describe('IMAP Command Parser', function () {
 
             expect(function () {
                 imapHandler.parser('TAG1 CMD *4,5 TEST');
-            }).to.throw(Error);
-
-            expect(function () {
-                imapHandler.parser('TAG1 CMD *,5 TEST');
-            }).to.throw(Error);
-
-            expect(function () {
-                imapHandler.parser('TAG1 CMD 5,* TEST');
             }).to.throw(Error);
 
             expect(function () {

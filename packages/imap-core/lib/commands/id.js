@@ -1,6 +1,6 @@
 'use strict';
 
-const packageInfo = require('../../../package');
+const packageInfo = require('../../package.json');
 const imapHandler = require('../handler/imap-handler');
 const imapTools = require('../imap-tools');
 

@@ -1,6 +1,6 @@
 'use strict';
 
-const errors = require('../../../lib/errors.js');
+const errors = require('../errors.js');
 const imapTools = require('../imap-tools');
 
 module.exports = {

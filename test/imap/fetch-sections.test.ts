@@ -141,4 +141,17 @@ describe('APPEND', () => {
       `* 1 FETCH (BODY[TEXT] {${Buffer.byteLength(text)}}\r\n${text})\r\n`,
     );
   });
+
+  test('a preamble that ends with a blank line keeps it (imaptest append: 4 bytes short before)', async () => {
+    const message =
+      'From: ann@example.test\r\nSubject: prologue\r\nMIME-Version: 1.0\r\n' +
+      'Content-Type: multipart/mixed; boundary="foo bar"\r\n\r\nRoot MIME prologue\r\n\r\n' +
+      '--foo bar\r\nContent-Type: text/plain\r\n\r\nhello\r\n\r\n--foo bar--\r\n';
+    await s.append('Drafts', message, '()');
+    const exists = /\* (\d+) EXISTS/.exec(await s.run('EXAMINE Drafts'))![1];
+    const size = Buffer.byteLength(message);
+    expect(await s.run(`FETCH ${exists} (RFC822.SIZE BODY.PEEK[])`)).toContain(
+      `* ${exists} FETCH (RFC822.SIZE ${size} BODY[] {${size}}\r\n${message})\r\n`,
+    );
+  });
 });

@@ -72,6 +72,11 @@ class MIMEParser {
                             this._node.epilogue = [];
                         }
                     } else if (this._node.boundary && line === '--' + this._node.boundary) {
+                        if (this._node.body.length) {
+                            // the preamble's last line break: a blank line before the first delimiter stays
+                            this._node.body[this._node.body.length - 1] += prevBr;
+                        }
+                        this._node.preambleEnded = true;
                         this._node = this.createNode(this._node);
                     } else if (this._node.epilogue) {
                         // starts with the close delimiter's line break
@@ -130,7 +135,8 @@ class MIMEParser {
                     node.message = parse(node.body.join(''));
                 }
 
-                if (node.body && node.body.length && node.multipart) {
+                // a multipart without any delimiter: its text still ends with a line break
+                if (node.body && node.body.length && node.multipart && !node.preambleEnded) {
                     // find last character from an array of strings
                     let lastChar;
                     let lastIndex = 0;
@@ -163,6 +169,7 @@ class MIMEParser {
             node.childNodes.forEach(walker);
 
             // remove unneeded properties
+            delete node.preambleEnded;
             delete node.parentNode;
             delete node.state;
             if (!node.childNodes.length) {

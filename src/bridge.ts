@@ -7,7 +7,8 @@ import { vendorConnector } from './upstream/vendor-connector';
 import type { MailboxPoller } from './domain/poller';
 import { BridgedAccounts } from './bridged-accounts';
 import { startImapServer } from './imap/server';
-import { ImapNotifier } from './imap/notifier';
+import { type AccountId, accountId } from './model/account-id';
+import { ChangeJournal } from './domain/change-journal';
 import { AccountActivity } from './ops/activity';
 import { startControlSocket } from './ops/control-socket';
 import { startOpsListener } from './ops/http-listener';
@@ -57,11 +58,8 @@ export interface BridgeOptions {
 }
 
 /** The accounts to serve: the configured ones and every one `account add` stored. */
-function wantedMailboxes(config: Config, secrets: TokenVault): string[] {
-  const byKey = new Map<string, string>();
-  for (const m of [...config.accounts.map((a) => a.mailbox), ...secrets.mailboxes()])
-    if (!byKey.has(m.toLowerCase())) byKey.set(m.toLowerCase(), m);
-  return [...byKey.values()];
+function wantedMailboxes(config: Config, secrets: TokenVault): AccountId[] {
+  return [...new Set([...config.accounts.map((a) => a.mailbox), ...secrets.mailboxes().map(accountId)])];
 }
 
 /** Where the other nodes reach this one's listeners: the listen host, or this machine's name for a wildcard. */
@@ -100,7 +98,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   const tls = await loadOrCreateTls(config.tls, config.stateDir);
   // and what opening the store created under the process umask (database, WAL)
   enforceStatePermissions(config.stateDir);
-  const notifier = new ImapNotifier();
+  const notifier = new ChangeJournal();
   const logins = new LoginGuard({ freeFailures: config.limits.freeLoginFailures }, logger);
   const registry = new AccountRegistry(secrets);
   const connector = (mailbox: string) =>
@@ -119,7 +117,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
       logger,
       syncObserver: observers.sync,
       quarantine: {
-        records: (account) => quarantine.list().filter((r) => r.account.toLowerCase() === account.toLowerCase()),
+        records: (account) => quarantine.list().filter((r) => r.account === account),
         release: (quarantineId) => releaseQuarantine(vendor, quarantine, quarantineId),
         now: () => activity.now(),
       },
@@ -177,9 +175,9 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   const reachable = advertisedHost(config);
   state.ownership.advertise({ imap: `${reachable}:${imap.port}`, smtp: `${reachable}:${smtp.port}` });
   await state.ownership.start(() => wantedMailboxes(config, secrets), {
-    gained: (mailbox) => bridged.start(mailbox),
+    gained: (mailbox) => bridged.start(accountId(mailbox)),
     lost: async (mailbox) => {
-      await bridged.stop(mailbox);
+      await bridged.stop(accountId(mailbox));
       imap.disconnect(mailbox);
       activity.forget(mailbox);
     },
@@ -215,8 +213,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     config = next;
     await importInitialTokens(next, secrets);
     const wanted = wantedMailboxes(next, secrets);
-    const wantedKeys = new Set(wanted.map((m) => m.toLowerCase()));
-    const removed = bridged.mailboxes().filter((m) => !wantedKeys.has(m.toLowerCase()));
+    const removed = bridged.mailboxes().filter((m) => !wanted.includes(m));
     const added = wanted.filter((m) => !bridged.has(m));
     if (plan.applied.includes('pollIntervalSeconds') || plan.applied.includes('fullSyncEveryPolls'))
       await bridged.repoll(next);

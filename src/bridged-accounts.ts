@@ -7,7 +7,8 @@ import { AccountView } from './domain/account-view';
 import { MailboxPoller } from './domain/poller';
 import type { QuarantineAccess } from './domain/quarantine-folder';
 import type { SyncObserver } from './domain/sync-observer';
-import type { ImapNotifier } from './imap/notifier';
+import type { ChangeJournal } from './domain/change-journal';
+import type { AccountId } from './model/account-id';
 import type { MailState } from './store';
 
 export interface BridgedAccountsDeps {
@@ -15,7 +16,7 @@ export interface BridgedAccountsDeps {
   /** The mailbox's connector to the vendor, what the domain reads and writes through. */
   vendor: (mailbox: string) => Connector;
   store: MailState;
-  notifier: ImapNotifier;
+  notifier: ChangeJournal;
   logger: Logger;
   syncObserver: SyncObserver;
   /** Held submissions, shown as each account's Quarantine mailbox. */
@@ -27,14 +28,14 @@ export interface BridgedAccountsDeps {
  * stop one at a time, so a reload touches only the accounts it adds or removes.
  */
 export class BridgedAccounts {
-  private readonly running = new Map<string, { view: AccountView; poller: MailboxPoller }>();
+  private readonly running = new Map<AccountId, { view: AccountView; poller: MailboxPoller }>();
 
   constructor(
     private readonly deps: BridgedAccountsDeps,
     private config: Config,
   ) {}
 
-  mailboxes(): string[] {
+  mailboxes(): AccountId[] {
     return [...this.running.values()].map((r) => r.view.account);
   }
 
@@ -42,11 +43,11 @@ export class BridgedAccounts {
     return [...this.running.values()].map((r) => r.poller);
   }
 
-  has(mailbox: string): boolean {
-    return this.running.has(mailbox.toLowerCase());
+  has(mailbox: AccountId): boolean {
+    return this.running.has(mailbox);
   }
 
-  start(mailbox: string): void {
+  start(mailbox: AccountId): void {
     if (this.has(mailbox)) return;
     const { deps, config } = this;
     const view = new AccountView({
@@ -65,7 +66,7 @@ export class BridgedAccounts {
     deps.registry.add(view);
     const poller = this.poller(view);
     poller.start();
-    this.running.set(mailbox.toLowerCase(), { view, poller });
+    this.running.set(mailbox, { view, poller });
   }
 
   private poller(view: AccountView): MailboxPoller {
@@ -77,10 +78,10 @@ export class BridgedAccounts {
     );
   }
 
-  async stop(mailbox: string): Promise<void> {
-    const entry = this.running.get(mailbox.toLowerCase());
+  async stop(mailbox: AccountId): Promise<void> {
+    const entry = this.running.get(mailbox);
     if (!entry) return;
-    this.running.delete(mailbox.toLowerCase());
+    this.running.delete(mailbox);
     this.deps.registry.remove(mailbox);
     await entry.poller.stop();
   }

@@ -20,6 +20,7 @@ import { createVendorClient } from './upstream/vendor-client';
 import { readTokensFromEnvOrStdin } from './util/read-secret';
 import { listQuarantine, releaseQuarantine } from './smtp/quarantine-commands';
 import { certificateForTrustStore, loadOrCreateTls } from './tls';
+import { accountId } from './model/account-id';
 
 const defaultConfigFile = 'mailbridge.json';
 
@@ -242,7 +243,7 @@ export function buildProgram(): Command {
       if (!(await withState(cfg, async ({ secrets }) => secrets.remove(opts.mailbox))))
         print(`No tokens were stored for ${opts.mailbox}.`);
       else print(`Removed the tokens and bridge password of ${opts.mailbox}.`);
-      if (cfg.accounts.some((a) => a.mailbox.toLowerCase() === opts.mailbox.toLowerCase()))
+      if (cfg.accounts.some((a) => a.mailbox === accountId(opts.mailbox)))
         print('It is still listed under "accounts" in the config file: remove it there, then run "mailbridge reload".');
       else print('Run "mailbridge reload" (or send SIGHUP) so a running daemon stops serving it.');
     });

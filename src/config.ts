@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { type AccountId, accountId } from './model/account-id';
 import path from 'node:path';
 import { z } from 'zod';
 import { assumptionOverridesSchema, resolveAssumptions, type Assumptions } from './upstream/assumptions';
@@ -39,7 +40,7 @@ export type Limits = z.output<typeof limitsSchema>;
 
 const accountSchema = z
   .object({
-    mailbox: z.string().email('must be the mailbox address, e.g. "me@example.com"'),
+    mailbox: z.string().email('must be the mailbox address, e.g. "me@example.com"').transform(accountId),
     accessToken: z.string().min(1).optional(),
     refreshToken: z.string().min(1).optional(),
   })
@@ -269,12 +270,11 @@ export function parseConfig(
     throw new ConfigError(result.error.issues.map((i) => describeIssue(i, source)).join('\n'));
   }
   const cfg = result.data;
-  const mailboxes = new Set<string>();
+  const mailboxes = new Set<AccountId>();
   for (const a of cfg.accounts) {
-    const key = a.mailbox.toLowerCase();
-    if (mailboxes.has(key))
+    if (mailboxes.has(a.mailbox))
       throw new ConfigError(`config field "accounts": mailbox ${a.mailbox} is listed twice; keep one entry`);
-    mailboxes.add(key);
+    mailboxes.add(a.mailbox);
   }
   const ports = [
     cfg.listen.imapPort,

@@ -1,3 +1,4 @@
+import type { AccountId } from '../model/account-id';
 import type { Logger } from '../log';
 import type { PublishChanges } from './changes';
 import { isLocalMessage, type LocalState, type MailState, type MessageRow, type MessageSummary } from '../store';
@@ -8,7 +9,7 @@ import { createAttachmentStorage, type AttachmentStorage } from '../mime';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { appendDraft, appendSentCopy, messageIdOf, refuseAppend, type Appended } from './append';
-import type { SyncContext, SyncMode } from './folder-sync';
+import type { SyncContext, SyncMode } from './sync-context';
 import { copyByMoving, movedAway, moveMessages, type CopyOutcome, type MoveOutcome } from './organize';
 import { Refusal, requireVendorMessages } from './refusal';
 import { addLabel, dropLabel, removeLabel, type LabelView } from './labels';
@@ -33,7 +34,7 @@ import {
  */
 
 export interface AccountViewOptions {
-  account: string;
+  account: AccountId;
   vendor: Connector;
   store: MailState;
   logger: Logger;
@@ -86,7 +87,7 @@ export class AccountView {
   /** Streams attachment bytes for imap-core's indexer: raw route once, then the disk cache. */
   readonly attachmentStorage: AttachmentStorage;
 
-  readonly account: string;
+  readonly account: AccountId;
   private readonly vendor: Connector;
   private readonly store: MailState;
   private readonly logger: Logger;
@@ -147,10 +148,7 @@ export class AccountView {
           (await vendor.attachment(messageUid, attachmentId, lane)).stream,
       },
       {
-        cacheDir: path.join(
-          attachmentCacheDir,
-          createHash('sha256').update(account.toLowerCase()).digest('hex').slice(0, 16),
-        ),
+        cacheDir: path.join(attachmentCacheDir, createHash('sha256').update(account).digest('hex').slice(0, 16)),
         onSizeMismatch: (ref, actual) =>
           logger.warn(
             { account, attachment: ref.attachmentId, declared: ref.size, actual },

@@ -1,6 +1,6 @@
 import { createIndexer } from '../mime';
 import type { LocalState } from '../store';
-import type { SyncContext } from './folder-sync';
+import type { SyncContext } from './sync-context';
 import { draftRecord } from './message-cache';
 import { Refusal } from './refusal';
 

@@ -1,3 +1,4 @@
+import type { AccountId } from '../model/account-id';
 /** A change to one folder that connected sessions must hear about (IMAP untagged responses). */
 export interface FolderChange {
   command: 'EXISTS' | 'EXPUNGE' | 'FETCH';
@@ -8,4 +9,4 @@ export interface FolderChange {
   ignore?: string;
 }
 
-export type PublishChanges = (account: string, folder: string, changes: FolderChange[]) => void;
+export type PublishChanges = (account: AccountId, folder: string, changes: FolderChange[]) => void;

@@ -2,7 +2,7 @@ import { isLocalMessage, type MessageRow } from '../store';
 import type { FlagChange, LabelChange } from './connector';
 import type { MailMessage } from './message';
 import { diffVendorFlags, isEmptyDiff, keepReadOnlyFlags, mergeFlags, type FlagDiff, vendorFlags } from './flags';
-import type { SyncContext } from './folder-sync';
+import type { SyncContext } from './sync-context';
 import { type Applied, settleWrite } from './settled-write';
 import { sameFlags } from './state-applier';
 

@@ -1,14 +1,14 @@
-import type { Logger } from '../log';
 import { describePool, type MetadataRecord } from '../mime';
-import { isLocalMessage, type MailState } from '../store';
-import type { Connector, Lane, ListScope } from './connector';
+import { isLocalMessage } from '../store';
+import type { Lane, ListScope } from './connector';
 import { syncLanes } from './lanes';
 import { collectAfter } from '../util/memory';
 import { mergeFlags, vendorFlags } from './flags';
-import { sameFlags, type StateApplier } from './state-applier';
+import { sameFlags } from './state-applier';
 import { placed } from './organize';
 import type { MessagesAdded, StateUpdate } from './state-updates';
 import { inScope } from './mailbox-map';
+import type { SyncContext, SyncMode } from './sync-context';
 
 /**
  * Brings one folder of the local state in line with the vendor.
@@ -18,24 +18,6 @@ import { inScope } from './mailbox-map';
  *  - full: every page, so removals and flag changes anywhere in the folder are seen too.
  * Every change goes through the account's StateApplier, so NOOP/IDLE sessions hear about it.
  */
-
-export interface SyncContext {
-  account: string;
-  vendor: Connector;
-  store: MailState;
-  logger: Logger;
-  state: StateApplier;
-  /** Drops built MIME trees of messages whose stored form was replaced. */
-  forgetContent(messageUids: string[]): void;
-}
-
-/**
- * `first`: the first complete listing of a folder. It is a full sync whose new messages are not
- * journaled: every session that selects the folder waits for this listing and starts from its
- * result, so no session can need those EXISTS (a 100,000-message folder would otherwise fill
- * the journal with them).
- */
-export type SyncMode = 'first' | 'full' | 'incremental';
 
 /** A synced view: its key in the store and journal, and what listMessages lists for it. */
 export interface SyncTarget {

@@ -1,7 +1,7 @@
 import type { MessageRow } from '../store';
 import type { WriteResult } from './connector';
 import { isLocalFlag, labelToKeyword } from './flags';
-import type { SyncContext } from './folder-sync';
+import type { SyncContext } from './sync-context';
 import { type CopyOutcome, copyOutcome, placed } from './organize';
 import { requireVendorMessages } from './refusal';
 import { requireSomeDone, settleWrite } from './settled-write';

@@ -1,5 +1,5 @@
 import type { Lane } from './connector';
-import type { SyncMode } from './folder-sync';
+import type { SyncMode } from './sync-context';
 
 /**
  * Which lane (connector.ts) the domain's vendor reads go in: who waits for them decides.

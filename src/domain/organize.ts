@@ -1,5 +1,5 @@
 import type { MessageRow } from '../store';
-import type { SyncContext } from './folder-sync';
+import type { SyncContext } from './sync-context';
 import { labelOfKey } from './label-key';
 import { requireSomeDone, settleWrite } from './settled-write';
 import type { MessagesAdded, MessagesRemoved } from './state-updates';

@@ -1,7 +1,7 @@
 import type { LocalState, MessageRow } from '../store';
-import type { QuarantineRecord } from '../store/quarantine';
+import type { QuarantineRecord } from '../model/quarantine-record';
 import type { ImapFolder } from './mailbox-map';
-import type { SyncContext } from './folder-sync';
+import type { SyncContext } from './sync-context';
 import { Refusal } from './refusal';
 
 /**

@@ -1,5 +1,6 @@
 import { KeyedLock } from '../util/keyed-lock';
-import { type SyncContext, type SyncMode, type SyncTarget, syncFolder } from './folder-sync';
+import { type SyncTarget, syncFolder } from './folder-sync';
+import type { SyncContext, SyncMode } from './sync-context';
 import type { SyncCause } from './sync-observer';
 
 /**

@@ -8,6 +8,7 @@ import { ImapError } from './imap-error';
 import { verifyHop } from './node-hop';
 import { type NodeHop, proxyToOwner } from './owner-proxy';
 import type { ImapSession } from './session';
+import { accountId } from '../model/account-id';
 
 /** Where a client of a mailbox another node serves is sent (./owner-proxy.ts). */
 export interface OwnerRoute {
@@ -78,7 +79,7 @@ export function authHook(deps: AuthDependencies) {
     logins
       .login({ protocol: 'imap', peer, username: login.username }, async () => {
         // acting as another identity is only for nodes (RFC 4616 lets a server refuse it)
-        if (actingAs && actingAs.toLowerCase() !== login.username.trim().toLowerCase()) return null;
+        if (actingAs && accountId(actingAs) !== accountId(login.username)) return null;
         const local = await accounts.authenticate(login.username, login.password);
         if (local || !owners) return local;
         forward = await owners.route(login.username, login.password);

@@ -2,7 +2,7 @@ import compiler from '@mailbridge/imap-core/lib/handler/imap-compiler';
 import { formatInternalDate } from '@mailbridge/imap-core/lib/imap-tools';
 import { compiledToken } from '../mime';
 import type { MessageRow, MessageSummary } from '../store';
-import type { FetchQueryItem } from './fetch';
+import type { FetchQueryItem } from './fetch-query';
 import type { ImapSession } from './session';
 
 declare module '@mailbridge/imap-core/lib/imap-tools' {

@@ -11,16 +11,9 @@ import {
 } from '../mime';
 import type { MessageRow, MessageSummary } from '../store';
 import { fetchLines, isLineQuery } from './fetch-line';
+import type { FetchQueryItem } from './fetch-query';
 import { RecentMessages } from './recent';
 import type { ImapSession } from './session';
-
-export interface FetchQueryItem {
-  item: string;
-  type?: string;
-  path?: string;
-  partial?: { startFrom: number; maxLength?: number };
-  original?: unknown;
-}
 
 export interface FetchOptions {
   query: FetchQueryItem[];

@@ -7,7 +7,7 @@ import type { ImapFolder } from '../domain/mailbox-map';
 import { toImapError } from './imap-error';
 import { Refusal } from '../domain/refusal';
 import { trackActivity } from './activity';
-import { folderKey } from './notifier';
+import { folderKey, splitFolderKey } from '../model/folder-key';
 import type { ImapSession } from './session';
 import { fetchMessages, type FetchOptions } from './fetch';
 import { folderFlags } from './folder-flags';
@@ -22,11 +22,6 @@ import { refuseInvalidKeywords, storeFlags, type StoreUpdate } from './store-han
  */
 
 type Callback = (err: Error | null, ...results: unknown[]) => void;
-
-function splitKey(key: string): { account: string; folder: string } {
-  const i = String(key).indexOf('\u0000');
-  return { account: String(key).slice(0, i), folder: String(key).slice(i + 1) };
-}
 
 /** How long one command's work took (from its hook's start to its callback), for metrics. */
 export type CommandObserver = (command: string, seconds: number, ok: boolean) => void;
@@ -87,7 +82,7 @@ export function installHooks(
 
   /** The selected folder of a session (hooks after SELECT receive the folder key). */
   const selected = async (view: AccountView, key: string): Promise<ImapFolder | null> =>
-    view.folderByKey(splitKey(key).folder);
+    view.folderByKey(splitFolderKey(key).folder);
 
   server.onList = hook('list', async (view) => [(await view.folders()).map(toListEntry)]);
   // every folder counts as subscribed: the vendor has no subscription concept

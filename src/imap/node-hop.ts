@@ -1,4 +1,5 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { accountId } from '../model/account-id';
 
 /**
  * How a node that forwards a session proves to the owner that it is a node of the cluster,
@@ -18,7 +19,9 @@ export function hopKey(stateKey: string): Buffer {
 }
 
 function proof(key: Buffer, nonce: string, mailbox: string, client: string): Buffer {
-  return createHmac('sha256', key).update(`${nonce}\0${mailbox.toLowerCase()}\0${client}`).digest();
+  return createHmac('sha256', key)
+    .update(`${nonce}\0${accountId(mailbox)}\0${client}`)
+    .digest();
 }
 
 /** The SASL PLAIN initial response of a hop, base64. */

@@ -10,10 +10,11 @@ import { LoginDeadlines } from '../listen/login-deadline';
 import { type TlsPair, tlsPolicy } from '../tls';
 import type { AccountRegistry } from '../domain/account-registry';
 import { isActive } from './activity';
-import type { ImapNotifier } from './notifier';
+import type { ChangeJournal } from '../domain/change-journal';
 import { authHook, type OwnerRoute } from './auth-hook';
 import { type CommandObserver, installHooks } from './hooks';
 import { RecentMessages } from './recent';
+import { accountId } from '../model/account-id';
 
 export interface ImapServerOptions {
   host: string;
@@ -22,7 +23,7 @@ export interface ImapServerOptions {
   securePort: number | null;
   tls: TlsPair;
   accounts: AccountRegistry;
-  notifier: ImapNotifier;
+  notifier: ChangeJournal;
   logger: Logger;
   /** Largest APPEND literal accepted (bytes). */
   maxMessageBytes: number;
@@ -187,7 +188,7 @@ export async function startImapServer(opts: ImapServerOptions): Promise<RunningI
     },
     disconnect: (account) => {
       for (const c of connections()) {
-        if (c.session?.user?.id?.toLowerCase() !== account.toLowerCase()) continue;
+        if (c.session?.user?.id !== accountId(account)) continue;
         c.send('* BYE this account is no longer bridged');
         c.close();
       }

@@ -1,6 +1,7 @@
 // the compiler alone: describe workers load this module, and need no IMAP server
 import compiler from '@mailbridge/imap-core/lib/handler/imap-compiler';
 import { getQueryResponse } from '@mailbridge/imap-core/lib/imap-tools';
+import type { CompiledSummary } from '../model/mail-rows';
 
 /**
  * ENVELOPE and BODYSTRUCTURE as the exact bytes imap-core would put on the wire, made once per
@@ -9,13 +10,6 @@ import { getQueryResponse } from '@mailbridge/imap-core/lib/imap-tools';
  * MIME-encoding their words and compiling them for every message every time: the same
  * answer for a fraction of the work (see fetch.ts).
  */
-
-/** Compiled items of a plain session; `utf8` only when a UTF8=ACCEPT session gets other bytes. */
-export interface CompiledSummary {
-  envelope: string;
-  bodystructure: string;
-  utf8?: { envelope: string; bodystructure: string };
-}
 
 const compiledItems = ['envelope', 'bodystructure'] as const;
 

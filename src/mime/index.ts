@@ -29,5 +29,5 @@ export {
   compileSummary,
   compiledToken,
   isCompiledItem,
-  type CompiledSummary,
 } from './compiled-summary';
+export type { CompiledSummary } from '../model/mail-rows';

@@ -1,4 +1,5 @@
 import type { SyncCause, SyncObserver } from '../domain/sync-observer';
+import { accountId } from '../model/account-id';
 
 /**
  * What each account did lately, as the daemon saw it: vendor answers, folder syncs and polls,
@@ -31,7 +32,7 @@ export class AccountActivity implements SyncObserver {
   constructor(readonly now: () => number = Date.now) {}
 
   of(mailbox: string): MailboxActivity {
-    const key = mailbox.toLowerCase();
+    const key = accountId(mailbox);
     let entry = this.mailboxes.get(key);
     if (!entry) {
       entry = {
@@ -47,7 +48,7 @@ export class AccountActivity implements SyncObserver {
   }
 
   forget(mailbox: string): void {
-    this.mailboxes.delete(mailbox.toLowerCase());
+    this.mailboxes.delete(accountId(mailbox));
   }
 
   private folder(mailbox: string, path: string): FolderActivity {

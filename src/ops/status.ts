@@ -1,7 +1,8 @@
 import type { AccountView } from '../domain/account-view';
-import type { QuarantineRecord } from '../store/quarantine';
+import type { QuarantineRecord } from '../model/quarantine-record';
 import type { AccountActivity } from './activity';
 import type { TokenState } from './token-state';
+import { accountId } from '../model/account-id';
 
 /** `mailbridge status`: what the running daemon knows of each account, as JSON and as text. */
 
@@ -69,7 +70,7 @@ export function buildStatus(deps: StatusDeps): StatusReport {
         pending: { queuedRequests: activity.queued, runningSyncs: folders.filter((f) => f.syncing).length },
         folders,
         quarantine: records
-          .filter((r) => r.account.toLowerCase() === mailbox.toLowerCase())
+          .filter((r) => r.account === accountId(mailbox))
           .map((r) => ({
             id: r.quarantineId,
             recipient: r.recipient,

@@ -1,4 +1,4 @@
-import type { StoredAccount } from '../store/secrets';
+import type { StoredAccount } from '../model/tokens';
 
 /** Spec section 8: an access token lives 1 hour, a refresh token 15 days (both from when the pair was issued). */
 const accessLifetimeMs = 60 * 60 * 1000;

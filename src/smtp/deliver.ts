@@ -1,4 +1,5 @@
 import type { Logger } from '../log';
+import type { AccountId } from '../model/account-id';
 import type { HeldSubmission } from '../domain/quarantine-folder';
 import type { QuarantineLog } from '../store';
 import { quarantineLifetimeMs } from '../store/quarantine';
@@ -44,7 +45,7 @@ const failing = (answer: SmtpAnswer, submissionOutcome: SubmissionOutcome) =>
   Object.assign(smtpError(answer), { submissionOutcome });
 
 export interface Submitted {
-  mailbox: string;
+  mailbox: AccountId;
   messageId: string;
   /** Email ids the vendor returned, one per recipient that got the message. */
   vendorIds: string[];
@@ -56,14 +57,14 @@ export interface DeliverDeps {
   logger: Logger;
   onSubmitted?(submitted: Submitted): void;
   /** Each recipient copy the vendor's spam filter held, with the bytes as submitted (the Quarantine mailbox). */
-  onHeld?(mailbox: string, held: HeldSubmission): void;
+  onHeld?(mailbox: AccountId, held: HeldSubmission): void;
   /** The config file the bridge runs with, named in the release commands it prints. */
   configFile?: string | null;
 }
 
 type Outcome = { to: string; sent: string } | { to: string; held: SpamHold } | { to: string; failed: SmtpAnswer };
 
-async function sendOne(deps: DeliverDeps, mailbox: string, sub: Submission, payload: SendRequest): Promise<Outcome> {
+async function sendOne(deps: DeliverDeps, mailbox: AccountId, sub: Submission, payload: SendRequest): Promise<Outcome> {
   try {
     return { to: payload.to, sent: (await deps.vendor.send(payload)).id };
   } catch (err) {
@@ -101,7 +102,7 @@ async function sendOne(deps: DeliverDeps, mailbox: string, sub: Submission, payl
 }
 
 /** One send command for every recipient (submission.recipients "command"). */
-async function deliverByCommand(deps: DeliverDeps, mailbox: string, sub: Submission, message: MailboxSend) {
+async function deliverByCommand(deps: DeliverDeps, mailbox: AccountId, sub: Submission, message: MailboxSend) {
   const recipients = message.to.length + message.cc.length + message.bcc.length;
   try {
     const { messageUid } = await deps.vendor.mailbox(mailbox).sendMessage(message);
@@ -119,7 +120,7 @@ async function deliverByCommand(deps: DeliverDeps, mailbox: string, sub: Submiss
 /** Resolves with the 250 text, rejects with an smtp-server error carrying the answer. */
 export async function deliver(
   deps: DeliverDeps,
-  mailbox: string,
+  mailbox: AccountId,
   sub: Submission,
   recipients: SubmissionRecipients = 'headers',
 ): Promise<string> {

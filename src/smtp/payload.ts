@@ -4,6 +4,7 @@ import type { MailboxSend } from '../upstream/api';
 import type { Assumptions } from '../upstream/assumptions';
 import type { SendRequest } from '../upstream/types';
 import { utf8Headers } from './header-charset';
+import { accountId } from '../model/account-id';
 
 /**
  * A submitted RFC 822 message becomes what the vendor is asked to send, in both forms the
@@ -89,7 +90,7 @@ export async function buildSubmission(
   // generated when missing, so the client's Sent copy (IMAP APPEND) can still be matched
   const messageId = mail.messageId ?? `<${randomUUID()}@mailbridge.local>`;
   const fields = assumptions.send.optionalFields;
-  const sender = addresses(mail.from).find((a) => a.address.toLowerCase() === from.toLowerCase());
+  const sender = addresses(mail.from).find((a) => accountId(a.address) === accountId(from));
   const html = typeof mail.html === 'string' && mail.html ? mail.html : textToHtml(mail.text ?? '');
   const replyTo = addresses(mail.replyTo)[0];
   const attachments = mail.attachments.map((a) => ({

@@ -1,5 +1,5 @@
 import type { QuarantineLog } from '../store';
-import type { QuarantineRecord } from '../store/quarantine';
+import type { QuarantineRecord } from '../model/quarantine-record';
 import type { VendorApi } from '../upstream/api';
 import { TransportError, VendorError } from '../upstream/errors';
 import { releaseCommand } from './error-map';

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { type AccountId, accountId } from '../model/account-id';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 import { LoginGuard } from '../auth/login-guard';
 import type { Config } from '../config';
@@ -38,7 +39,7 @@ export interface SmtpServerOptions {
   /** Each accepted submission, so IMAP can recognise the client's APPEND of its Sent copy. */
   onSubmitted?(submitted: Submitted): void;
   /** Each recipient copy the vendor's spam filter held, with the bytes as submitted (the Quarantine mailbox). */
-  onHeld?(mailbox: string, held: HeldSubmission): void;
+  onHeld?(mailbox: AccountId, held: HeldSubmission): void;
   /** How each submission ended (metrics). */
   onOutcome?(outcome: SubmissionOutcome): void;
   /**
@@ -119,8 +120,6 @@ function serverOptions(
     const target = { address: owner, username: mailbox, password: passwords.get(session.id) ?? '' };
     return relayToOwner(target, envelope, raw, opts.owners.certificate);
   };
-  const accountFor = (username: string) =>
-    config.accounts.find((a) => a.mailbox.toLowerCase() === username.toLowerCase())?.mailbox ?? username.toLowerCase();
   return {
     secure,
     key: opts.tls.key,
@@ -169,7 +168,7 @@ function serverOptions(
           }),
         );
       }
-      const account = accountFor(String(auth.username ?? '').trim());
+      const account = accountId(String(auth.username ?? ''));
       const attempt = { protocol: 'smtp' as const, peer: session.remoteAddress, username: account };
       guards.logins
         .login(attempt, async () =>
@@ -212,7 +211,7 @@ function serverOptions(
             text: 'Authentication required: use STARTTLS, then AUTH with the bridge password',
           }),
         );
-      if (address.address.toLowerCase() !== user.toLowerCase()) {
+      if (accountId(address.address) !== user) {
         return callback(
           smtpError({
             code: 553,
@@ -224,7 +223,7 @@ function serverOptions(
       callback();
     },
     onData(stream, session, callback) {
-      const mailbox = String(session.user);
+      const mailbox = accountId(String(session.user));
       guards.transfers.add(session.id);
       readMessage(stream)
         .then(async (raw) => {

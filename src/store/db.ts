@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { lowercaseAccounts } from './account-spelling';
 
 /**
  * The bridge's SQLite file `<stateDir>/mailbridge.db`: owner-only (it maps mailboxes to their
@@ -149,6 +150,13 @@ export const migrations: string[] = [
       WHERE f.id = messages.folder_id AND c.message_uid = messages.message_uid AND c.size != messages.size
     );
   `,
+  lowercaseAccounts([
+    { table: 'folders', key: ['name'] },
+    { table: 'message_cache', key: ['message_uid'] },
+    { table: 'local_messages', key: ['message_uid'] },
+    { table: 'submissions', key: ['message_id'] },
+    { table: 'quarantine', key: [] },
+  ]),
 ];
 
 function migrate(db: Database): void {

@@ -1,19 +1,13 @@
-export {
-  MailStore,
-  type FolderState,
-  type MessageRow,
-  type NewMessage,
-  type UidChange,
-  type MessageSummary,
-} from './mail-store';
+export { MailStore } from './mail-store';
+export type { FolderState, MessageRow, NewMessage, UidChange, MessageSummary } from '../model/mail-rows';
 export { LocalMessages, isLocalMessage } from './local-messages';
 export type {
   Durability,
   MailState,
   LocalState,
   QuarantineLog,
-  TokenPair,
   TokenVault,
   StateStore,
 } from './state-store';
 export { openDatabase, schemaVersion, databaseFileName, migrations, type Database } from './db';
+export type { TokenPair, StoredAccount } from '../model/tokens';

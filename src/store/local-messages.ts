@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Database } from './db';
 import type { LocalState } from './state-store';
+import { accountId } from '../model/account-id';
 
 const localPrefix = 'local:';
 
@@ -28,32 +29,32 @@ export class LocalMessages implements LocalState {
     if (!isLocalMessage(messageUid)) throw new Error(`not a local message id: ${messageUid}`);
     this.db
       .prepare('INSERT OR IGNORE INTO local_messages (account, message_uid, raw, created_at) VALUES (?, ?, ?, ?)')
-      .run(account.toLowerCase(), messageUid, raw, Date.now());
+      .run(accountId(account), messageUid, raw, Date.now());
   }
 
   get(account: string, messageUid: string): { raw: Buffer; createdAt: Date } | null {
     const row = this.db
       .prepare('SELECT raw, created_at FROM local_messages WHERE account = ? AND message_uid = ?')
-      .get(account.toLowerCase(), messageUid) as { raw: Buffer; created_at: number } | undefined;
+      .get(accountId(account), messageUid) as { raw: Buffer; created_at: number } | undefined;
     return row ? { raw: row.raw, createdAt: new Date(row.created_at) } : null;
   }
 
   remove(account: string, messageUids: string[]): void {
     const del = this.db.prepare('DELETE FROM local_messages WHERE account = ? AND message_uid = ?');
     this.db.transaction(() => {
-      for (const id of messageUids) del.run(account.toLowerCase(), id);
+      for (const id of messageUids) del.run(accountId(account), id);
     })();
   }
 
   recordSubmission(account: string, messageId: string): void {
     this.db
       .prepare('INSERT OR REPLACE INTO submissions (account, message_id, submitted_at) VALUES (?, ?, ?)')
-      .run(account.toLowerCase(), messageId, Date.now());
+      .run(accountId(account), messageId, Date.now());
   }
 
   wasSubmitted(account: string, messageId: string): boolean {
     return !!this.db
       .prepare('SELECT 1 FROM submissions WHERE account = ? AND message_id = ?')
-      .get(account.toLowerCase(), messageId);
+      .get(accountId(account), messageId);
   }
 }

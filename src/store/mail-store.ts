@@ -1,59 +1,26 @@
 import { LRUCache } from 'lru-cache';
-import { type CompiledSummary, type MetadataRecord, unconvertibleHeader } from '../mime';
+import { type MetadataRecord, unconvertibleHeader } from '../mime';
+import type {
+  CompiledSummary,
+  FolderState,
+  MessageRow,
+  MessageSummary,
+  NewMessage,
+  UidChange,
+} from '../model/mail-rows';
 import type { MailMessage } from '../domain/message';
 import { readStoredMessage } from './stored-message';
 import { openDatabase, type Database } from './db';
 import { LocalMessages } from './local-messages';
 import type { Durability, MailState } from './state-store';
+import { folderKey, splitFolderKey } from '../model/folder-key';
+import { accountId } from '../model/account-id';
 
 /**
  * IMAP mailbox state per (account, folder): UIDVALIDITY chosen once, UIDs assigned once in
  * arrival order and never renumbered, MODSEQ per change, flags; plus per (account,
  * message_uid) the cached message (mime/metadata-record.ts), shared by every folder holding it.
  */
-
-export interface FolderState {
-  uidValidity: number;
-  uidNext: number;
-  highestModseq: number;
-  count: number;
-  unseen: number;
-}
-
-/**
- * One message of a folder. Every row of every cached folder stays in memory (100,000 of them
- * after a large mailbox synced), so rows are kept small: the date as a number, and flag lists
- * shared between rows with the same flags (frozen: rows are replaced, never changed).
- */
-export interface MessageRow {
-  uid: number;
-  messageUid: string;
-  flags: readonly string[];
-  modseq: number;
-  /** INTERNALDATE (the vendor's received_at), epoch milliseconds. */
-  idate: number;
-  /** RFC822.SIZE from the cached metadata; 0 until it is known. */
-  size: number;
-}
-
-export interface NewMessage {
-  messageUid: string;
-  flags?: readonly string[];
-  idate?: Date;
-}
-
-/** A UID given out or removed, with the MODSEQ of that change. */
-export interface UidChange {
-  messageUid: string;
-  uid: number;
-  modseq: number;
-}
-
-/** What a metadata FETCH needs: RFC822.SIZE and the compiled ENVELOPE/BODYSTRUCTURE. */
-export interface MessageSummary {
-  size: number;
-  compiled: CompiledSummary;
-}
 
 type RawRow = [uid: number, messageUid: string, flags: string, modseq: number, idate: number, size: number];
 
@@ -203,7 +170,7 @@ export class MailStore implements MailState {
   /** Forgets what it cached of the account (its rows were replaced underneath: ./pg/mirror.ts). */
   forgetAccount(account: string): void {
     for (const key of this.folderIds.keys())
-      if (key.slice(0, key.indexOf('\u0000')).toLowerCase() === account.toLowerCase()) this.folderIds.delete(key);
+      if (splitFolderKey(key).account === accountId(account)) this.folderIds.delete(key);
     this.rowCache.clear();
   }
 
@@ -227,7 +194,7 @@ export class MailStore implements MailState {
   }
 
   private folderId(account: string, folder: string): number {
-    const key = `${account}\u0000${folder}`;
+    const key = folderKey(accountId(account), folder);
     let id = this.folderIds.get(key);
     if (id === undefined) {
       id = this.db.transaction(() => {

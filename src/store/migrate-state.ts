@@ -9,6 +9,7 @@ import { PgWriter } from './pg/pg-writer';
 import { migratePg } from './pg/schema';
 import { secretBox } from './pg/secret-box';
 import { SecretStore } from './secrets';
+import { accountId } from '../model/account-id';
 
 /**
  * `mailbridge migrate-state`: the SQLite state of one node copied into PostgreSQL as it is.
@@ -48,7 +49,7 @@ export async function migrateSqliteToPg(
     account: string;
     name: string;
   }>;
-  const accounts = [...new Set([...folders.map((f) => f.account.toLowerCase()), ...file.mailboxes()])];
+  const accounts = [...new Set([...folders.map((f) => accountId(f.account)), ...file.mailboxes()])];
 
   const pool = pgPool(target.connection);
   const mirror = new Mirror(() => undefined);

@@ -1,4 +1,6 @@
 import type { Database } from './db';
+import { accountId } from '../model/account-id';
+import type { QuarantineRecord, QuarantineStatus } from '../model/quarantine-record';
 import type { QuarantineLog } from './state-store';
 
 /**
@@ -7,22 +9,6 @@ import type { QuarantineLog } from './state-store';
  * and `release` work after the SMTP client has long disconnected. The table comes from the
  * state database's migrations (./db.ts).
  */
-
-/** held: releasable until expiresAt; released: by this bridge; expired: the vendor said 410. */
-export type QuarantineStatus = 'held' | 'released' | 'expired';
-
-export interface QuarantineRecord {
-  quarantineId: string;
-  account: string;
-  recipient: string;
-  subject: string;
-  messageId: string | null;
-  heldAt: Date;
-  expiresAt: Date;
-  status: QuarantineStatus;
-  /** released: the vendor's email id; held: the last refusal code of a release attempt. */
-  detail: string | null;
-}
 
 interface Row {
   quarantine_id: string;
@@ -101,7 +87,7 @@ export class QuarantineStore implements QuarantineLog {
 function toRecord(r: Row): QuarantineRecord {
   return {
     quarantineId: r.quarantine_id,
-    account: r.account,
+    account: accountId(r.account),
     recipient: r.recipient,
     subject: r.subject,
     messageId: r.message_id,

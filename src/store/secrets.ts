@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
 import { registerSecret } from '../log';
-import type { TokenPair } from './state-store';
+import type { StoredAccount, TokenPair } from '../model/tokens';
 import { writeFileAtomic } from '../util/atomic-file';
 import type { TokenVault } from './state-store';
-import { TokenRecords, mailboxKey } from './token-records';
+import { TokenRecords } from './token-records';
+import { accountId } from '../model/account-id';
 
 /**
  * `<stateDir>/secrets.json` (mode 0600): each mailbox's vendor token pair and the hash of its
@@ -13,16 +14,6 @@ import { TokenRecords, mailboxKey } from './token-records';
  * fsync dir), so a rotated refresh token is durable before anything uses it: the vendor
  * invalidates the old one at once, and losing the new one would lock the account out.
  */
-
-export interface StoredAccount {
-  accessToken: string;
-  refreshToken: string;
-  updatedAt: string;
-  /** Set when the vendor refused the refresh token: the reason and the fix. */
-  needsNewTokens?: string;
-  /** Hash of the bridge password mail clients log in with (see auth/password-hash.ts). */
-  passwordHash?: string;
-}
 
 interface SecretsFile {
   version: 1;
@@ -97,7 +88,7 @@ export class SecretStore extends TokenRecords {
 
   get(mailbox: string): StoredAccount | undefined {
     this.sync();
-    return this.data.accounts[mailboxKey(mailbox)];
+    return this.data.accounts[accountId(mailbox)];
   }
 
   mailboxes(): string[] {

@@ -1,4 +1,5 @@
 import type { Ownership, OwnershipEvents } from './state-store';
+import { accountId } from '../model/account-id';
 
 /** One node owns every wanted account (the SQLite state is its alone). */
 export function soleOwnership(): Ownership {
@@ -7,7 +8,7 @@ export function soleOwnership(): Ownership {
   const serving = new Map<string, string>();
   const review = async () => {
     if (!events) return;
-    const now = new Map(wanted().map((m) => [m.toLowerCase(), m]));
+    const now = new Map<string, string>(wanted().map((m) => [accountId(m), m]));
     for (const [key, mailbox] of [...serving])
       if (!now.has(key)) {
         serving.delete(key);

@@ -1,8 +1,8 @@
 import type { MetadataRecord } from '../mime';
 import type { MailMessage } from '../domain/message';
-import type { FolderState, MessageRow, MessageSummary, NewMessage, UidChange } from './mail-store';
-import type { QuarantineRecord, QuarantineStatus } from './quarantine';
-import type { StoredAccount } from './secrets';
+import type { FolderState, MessageRow, MessageSummary, NewMessage, UidChange } from '../model/mail-rows';
+import type { QuarantineRecord, QuarantineStatus } from '../model/quarantine-record';
+import type { StoredAccount, TokenPair } from '../model/tokens';
 
 /**
  * What the domain and the protocol layers need from the bridge's state, apart from where it is
@@ -66,12 +66,6 @@ export interface QuarantineLog {
   countByState(now: Date): Record<QuarantineStatus, number>;
   markReleased(quarantineId: string, emailId: string | null): void;
   markRefused(quarantineId: string, code: string): void;
-}
-
-/** A mailbox's vendor credentials: the refresh token rotates, and the one used dies at once. */
-export interface TokenPair {
-  accessToken: string;
-  refreshToken: string;
 }
 
 /**

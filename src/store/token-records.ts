@@ -1,13 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../auth/password-hash';
 import { registerSecret } from '../log';
-import type { TokenPair } from './state-store';
-import type { StoredAccount } from './secrets';
+import type { StoredAccount, TokenPair } from '../model/tokens';
 import type { TokenVault } from './state-store';
-
-export function mailboxKey(mailbox: string): string {
-  return mailbox.trim().toLowerCase();
-}
+import { accountId } from '../model/account-id';
 
 /** `value` once `write` is done, synchronously when it was. */
 function after<T>(write: void | Promise<void>, value: T): T | Promise<T> {
@@ -30,7 +26,7 @@ export abstract class TokenRecords implements TokenVault {
     registerSecret(pair.accessToken);
     registerSecret(pair.refreshToken);
     const previous = this.get(mailbox);
-    return this.write(mailboxKey(mailbox), {
+    return this.write(accountId(mailbox), {
       accessToken: pair.accessToken,
       refreshToken: pair.refreshToken,
       updatedAt: new Date().toISOString(),
@@ -42,19 +38,19 @@ export abstract class TokenRecords implements TokenVault {
   restore(mailbox: string, account: StoredAccount): void | Promise<void> {
     registerSecret(account.accessToken);
     registerSecret(account.refreshToken);
-    return this.write(mailboxKey(mailbox), account);
+    return this.write(accountId(mailbox), account);
   }
 
   /** Forgets the mailbox's tokens and bridge password (`account remove`). */
   remove(mailbox: string): boolean | Promise<boolean> {
     if (!this.get(mailbox)) return false;
-    return after(this.write(mailboxKey(mailbox), undefined), true);
+    return after(this.write(accountId(mailbox), undefined), true);
   }
 
   markNeedsNewTokens(mailbox: string, reason: string): void | Promise<void> {
     const account = this.get(mailbox);
     if (!account) return;
-    return this.write(mailboxKey(mailbox), { ...account, needsNewTokens: reason });
+    return this.write(accountId(mailbox), { ...account, needsNewTokens: reason });
   }
 
   /** A new random bridge password; only its hash is kept, the plaintext is returned once. */
@@ -63,7 +59,7 @@ export abstract class TokenRecords implements TokenVault {
     if (!account)
       throw new Error(`no tokens stored for ${mailbox}; run "mailbridge account add --mailbox ${mailbox}" first`);
     const password = randomBytes(18).toString('base64url');
-    return after(this.write(mailboxKey(mailbox), { ...account, passwordHash: hashPassword(password) }), password);
+    return after(this.write(accountId(mailbox), { ...account, passwordHash: hashPassword(password) }), password);
   }
 
   /** Never blocks the event loop; a mailbox without a password costs as much as one with. */
@@ -72,7 +68,7 @@ export abstract class TokenRecords implements TokenVault {
     const verdict = await verifyPassword(stored, password);
     const account = this.get(mailbox);
     if (verdict.rehash && account && account.passwordHash === stored)
-      await this.write(mailboxKey(mailbox), { ...account, passwordHash: hashPassword(password) });
+      await this.write(accountId(mailbox), { ...account, passwordHash: hashPassword(password) });
     return verdict.ok;
   }
 }

@@ -9,6 +9,7 @@ import { MailboxClient } from './mailbox-client';
 import { ignoreVendorTraffic, type VendorObserver } from './observer';
 import { RateLimiter, type LimiterOptions } from './rate-limiter';
 import type { SendRequest, SharedDomainList } from './types';
+import { accountId } from '../model/account-id';
 
 /**
  * One typed function per documented route. Mailbox routes get a client (own limiter, own
@@ -35,7 +36,7 @@ export class VendorClient implements VendorApi {
   }
 
   mailbox(address: string): MailboxClient {
-    const key = address.toLowerCase();
+    const key = accountId(address);
     let client = this.mailboxes.get(key);
     if (!client) {
       client = new MailboxClient(

@@ -1,5 +1,5 @@
 import readline from 'node:readline';
-import type { TokenPair } from '../store/state-store';
+import type { TokenPair } from '../model/tokens';
 
 /**
  * Token pairs are read from MAILBRIDGE_ACCESS_TOKEN / MAILBRIDGE_REFRESH_TOKEN or from stdin

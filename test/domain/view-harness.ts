@@ -5,7 +5,9 @@ import pino from 'pino';
 import { afterEach } from 'vitest';
 import { AccountView } from '../../src/domain/account-view';
 import type { FolderChange } from '../../src/domain/changes';
-import { folderKey, ImapNotifier } from '../../src/imap/notifier';
+import { ChangeJournal } from '../../src/domain/change-journal';
+import { folderKey } from '../../src/model/folder-key';
+import { accountId } from '../../src/model/account-id';
 import { MailStore } from '../../src/store';
 import { FakeVendor } from './fake-vendor';
 
@@ -20,10 +22,10 @@ export function setupView(opts: { freshnessMs?: number } = {}) {
   dirs.push(dir);
   const vendor = new FakeVendor();
   const store = MailStore.open(dir);
-  const notifier = new ImapNotifier();
+  const notifier = new ChangeJournal();
   const clock = { now: 1_000_000 };
   const view = new AccountView({
-    account: vendor.mailbox,
+    account: accountId(vendor.mailbox),
     vendor,
     store,
     logger: pino({ level: 'silent' }),
@@ -36,7 +38,7 @@ export function setupView(opts: { freshnessMs?: number } = {}) {
   });
   const updates = (since: number, folder = 'INBOX') =>
     new Promise<FolderChange[]>((resolve) =>
-      notifier.getUpdates(folderKey(vendor.mailbox, folder), since, (_e, entries) =>
+      notifier.getUpdates(folderKey(accountId(vendor.mailbox), folder), since, (_e, entries) =>
         resolve(entries as FolderChange[]),
       ),
     );

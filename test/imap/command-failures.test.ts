@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { IMAPServer } from '@mailbridge/imap-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createLogger } from '../../src/log';
-import { ImapNotifier } from '../../src/imap/notifier';
+import { ChangeJournal } from '../../src/domain/change-journal';
 import { rawSession } from '../support/raw-session';
 
 /**
@@ -24,7 +24,7 @@ beforeAll(async () => {
     },
   });
   server = new IMAPServer({ logger: createLogger('error', sink), ignoreSTARTTLS: true });
-  server.notifier = new ImapNotifier();
+  server.notifier = new ChangeJournal();
   server.onAuth = (_login: unknown, _session: unknown, callback: (err: null, r: unknown) => void) =>
     callback(null, { user: { id: 'u', username: 'u' } });
   server.onOpen = (_path: string, _session: unknown, callback: (err: null, r: unknown) => void) =>

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { cloneImapStructure, createIndexer } from '../../src/mime';
-import type { FetchQueryItem } from '../../src/imap/fetch';
+import type { FetchQueryItem } from '../../src/imap/fetch-query';
 import { fetchLines, isLineQuery } from '../../src/imap/fetch-line';
 import type { ImapSession } from '../../src/imap/session';
 import type { MessageRow, MessageSummary } from '../../src/store';

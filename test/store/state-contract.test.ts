@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { accountId } from '../../src/model/account-id';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -112,7 +113,7 @@ describe.each(backends)('state store contract: $name', (backend) => {
     s.mail.local.recordSubmission(A, '<id@example.com>');
     s.quarantine.record({
       quarantineId: 'q1',
-      account: A,
+      account: accountId(A),
       recipient: 'x@example.net',
       subject: 'Hi',
       messageId: '<id@example.com>',

@@ -3,7 +3,7 @@ import { createLogger } from '../../src/log';
 import { openPgState } from '../../src/store/pg/pg-state';
 import { VendorError } from '../../src/upstream/errors';
 import { TokenManager } from '../../src/upstream/token-manager';
-import type { TokenPair } from '../../src/store/state-store';
+import type { TokenPair } from '../../src/model/tokens';
 import { type Postgres, startPostgres } from '../support/postgres';
 
 /**

@@ -30,6 +30,8 @@ export interface HarnessOptions {
   /** The bridge's logger; silent by default. */
   logger?: Logger;
   bridge?: BridgeOptions;
+  /** The mailbox as the config spells it (the sandbox's own spelling by default). */
+  spelling?: string;
 }
 
 /** Sandbox vendor + bridge on ephemeral loopback ports with a fresh state dir. */
@@ -39,7 +41,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const tokens = sandbox.issueTokens(mailbox);
   const raw = {
     vendor: vendorSettings(sandbox),
-    accounts: [{ mailbox, ...tokens }],
+    accounts: [{ mailbox: opts.spelling ?? mailbox, ...tokens }],
     listen: { host: '127.0.0.1', imapPort: 0, smtpPort: 0 },
     stateDir,
     pollIntervalSeconds: 3600,
@@ -50,7 +52,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const logger = opts.logger ?? createLogger('silent');
   let config = parseConfig(raw);
   let bridge = await startBridge(config, logger, opts.bridge);
-  const password = await bridge.secrets.setBridgePassword(mailbox);
+  const password = await bridge.secrets.setBridgePassword(opts.spelling ?? mailbox);
 
   const harness: Harness = {
     sandbox,

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
+import { accountId } from '../../model/account-id';
 
 /**
  * One owner node per account: a row in `leases` with the owner's name, an expiry on
@@ -45,7 +46,7 @@ export class LeaseKeeper {
   ) {}
 
   lease(account: string): Lease | undefined {
-    const lease = this.held.get(account.toLowerCase());
+    const lease = this.held.get(accountId(account));
     return lease && lease.validUntil > this.now() ? lease : undefined;
   }
 
@@ -55,7 +56,7 @@ export class LeaseKeeper {
 
   /** Takes the account if no other node holds a live lease on it; its new epoch, or null. */
   async acquire(account: string): Promise<Lease | null> {
-    const key = account.toLowerCase();
+    const key = accountId(account);
     const sent = this.now();
     const { rows } = await this.pool.query<{ epoch: number }>(
       `INSERT INTO leases AS l (account, owner, epoch, expires_at)
@@ -116,7 +117,7 @@ export class LeaseKeeper {
     const { rows } = await this.pool.query<NodeAddresses>(
       `SELECT n.imap, n.smtp FROM leases l JOIN nodes n ON n.node = l.owner
        WHERE l.account = $1 AND l.owner <> $2 AND l.expires_at > now() AND n.expires_at > now()`,
-      [account.toLowerCase(), this.node],
+      [accountId(account), this.node],
     );
     return rows[0] ?? null;
   }
@@ -124,7 +125,7 @@ export class LeaseKeeper {
   /** Whether the account has no live lease (nobody serves it). */
   async isFree(account: string): Promise<boolean> {
     const { rows } = await this.pool.query('SELECT 1 FROM leases WHERE account = $1 AND expires_at >= now()', [
-      account.toLowerCase(),
+      accountId(account),
     ]);
     return rows.length === 0;
   }
@@ -141,7 +142,7 @@ export class LeaseKeeper {
 
   /** Gives the account up at once (a clean stop): another node need not wait for the expiry. */
   async release(account: string): Promise<void> {
-    const lease = this.held.get(account.toLowerCase());
+    const lease = this.held.get(accountId(account));
     if (!lease) return;
     this.held.delete(lease.account);
     // the other nodes wake up at the commit instead of at their next look

@@ -3,6 +3,7 @@ import type { Ownership, OwnershipEvents } from '../state-store';
 import type pg from 'pg';
 import type { LeaseKeeper, NodeAddresses } from './leases';
 import { WakeUps } from './wake-ups';
+import { accountId } from '../../model/account-id';
 
 /**
  * Spreads accounts over the nodes alive and keeps each on one: rendezvous hashing names the
@@ -119,7 +120,7 @@ export class PgOwnership implements Ownership {
     for (const account of lost) await this.lose(account, false);
     if (!nodes) return;
     await this.loader.catchUp();
-    const wanted = new Map(this.wanted().map((m) => [m.toLowerCase(), m]));
+    const wanted = new Map<string, string>(this.wanted().map((m) => [accountId(m), m]));
     for (const account of this.keeper.accounts())
       if (!wanted.has(account) || preferredNode(nodes, account) !== this.keeper.node) await this.lose(account);
     for (const [account, mailbox] of wanted) {

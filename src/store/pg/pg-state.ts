@@ -14,6 +14,7 @@ import { PgWriter } from './pg-writer';
 import { type ReplicatedTable, replicatedTables } from './replicated-tables';
 import { migratePg } from './schema';
 import { secretBox } from './secret-box';
+import { accountId } from '../../model/account-id';
 
 /**
  * The state of several bridge nodes in one PostgreSQL database. A node mirrors the accounts it
@@ -55,7 +56,7 @@ async function readRows(pool: pg.Pool, accounts: readonly string[] | undefined) 
     const where = accounts ? ' WHERE lower(account) = ANY($1::text[])' : '';
     const { rows: found } = await pool.query({
       text: `SELECT ${table.columns.map(([c]) => c).join(', ')} FROM ${table.name}${where}`,
-      values: accounts ? [accounts.map((a) => a.toLowerCase())] : [],
+      values: accounts ? [accounts.map(accountId)] : [],
       rowMode: 'array',
     });
     rows.set(table, found as unknown[][]);

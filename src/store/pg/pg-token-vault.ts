@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { registerSecret } from '../../log';
-import type { StoredAccount } from '../secrets';
-import { TokenRecords, mailboxKey } from '../token-records';
+import type { StoredAccount } from '../../model/tokens';
+import { TokenRecords } from '../token-records';
+import { accountId } from '../../model/account-id';
 import { wakeUpChannel } from './leases';
 import type { SecretBox } from './secret-box';
 
@@ -47,7 +48,7 @@ export class PgTokenVault extends TokenRecords {
   }
 
   get(mailbox: string): StoredAccount | undefined {
-    return this.records.get(mailboxKey(mailbox))?.account;
+    return this.records.get(accountId(mailbox))?.account;
   }
 
   mailboxes(): string[] {

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Durability } from '../state-store';
 import type { ChangeBatch, Mirror } from './mirror';
 import type { ReplicatedTable } from './replicated-tables';
+import { accountId } from '../../model/account-id';
 
 /**
  * Sends the mirror's changes to PostgreSQL, one transaction per batch, one batch after the
@@ -53,8 +54,8 @@ function accountsOf(batch: ChangeBatch): Set<string> {
   for (const { table, rows, gone } of batch) {
     const inRow = table.columns.findIndex(([c]) => c === 'account');
     const inKey = table.key.indexOf('account');
-    for (const r of rows) accounts.add(String(r[inRow]).toLowerCase());
-    if (inKey >= 0) for (const k of gone) accounts.add(String(k[inKey]).toLowerCase());
+    for (const r of rows) accounts.add(accountId(String(r[inRow])));
+    if (inKey >= 0) for (const k of gone) accounts.add(accountId(String(k[inKey])));
   }
   return accounts;
 }
@@ -65,8 +66,8 @@ function without(batch: ChangeBatch, refused: ReadonlySet<string>): ChangeBatch 
     const inKey = table.key.indexOf('account');
     return {
       table,
-      rows: rows.filter((r) => !refused.has(String(r[inRow]).toLowerCase())),
-      gone: inKey < 0 ? gone : gone.filter((k) => !refused.has(String(k[inKey]).toLowerCase())),
+      rows: rows.filter((r) => !refused.has(accountId(String(r[inRow])))),
+      gone: inKey < 0 ? gone : gone.filter((k) => !refused.has(accountId(String(k[inKey])))),
     };
   });
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { lowercaseAccounts } from '../account-spelling';
 
 /**
  * The PostgreSQL schema of the state several bridge nodes share. Append-only: each entry moves
@@ -95,6 +96,15 @@ export const pgMigrations: string[] = [
     smtp text
   );
   `,
+  lowercaseAccounts([
+    { table: 'folders', key: ['name'] },
+    { table: 'messages', key: ['folder', 'uid'] },
+    { table: 'expunged', key: ['folder', 'uid'] },
+    { table: 'message_cache', key: ['message_uid'] },
+    { table: 'local_messages', key: ['message_uid'] },
+    { table: 'submissions', key: ['message_id'] },
+    { table: 'quarantine', key: [] },
+  ]),
 ];
 
 /** Any fixed number: nodes starting together migrate one after the other. */

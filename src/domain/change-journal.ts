@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
-import type { FolderChange } from '../domain/changes';
+import type { AccountId } from '../model/account-id';
+import { folderKey } from '../model/folder-key';
+import type { FolderChange } from './changes';
 
 /**
  * The journal imap-core sessions read their untagged updates from (EXISTS, EXPUNGE, FETCH).
@@ -11,7 +13,7 @@ import type { FolderChange } from '../domain/changes';
 type JournalEntry = FolderChange;
 
 interface SessionLike {
-  user: { id: string };
+  user: { id: AccountId };
 }
 
 type UpdatesCallback = (err: Error | null, entries?: JournalEntry[] | string) => void;
@@ -19,11 +21,7 @@ type UpdatesCallback = (err: Error | null, entries?: JournalEntry[] | string) =>
 /** Journal entries kept per folder; older ones are only needed by sessions idle for hours. */
 const maxEntriesPerFolder = 50_000;
 
-export function folderKey(account: string, folder: string): string {
-  return `${account.toLowerCase()}\u0000${folder}`;
-}
-
-export class ImapNotifier {
+export class ChangeJournal {
   private readonly listeners = new EventEmitter();
   private readonly journals = new Map<string, JournalEntry[]>();
 
@@ -49,13 +47,13 @@ export class ImapNotifier {
   }
 
   /** Records changes of one folder and wakes that account's sessions (IDLE ones answer at once). */
-  publish(account: string, folder: string, entries: JournalEntry[]): void {
+  publish(account: AccountId, folder: string, entries: JournalEntry[]): void {
     if (!entries.length) return;
     const key = folderKey(account, folder);
     const journal = this.journals.get(key) ?? [];
     journal.push(...entries);
     if (journal.length > maxEntriesPerFolder) journal.splice(0, journal.length - maxEntriesPerFolder);
     this.journals.set(key, journal);
-    setImmediate(() => this.listeners.emit(account.toLowerCase()));
+    setImmediate(() => this.listeners.emit(account));
   }
 }

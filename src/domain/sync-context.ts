@@ -1,0 +1,24 @@
+import type { AccountId } from '../model/account-id';
+import type { Logger } from '../log';
+import type { MailState } from '../store';
+import type { Connector } from './connector';
+import type { StateApplier } from './state-applier';
+
+/** What a folder sync and the organizing writes (labels, moves) of one account work with. */
+export interface SyncContext {
+  account: AccountId;
+  vendor: Connector;
+  store: MailState;
+  logger: Logger;
+  state: StateApplier;
+  /** Drops built MIME trees of messages whose stored form was replaced. */
+  forgetContent(messageUids: string[]): void;
+}
+
+/**
+ * `first`: the first complete listing of a folder. It is a full sync whose new messages are not
+ * journaled: every session that selects the folder waits for this listing and starts from its
+ * result, so no session can need those EXISTS (a 100,000-message folder would otherwise fill
+ * the journal with them).
+ */
+export type SyncMode = 'first' | 'full' | 'incremental';

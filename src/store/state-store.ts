@@ -18,8 +18,11 @@ import type { StoredAccount } from './secrets';
 export interface Durability {
   /** Runs `fn` once every write made so far is durable, in call order. */
   afterCommit(fn: () => void): void;
-  /** Resolves once every write made so far is durable; rejects if one was refused. */
-  committed(): Promise<void>;
+  /**
+   * Resolves once every write made so far is durable; rejects if one was refused or the store
+   * is unreachable (./store-errors.ts). With `account`, only a refusal of that account's writes.
+   */
+  committed(account?: string): Promise<void>;
 }
 
 /** The IMAP state of every account: UID maps, MODSEQs, flags, tombstones, cached messages. */
@@ -120,7 +123,7 @@ export interface StateStore {
   readonly ownership: Ownership;
   readonly quarantine: QuarantineLog;
   readonly secrets: TokenVault;
-  /** Resolves once every write so far, of any part, is durable. */
-  committed(): Promise<void>;
+  /** Resolves once every write so far, of any part, is durable (see Durability.committed). */
+  committed(account?: string): Promise<void>;
   close(): Promise<void>;
 }

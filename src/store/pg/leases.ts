@@ -53,7 +53,12 @@ export class LeaseKeeper {
     return [...this.held.keys()];
   }
 
-  /** Takes the account if no other node holds a live lease on it; its new epoch, or null. */
+  /**
+   * Takes the account if no other node holds a live lease on it; its new epoch, or null. A
+   * lease of this node's own that it counted as run out (on its clock, which stops counting
+   * before PostgreSQL's does) is taken again at once, under a new epoch that fences every
+   * write made under the old one.
+   */
   async acquire(account: string): Promise<Lease | null> {
     const key = account.toLowerCase();
     const sent = this.now();
@@ -61,7 +66,7 @@ export class LeaseKeeper {
       `INSERT INTO leases AS l (account, owner, epoch, expires_at)
          VALUES ($1, $2, 1, now() + make_interval(secs => $3))
        ON CONFLICT (account) DO UPDATE SET owner = excluded.owner, epoch = l.epoch + 1, expires_at = excluded.expires_at
-         WHERE l.expires_at < now()
+         WHERE l.expires_at < now() OR l.owner = excluded.owner
        RETURNING epoch`,
       [key, this.node, this.ttlMs / 1000],
     );

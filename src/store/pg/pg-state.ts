@@ -30,7 +30,13 @@ export interface PgStateOptions {
    * A daemon node: it mirrors and writes only the accounts whose lease it holds. Without it,
    * every account is loaded and writes are not fenced (the CLI, the SQLite migration).
    */
-  node?: { name: string; leaseMs: number; onError(err: Error): void };
+  node?: {
+    name: string;
+    leaseMs: number;
+    onError(err: Error): void;
+    /** The node's monotonic clock, in ms (performance.now by default): the leases run out on it. */
+    now?: () => number;
+  };
 }
 
 /** bigint columns (UIDs, MODSEQs, dates in ms) as numbers: all stay below 2^53. */
@@ -71,7 +77,8 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
     let writer: PgWriter | null = null;
     const mirror = new Mirror(() => writer?.touched());
     const secrets = await PgTokenVault.open(pool, box);
-    const keeper = opts.node ? new LeaseKeeper(pool, opts.node.name, opts.node.leaseMs) : null;
+    const now = opts.node?.now ?? (() => performance.now());
+    const keeper = opts.node ? new LeaseKeeper(pool, opts.node.name, opts.node.leaseMs, now) : null;
     let ownership: PgOwnership | null = null;
     writer = new PgWriter(
       mirror,
@@ -111,18 +118,20 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
         },
         unload: async (mailbox: string) => {
           await durable.committed().catch(() => undefined);
+          // what is still unsent (its lease ran out during an outage) can no longer be stored
+          durable.forget(mailbox);
           mirror.unload(mailbox);
           mail.forgetAccount(mailbox);
         },
       };
-      ownership = new PgOwnership(keeper, loader, () => performance.now(), opts.node.onError, pool.options);
+      ownership = new PgOwnership(keeper, loader, now, opts.node.onError, pool.options);
     } else mirror.load(await readRows(pool, undefined));
     return {
       mail,
       ownership: ownership ?? soleOwnership(),
       quarantine: new QuarantineStore(mirror.db),
       secrets,
-      committed: () => durable.committed(),
+      committed: (account) => durable.committed(account),
       close: async () => {
         await ownership?.halt();
         await durable.committed().catch(() => undefined);

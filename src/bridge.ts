@@ -4,6 +4,7 @@ import type { Logger } from './log';
 import { LoginGuard } from './auth/login-guard';
 import { AccountRegistry } from './domain/account-registry';
 import { vendorConnector } from './upstream/vendor-connector';
+import { storeCheckedWrites } from './domain/store-checked-writes';
 import type { MailboxPoller } from './domain/poller';
 import { BridgedAccounts } from './bridged-accounts';
 import { startImapServer } from './imap/server';
@@ -103,12 +104,16 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   const notifier = new ImapNotifier();
   const logins = new LoginGuard({ freeFailures: config.limits.freeLoginFailures }, logger);
   const registry = new AccountRegistry(secrets);
+  // a vendor write goes out only when its outcome can be stored (the store reachable, the mailbox ours)
   const connector = (mailbox: string) =>
-    vendorConnector(
-      vendor.mailbox(mailbox),
-      config.assumptions,
-      { ...config.messages, authservId: config.messages.authservId ?? new URL(config.vendor.readUrl).hostname },
-      logger,
+    storeCheckedWrites(
+      vendorConnector(
+        vendor.mailbox(mailbox),
+        config.assumptions,
+        { ...config.messages, authservId: config.messages.authservId ?? new URL(config.vendor.readUrl).hostname },
+        logger,
+      ),
+      () => state.writable(mailbox),
     );
   accounts = new BridgedAccounts(
     {

@@ -14,6 +14,7 @@ export function openSqliteState(stateDir: string): StateStore {
     quarantine: new QuarantineStore(mail.db),
     secrets,
     committed: () => mail.committed(),
+    writable: () => Promise.resolve(),
     close: async () => mail.close(),
   };
 }

@@ -123,6 +123,11 @@ export interface StateStore {
   readonly ownership: Ownership;
   readonly quarantine: QuarantineLog;
   readonly secrets: TokenVault;
+  /**
+   * Resolves when a change of the mailbox can be stored now: rejects (store-errors.ts) while the
+   * store is unreachable or this node no longer holds the mailbox. Asked before each vendor write.
+   */
+  writable(mailbox: string): Promise<void>;
   /** Resolves once every write so far, of any part, is durable (see Durability.committed). */
   committed(account?: string): Promise<void>;
   close(): Promise<void>;

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
+import { FencedError, StoreUnavailableError, isOutage } from '../store-errors';
 
 /**
  * One owner node per account: a row in `leases` with the owner's name, an expiry on
@@ -157,6 +158,26 @@ export class LeaseKeeper {
        SELECT pg_notify('${wakeUpChannel}', 'lease') FROM given`,
       [lease.account, this.node, lease.epoch],
     );
+  }
+
+  /**
+   * Resolves if this node holds the account's lease, on its clock and in PostgreSQL (one round
+   * trip); rejects with FencedError if not, StoreUnavailableError if PostgreSQL did not answer.
+   */
+  async confirm(account: string): Promise<void> {
+    const lease = this.lease(account);
+    const refused = () => new FencedError(new Set([account.toLowerCase()]));
+    if (!lease) throw refused();
+    const { rows } = await this.pool
+      .query('SELECT 1 FROM leases WHERE account = $1 AND owner = $2 AND epoch = $3 AND expires_at > now()', [
+        lease.account,
+        this.node,
+        lease.epoch,
+      ])
+      .catch((err: unknown) => {
+        throw isOutage(err) ? new StoreUnavailableError(err) : err;
+      });
+    if (!rows.length || !this.lease(account)) throw refused();
   }
 
   /** Of `leases` (account, epoch), those this node does not hold in PostgreSQL; share-locks the others. */

@@ -132,6 +132,11 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
       quarantine: new QuarantineStore(mirror.db),
       secrets,
       committed: (account) => durable.committed(account),
+      // what failed to be stored goes first: a store that cannot take it cannot take more
+      writable: async (mailbox) => {
+        await durable.committed(mailbox);
+        await keeper?.confirm(mailbox);
+      },
       close: async () => {
         await ownership?.halt();
         await durable.committed().catch(() => undefined);

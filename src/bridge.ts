@@ -95,6 +95,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     token,
     sessions: () => sessions(),
     quarantine: () => quarantine.countByState(new Date(activity.now())),
+    node: state.node,
   });
   const observers = opsObservers(metrics, activity);
   const vendor = createVendorClient(config, secrets, logger, observers.vendor);
@@ -151,7 +152,9 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
             const mailbox = username.trim();
             if (!(await secrets.verifyBridgePassword(mailbox, password))) return null;
             const owner = await state.ownership.ownerOf(mailbox);
-            return owner?.imap ? { address: owner.imap, mailbox } : 'unavailable';
+            if (!owner?.imap) return 'unavailable';
+            metrics.forwarded('imap');
+            return { address: owner.imap, mailbox };
           },
           // every node derives the same key from the state key, which config requires with postgres
           hop: { certificate: tls.cert, key: hopKey(config.state.secretKey ?? '') },
@@ -164,15 +167,20 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     secrets,
     logins,
     quarantine,
-    committed: () => state.committed(),
+    committed: (mailbox) => state.committed(mailbox),
+    writable: (mailbox) => state.writable(mailbox),
     logger,
     tls,
     onSubmitted: ({ mailbox, messageId }) => registry.get(mailbox)?.recordSubmission(messageId),
     onHeld: (mailbox, held) => registry.get(mailbox)?.holdQuarantined(held),
     owners: forwarding
       ? {
-          route: async (mailbox) =>
-            registry.get(mailbox) ? 'here' : ((await state.ownership.ownerOf(mailbox))?.smtp ?? null),
+          route: async (mailbox) => {
+            if (registry.get(mailbox)) return 'here';
+            const owner = (await state.ownership.ownerOf(mailbox))?.smtp ?? null;
+            if (owner) metrics.forwarded('smtp');
+            return owner;
+          },
           certificate: tls.cert,
         }
       : undefined,
@@ -197,6 +205,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     token,
     staleAfterMs: () => config.ops.staleAfterSeconds * 1000,
     probe: (mailbox) => vendor.mailbox(mailbox).verify(),
+    node: state.node,
   });
   const ops =
     config.ops.port === null

@@ -117,12 +117,29 @@ export interface Ownership {
   stop(): Promise<void>;
 }
 
+/** How a lease changed hands, as the log and the metrics name it. */
+export type LeaseChange = 'gained' | 'lost' | 'handed over' | 'given up';
+
+/** A node's view of the store several nodes share and of its leases (PostgreSQL only). */
+export interface NodeHealth {
+  /** Whether the store answered the node's last look: false, the node cannot confirm its leases. */
+  storeUp(): boolean;
+  /** How long the last answered look took, in seconds; null before one was. */
+  storeRoundTripSeconds(): number | null;
+  /** Mailboxes whose lease the node holds. */
+  leasesHeld(): number;
+  /** Lease changes since start, by kind. */
+  leaseChanges(): ReadonlyMap<LeaseChange, number>;
+}
+
 /** Everything the daemon keeps, from one backend. */
 export interface StateStore {
   readonly mail: MailState;
   readonly ownership: Ownership;
   readonly quarantine: QuarantineLog;
   readonly secrets: TokenVault;
+  /** Null on SQLite: one node, no leases. */
+  readonly node: NodeHealth | null;
   /**
    * Resolves when a change of the mailbox can be stored now: rejects (store-errors.ts) while the
    * store is unreachable or this node no longer holds the mailbox. Asked before each vendor write.

@@ -57,6 +57,36 @@ it('sends no vendor write while PostgreSQL is down, answers NO [UNAVAILABLE], an
   session.close();
 });
 
+it('is not ready while PostgreSQL does not answer its looks, and says so in /metrics; /healthz stays about the process', async () => {
+  const ops = (route: string) => `http://127.0.0.1:${h.bridge.ports.ops}${route}`;
+  // the samples of the node's own metrics (prom-client's default ones are not this test's)
+  const sample = async (name: string) => {
+    const line = (await (await fetch(ops('/metrics'))).text()).split('\n').find((l) => l.startsWith(`${name} `));
+    return line === undefined ? undefined : Number(line.slice(name.length + 1));
+  };
+  expect(await sample('mailbridge_store_up')).toBe(1);
+  expect(await sample('mailbridge_leases_held')).toBe(1);
+  expect(await sample('mailbridge_lease_changes_total{change="gained"}')).toBeGreaterThanOrEqual(1);
+  expect(await sample('mailbridge_store_round_trip_seconds')).toBeGreaterThan(0);
+
+  postgres.pause();
+  try {
+    // a reload makes the node look (renew its leases) now rather than at its next timed look
+    await h.bridge.reload();
+    const ready = await fetch(ops('/readyz'));
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ ready: false, store: { up: false } });
+    expect((await fetch(ops('/healthz'))).status).toBe(200);
+    expect(await sample('mailbridge_store_up')).toBe(0);
+  } finally {
+    postgres.resume();
+  }
+  await h.bridge.reload();
+  const ready = await fetch(ops('/readyz'));
+  expect(await ready.json()).toMatchObject({ store: { up: true } });
+  expect(await sample('mailbridge_store_up')).toBe(1);
+});
+
 it('answers OK for a MOVE the vendor made when PostgreSQL went down right after, and stores it once PostgreSQL is back', async () => {
   const session = await rawSession(h.bridge.ports.imap, 'alice@sandbox.test', h.password);
   expect(await session.run('SELECT INBOX')).toMatch(/^t\d+ OK/m);

@@ -27,16 +27,28 @@ interface Node {
   state: StateStore;
   serving: Set<string>;
   errors: string[];
+  /** What the node reported, in order: lease changes and the store lost or back. */
+  events: string[];
   clock: { t: number };
 }
 
 async function startNode(name: string, wanted: string[]): Promise<Node> {
   const clock = { t: 0 };
   const errors: string[] = [];
+  const events: string[] = [];
   const state = await openPgState({
     connection,
     secretKey,
-    node: { name, leaseMs, now: () => clock.t, onError: (err) => errors.push(err.message) },
+    node: {
+      name,
+      leaseMs,
+      now: () => clock.t,
+      onError: (err) => errors.push(err.message),
+      observer: {
+        lease: (mailbox, change) => events.push(`${change} ${mailbox}`),
+        store: (up) => events.push(up ? 'store back' : 'store lost'),
+      },
+    },
   });
   const serving = new Set<string>();
   await state.ownership.start(() => wanted, {
@@ -45,7 +57,7 @@ async function startNode(name: string, wanted: string[]): Promise<Node> {
       serving.delete(m);
     },
   });
-  return { state, serving, errors, clock };
+  return { state, serving, errors, events, clock };
 }
 
 it('serves every mailbox again once PostgreSQL is back, though a write of one was in flight when its lease ran out', async () => {
@@ -64,12 +76,25 @@ it('serves every mailbox again once PostgreSQL is back, though a write of one wa
     node.clock.t += leaseMs;
     await node.state.ownership.review();
     expect(node.serving.size).toBe(0);
+    expect(node.state.node?.storeUp()).toBe(false);
+    // looking again reports nothing new
+    await node.state.ownership.review();
   } finally {
     postgres.resume();
   }
 
   await node.state.ownership.review();
   expect(node.serving).toEqual(new Set([alice, dave, erin]));
+  expect(node.state.node?.storeUp()).toBe(true);
+  expect(node.state.node?.leasesHeld()).toBe(3);
+  expect(node.events).toEqual([
+    ...[alice, dave, erin].map((m) => `gained ${m}`),
+    'store lost',
+    ...[alice, dave, erin].map((m) => `lost ${m}`),
+    'store back',
+    ...[alice, dave, erin].map((m) => `gained ${m}`),
+  ]);
+  expect(Object.fromEntries(node.state.node?.leaseChanges() ?? [])).toEqual({ gained: 6, lost: 3 });
   // no write of any of them is refused for dave's lost one, now or at the next change
   for (const m of [alice, erin]) await node.state.mail.committed(m);
   await node.state.committed();
@@ -89,7 +114,8 @@ it('stores a write that failed during a short outage once PostgreSQL is back, th
   try {
     node.state.mail.assignUids(frank, 'INBOX', ['kept']);
     await expect(node.state.mail.committed(frank)).rejects.toThrow();
-    node.clock.t += leaseMs / 3;
+    // a third of the lease has passed: the next renewal is due before it could run out
+    node.clock.t += leaseMs / 3 - 1;
     await node.state.ownership.review();
     expect(node.serving).toEqual(new Set([frank]));
   } finally {
@@ -129,4 +155,23 @@ it('refuses only the writes of a mailbox another node took; the node’s other m
     await n.state.ownership.stop();
     await n.state.close();
   }
+});
+
+it('stops serving a mailbox while its lease has a third left, when PostgreSQL does not confirm it', async () => {
+  const ivan = 'ivan@example.com';
+  const node = await startNode('margin-1', [ivan]);
+  postgres.pause();
+  try {
+    node.clock.t += (leaseMs * 2) / 3 - 1;
+    await node.state.ownership.review();
+    expect(node.serving).toEqual(new Set([ivan]));
+    node.clock.t += 1;
+    await node.state.ownership.review();
+    expect(node.serving.size).toBe(0);
+  } finally {
+    postgres.resume();
+  }
+  expect(node.events).toEqual([`gained ${ivan}`, 'store lost', `lost ${ivan}`]);
+  await node.state.ownership.stop();
+  await node.state.close();
 });

@@ -11,7 +11,11 @@ import { FencedError, StoreUnavailableError, isOutage } from '../store-errors';
  *
  * The owner renews its leases every ttl/3. It counts a lease valid only until ttl after it
  * *sent* its last successful renewal (its own monotonic clock): a node that cannot reach
- * PostgreSQL stops serving the account before any other node may take it.
+ * PostgreSQL stops serving the account before any other node may take it. Its lease queries
+ * give up after ttl/6 (a cut connection hangs rather than fails), and a renewal that failed
+ * gives up every lease with at most ttl/3 left, the time until the next renewal: so a node cut
+ * off from PostgreSQL stops serving between ttl/6 and ttl/3 before its leases run out, and a
+ * takeover waits for them to run out on PostgreSQL's clock.
  */
 
 export interface Lease {
@@ -37,6 +41,9 @@ export interface NodeAddresses {
 export class LeaseKeeper {
   private readonly held = new Map<string, Lease>();
   private addresses: NodeAddresses = { imap: null, smtp: null };
+  /** Whether the last renewal was answered (null before the first), and how fast, in ms. */
+  storeUp: boolean | null = null;
+  roundTripMs: number | null = null;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -44,6 +51,14 @@ export class LeaseKeeper {
     readonly ttlMs: number,
     private readonly now: () => number = () => performance.now(),
   ) {}
+
+  /**
+   * A lease query that gives up after ttl/6 (node-postgres's query_timeout, which its types
+   * leave out): then the node counts PostgreSQL unreachable.
+   */
+  private timed(text: string, values: unknown[]): pg.QueryConfig {
+    return Object.assign({ text, values }, { query_timeout: this.ttlMs / 6 });
+  }
 
   lease(account: string): Lease | undefined {
     const lease = this.held.get(account.toLowerCase());
@@ -79,38 +94,50 @@ export class LeaseKeeper {
 
   /**
    * Extends every held lease and this node's presence; returns the accounts whose lease is gone
-   * (taken, or run out on this node's clock), and the nodes alive (null when PostgreSQL did not answer).
+   * (taken, or about to run out on this node's clock), the nodes alive and, when PostgreSQL did
+   * not answer, why (nodes null).
    */
-  async renew(): Promise<{ lost: string[]; nodes: string[] | null }> {
+  async renew(): Promise<{ lost: string[]; nodes: string[] | null; error?: Error }> {
     const sent = this.now();
     const mine = [...this.held.values()];
     let renewed: Set<string> | null = null;
     let nodes: string[] | null = null;
+    let error: Error | undefined;
     try {
       const alive = await this.pool.query<{ node: string }>(
-        `WITH me AS (
+        this.timed(
+          `WITH me AS (
            INSERT INTO nodes (node, expires_at, imap, smtp) VALUES ($1, now() + make_interval(secs => $2), $3, $4)
            ON CONFLICT (node) DO UPDATE SET expires_at = excluded.expires_at, imap = excluded.imap, smtp = excluded.smtp
            RETURNING node)
          SELECT node FROM nodes WHERE expires_at > now() AND node <> $1 UNION SELECT node FROM me`,
-        [this.node, this.ttlMs / 1000, this.addresses.imap, this.addresses.smtp],
+          [this.node, this.ttlMs / 1000, this.addresses.imap, this.addresses.smtp],
+        ),
       );
       nodes = alive.rows.map((r) => r.node).sort();
       const { rows } = await this.pool.query<{ account: string }>(
-        `UPDATE leases l SET expires_at = now() + make_interval(secs => $4)
+        this.timed(
+          `UPDATE leases l SET expires_at = now() + make_interval(secs => $4)
          FROM unnest($1::text[], $2::bigint[]) AS h(account, epoch)
          WHERE l.account = h.account AND l.epoch = h.epoch AND l.owner = $3
          RETURNING l.account`,
-        [mine.map((l) => l.account), mine.map((l) => l.epoch), this.node, this.ttlMs / 1000],
+          [mine.map((l) => l.account), mine.map((l) => l.epoch), this.node, this.ttlMs / 1000],
+        ),
       );
       renewed = new Set(rows.map((r) => r.account));
       for (const lease of mine) if (renewed.has(lease.account)) lease.validUntil = sent + this.ttlMs;
-    } catch {
+      this.roundTripMs = this.now() - sent;
+    } catch (err) {
       // PostgreSQL out of reach: the leases run out on this node's clock
+      error = err as Error;
+      nodes = null;
     }
-    const lost = mine.filter((l) => (renewed ? !renewed.has(l.account) : l.validUntil <= this.now()));
+    this.storeUp = !error;
+    // unconfirmed, a lease that could run out before the next renewal is given up now
+    const margin = this.ttlMs / 3;
+    const lost = mine.filter((l) => (renewed ? !renewed.has(l.account) : l.validUntil - this.now() <= margin));
     for (const l of lost) this.held.delete(l.account);
-    return { lost: lost.map((l) => l.account), nodes };
+    return { lost: lost.map((l) => l.account), nodes, error };
   }
 
   advertise(addresses: NodeAddresses): void {

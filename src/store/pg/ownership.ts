@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Ownership, OwnershipEvents } from '../state-store';
+import type { LeaseChange, NodeHealth, Ownership, OwnershipEvents } from '../state-store';
 import type pg from 'pg';
 import type { LeaseKeeper, NodeAddresses } from './leases';
 import { WakeUps } from './wake-ups';
@@ -25,6 +25,12 @@ export interface AccountLoader {
   catchUp(): Promise<void>;
 }
 
+/** What a node reports of its leases and its store (the log): each change once. */
+export interface NodeObserver {
+  lease(mailbox: string, change: LeaseChange): void;
+  store(up: boolean, error?: Error): void;
+}
+
 function weight(node: string, account: string): bigint {
   return createHash('sha256').update(`${node}\u0000${account}`).digest().readBigUInt64BE(0);
 }
@@ -39,7 +45,7 @@ export function preferredNode(nodes: readonly string[], account: string): string
   return best;
 }
 
-export class PgOwnership implements Ownership {
+export class PgOwnership implements Ownership, NodeHealth {
   private wanted: () => string[] = () => [];
   private events: OwnershipEvents | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -50,6 +56,9 @@ export class PgOwnership implements Ownership {
   /** Accounts seen free while another node was preferred: when, on the keeper's clock. */
   private readonly freeSince = new Map<string, number>();
   private readonly names = new Map<string, string>();
+  private readonly changes = new Map<LeaseChange, number>();
+  /** The store answered at the start (the schema was read): only a change is reported. */
+  private storeAnswered = true;
 
   constructor(
     private readonly keeper: LeaseKeeper,
@@ -57,7 +66,29 @@ export class PgOwnership implements Ownership {
     private readonly now: () => number,
     private readonly onError: (err: Error) => void,
     private readonly listen: pg.ClientConfig | null = null,
+    private readonly observer: NodeObserver | null = null,
   ) {}
+
+  storeUp(): boolean {
+    return this.keeper.storeUp !== false;
+  }
+
+  storeRoundTripSeconds(): number | null {
+    return this.keeper.roundTripMs === null ? null : this.keeper.roundTripMs / 1000;
+  }
+
+  leasesHeld(): number {
+    return this.names.size;
+  }
+
+  leaseChanges(): ReadonlyMap<LeaseChange, number> {
+    return this.changes;
+  }
+
+  private changed(mailbox: string, change: LeaseChange): void {
+    this.changes.set(change, (this.changes.get(change) ?? 0) + 1);
+    this.observer?.lease(mailbox, change);
+  }
 
   advertise(addresses: NodeAddresses): void {
     this.keeper.advertise(addresses);
@@ -94,12 +125,12 @@ export class PgOwnership implements Ownership {
 
   /** Writes of these accounts were refused: another node has them. */
   fenced(accounts: Iterable<string>): void {
-    for (const account of accounts) void this.lose(account).catch((err: Error) => this.onError(err));
+    for (const account of accounts) void this.lose(account, 'lost').catch((err: Error) => this.onError(err));
   }
 
   async stop(): Promise<void> {
     await this.halt();
-    for (const account of this.keeper.accounts()) await this.lose(account);
+    for (const account of this.keeper.accounts()) await this.lose(account, 'given up');
     this.events = null;
     await this.keeper.leave();
   }
@@ -115,13 +146,19 @@ export class PgOwnership implements Ownership {
 
   private async look(): Promise<void> {
     if (!this.events) return;
-    const { lost, nodes } = await this.keeper.renew();
-    for (const account of lost) await this.lose(account, false);
+    const { lost, nodes, error } = await this.keeper.renew();
+    if (!nodes !== !this.storeAnswered) {
+      this.storeAnswered = !!nodes;
+      this.observer?.store(this.storeAnswered, error);
+    }
+    for (const account of lost) await this.lose(account, 'lost');
     if (!nodes) return;
     await this.loader.catchUp();
     const wanted = new Map(this.wanted().map((m) => [m.toLowerCase(), m]));
-    for (const account of this.keeper.accounts())
-      if (!wanted.has(account) || preferredNode(nodes, account) !== this.keeper.node) await this.lose(account);
+    for (const account of this.keeper.accounts()) {
+      if (!wanted.has(account)) await this.lose(account, 'given up');
+      else if (preferredNode(nodes, account) !== this.keeper.node) await this.lose(account, 'handed over');
+    }
     for (const [account, mailbox] of wanted) {
       if (this.keeper.lease(account)) continue;
       if (preferredNode(nodes, account) !== this.keeper.node && !(await this.freeLongEnough(account))) continue;
@@ -135,6 +172,7 @@ export class PgOwnership implements Ownership {
       }
       this.names.set(account, mailbox);
       this.events?.gained(mailbox);
+      this.changed(mailbox, 'gained');
     }
   }
 
@@ -148,13 +186,14 @@ export class PgOwnership implements Ownership {
     return this.now() - since >= this.keeper.ttlMs;
   }
 
-  /** Stops serving the account; `release`: give the lease up at once (it is still ours). */
-  private async lose(account: string, release = true): Promise<void> {
+  /** Stops serving the account; unless its lease is lost, gives the lease up at once (it is still ours). */
+  private async lose(account: string, change: Exclude<LeaseChange, 'gained'>): Promise<void> {
     const mailbox = this.names.get(account);
     if (!mailbox) return;
     this.names.delete(account);
+    this.changed(mailbox, change);
     await this.events?.lost(mailbox);
     await this.loader.unload(mailbox);
-    if (release) await this.keeper.release(account);
+    if (change !== 'lost') await this.keeper.release(account);
   }
 }

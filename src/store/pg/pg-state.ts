@@ -8,7 +8,7 @@ import type { StateStore } from '../state-store';
 import { soleOwnership } from '../sole-ownership';
 import { LeaseKeeper } from './leases';
 import { Mirror } from './mirror';
-import { PgOwnership } from './ownership';
+import { type NodeObserver, PgOwnership } from './ownership';
 import { PgTokenVault } from './pg-token-vault';
 import { PgWriter } from './pg-writer';
 import { type ReplicatedTable, replicatedTables } from './replicated-tables';
@@ -36,6 +36,7 @@ export interface PgStateOptions {
     onError(err: Error): void;
     /** The node's monotonic clock, in ms (performance.now by default): the leases run out on it. */
     now?: () => number;
+    observer?: NodeObserver;
   };
 }
 
@@ -45,10 +46,15 @@ const types = {
     oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-export function pgPool(connection: string | pg.PoolConfig): pg.Pool {
+/**
+ * `leaseMs`, for a node: a connection or query that hangs (PostgreSQL cut off) gives up in time
+ * for the node to stop serving before its leases run out (./leases.ts).
+ */
+export function pgPool(connection: string | pg.PoolConfig, leaseMs?: number): pg.Pool {
   if (typeof connection === 'string') registerSecret(connection);
   const config = typeof connection === 'string' ? { connectionString: connection } : connection;
-  const pool = new pg.Pool({ ...config, types, max: 8 });
+  const timeouts = leaseMs ? { connectionTimeoutMillis: leaseMs / 6, query_timeout: leaseMs } : {};
+  const pool = new pg.Pool({ ...config, ...timeouts, types, max: 8 });
   // an idle connection lost (a restarted server): the pool opens another on next use, and a
   // query on a lost one fails to its caller
   pool.on('error', () => undefined);
@@ -71,7 +77,7 @@ async function readRows(pool: pg.Pool, accounts: readonly string[] | undefined) 
 
 export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
   const box = secretBox(opts.secretKey);
-  const pool = pgPool(opts.connection);
+  const pool = pgPool(opts.connection, opts.node?.leaseMs);
   try {
     await migratePg(pool);
     let writer: PgWriter | null = null;
@@ -124,11 +130,12 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
           mail.forgetAccount(mailbox);
         },
       };
-      ownership = new PgOwnership(keeper, loader, now, opts.node.onError, pool.options);
+      ownership = new PgOwnership(keeper, loader, now, opts.node.onError, pool.options, opts.node.observer);
     } else mirror.load(await readRows(pool, undefined));
     return {
       mail,
       ownership: ownership ?? soleOwnership(),
+      node: ownership,
       quarantine: new QuarantineStore(mirror.db),
       secrets,
       committed: (account) => durable.committed(account),

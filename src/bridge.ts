@@ -20,6 +20,7 @@ import { buildStatus } from './ops/status';
 import { tokenState } from './ops/token-state';
 import { planReload } from './reload-plan';
 import { hopKey } from './imap/node-hop';
+import { mailboxMoving } from './imap/imap-error';
 import { createSmtpServer } from './smtp/server';
 import { ensureStateDir } from './state-dir';
 import { releaseQuarantine } from './smtp/quarantine-commands';
@@ -191,9 +192,9 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   state.ownership.advertise({ imap: `${reachable}:${imap.port}`, smtp: `${reachable}:${smtp.port}` });
   await state.ownership.start(() => wantedMailboxes(config, secrets), {
     gained: (mailbox) => bridged.start(mailbox),
-    lost: async (mailbox) => {
+    lost: async (mailbox, change) => {
       await bridged.stop(mailbox);
-      imap.disconnect(mailbox);
+      imap.disconnect(mailbox, change === 'given up' ? 'This account is no longer bridged' : mailboxMoving);
       activity.forget(mailbox);
     },
   });

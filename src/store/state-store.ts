@@ -96,8 +96,8 @@ export interface TokenVault {
 export interface OwnershipEvents {
   /** This node serves the account from now on (its state is loaded). */
   gained(mailbox: string): void;
-  /** Another node serves it now, or it is no longer wanted: stop serving it. */
-  lost(mailbox: string): Promise<void>;
+  /** Another node serves it now, or it is no longer wanted ('given up'): stop serving it. */
+  lost(mailbox: string, change: Exclude<LeaseChange, 'gained'>): Promise<void>;
 }
 
 /**

@@ -20,6 +20,11 @@ export class FencedError extends Error {
   }
 }
 
+/** A database call's failure as the caller should see it: an outage as StoreUnavailableError. */
+export function storeFailure(err: unknown): unknown {
+  return isOutage(err) ? new StoreUnavailableError(err) : err;
+}
+
 /**
  * Whether a failure of a database call is the database being out of reach rather than a
  * refused statement: a socket error or timeout (no SQLSTATE), a connection failure (08),

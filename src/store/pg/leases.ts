@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { FencedError, StoreUnavailableError, isOutage } from '../store-errors';
+import { FencedError, storeFailure } from '../store-errors';
 
 /**
  * One owner node per account: a row in `leases` with the owner's name, an expiry on
@@ -146,11 +146,17 @@ export class LeaseKeeper {
 
   /** The listeners of the node that holds a live lease on the account, if another one does. */
   async ownerOf(account: string): Promise<NodeAddresses | null> {
-    const { rows } = await this.pool.query<NodeAddresses>(
-      `SELECT n.imap, n.smtp FROM leases l JOIN nodes n ON n.node = l.owner
-       WHERE l.account = $1 AND l.owner <> $2 AND l.expires_at > now() AND n.expires_at > now()`,
-      [account.toLowerCase(), this.node],
-    );
+    const { rows } = await this.pool
+      .query<NodeAddresses>(
+        this.timed(
+          `SELECT n.imap, n.smtp FROM leases l JOIN nodes n ON n.node = l.owner
+           WHERE l.account = $1 AND l.owner <> $2 AND l.expires_at > now() AND n.expires_at > now()`,
+          [account.toLowerCase(), this.node],
+        ),
+      )
+      .catch((err: unknown) => {
+        throw storeFailure(err);
+      });
     return rows[0] ?? null;
   }
 
@@ -202,7 +208,7 @@ export class LeaseKeeper {
         lease.epoch,
       ])
       .catch((err: unknown) => {
-        throw isOutage(err) ? new StoreUnavailableError(err) : err;
+        throw storeFailure(err);
       });
     if (!rows.length || !this.lease(account)) throw refused();
   }

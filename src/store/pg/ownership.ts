@@ -192,7 +192,7 @@ export class PgOwnership implements Ownership, NodeHealth {
     if (!mailbox) return;
     this.names.delete(account);
     this.changed(mailbox, change);
-    await this.events?.lost(mailbox);
+    await this.events?.lost(mailbox, change);
     await this.loader.unload(mailbox);
     if (change !== 'lost') await this.keeper.release(account);
   }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Durability } from '../state-store';
-import { FencedError, StoreUnavailableError, isOutage } from '../store-errors';
+import { FencedError, storeFailure } from '../store-errors';
 import type { ChangeBatch, Mirror } from './mirror';
 import type { ReplicatedTable } from './replicated-tables';
 
@@ -146,7 +146,7 @@ export class PgWriter implements Durability {
     let pending = [...this.unsent, ...batches];
     this.unsent = pending;
     const client = await this.pool.connect().catch((err: unknown) => {
-      throw isOutage(err) ? new StoreUnavailableError(err) : err;
+      throw storeFailure(err);
     });
     // a connection lost mid-transaction reports here as well as to the query: the query's
     // rejection is the one acted on
@@ -167,7 +167,7 @@ export class PgWriter implements Durability {
     } catch (err) {
       failure = err as Error;
       await client.query('ROLLBACK').catch(() => undefined);
-      throw isOutage(err) ? new StoreUnavailableError(err) : err;
+      throw storeFailure(err);
     } finally {
       client.off('error', lost);
       // a client that failed is not given out again

@@ -144,6 +144,18 @@ export class LeaseKeeper {
     this.addresses = addresses;
   }
 
+  /**
+   * When this node name's live heartbeat in PostgreSQL runs out, to the microsecond (each
+   * renewal moves it), or null if it has none.
+   */
+  async heartbeat(): Promise<string | null> {
+    const { rows } = await this.pool.query<{ expires: string }>(
+      'SELECT expires_at::text AS expires FROM nodes WHERE node = $1 AND expires_at > now()',
+      [this.node],
+    );
+    return rows[0]?.expires ?? null;
+  }
+
   /** The listeners of the node that holds a live lease on the account, if another one does. */
   async ownerOf(account: string): Promise<NodeAddresses | null> {
     const { rows } = await this.pool

@@ -3,6 +3,7 @@ import type { LeaseChange, NodeHealth, Ownership, OwnershipEvents } from '../sta
 import type pg from 'pg';
 import type { LeaseKeeper, NodeAddresses } from './leases';
 import { WakeUps } from './wake-ups';
+import { ConfigError } from '../../config';
 
 /**
  * Spreads accounts over the nodes alive and keeps each on one: rendezvous hashing names the
@@ -67,6 +68,7 @@ export class PgOwnership implements Ownership, NodeHealth {
     private readonly onError: (err: Error) => void,
     private readonly listen: pg.ClientConfig | null = null,
     private readonly observer: NodeObserver | null = null,
+    private readonly wait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ) {}
 
   storeUp(): boolean {
@@ -99,6 +101,7 @@ export class PgOwnership implements Ownership, NodeHealth {
   }
 
   async start(wanted: () => string[], events: OwnershipEvents): Promise<void> {
+    await this.refuseDuplicate();
     this.wanted = wanted;
     this.events = events;
     this.timer = setInterval(() => void this.review(), this.keeper.ttlMs / 3);
@@ -174,6 +177,22 @@ export class PgOwnership implements Ownership, NodeHealth {
       this.events?.gained(mailbox);
       this.changed(mailbox, 'gained');
     }
+  }
+
+  /**
+   * Refuses to start under a name another running node uses: its heartbeat is live and moves
+   * on within half a lease (it renews every ttl/3, a renewal waits up to ttl/6). A live one that
+   * stays put is a crashed predecessor's, running out: this node takes its place.
+   */
+  private async refuseDuplicate(): Promise<void> {
+    const seen = await this.keeper.heartbeat();
+    if (seen === null) return;
+    await this.wait(this.keeper.ttlMs / 2);
+    const now = await this.keeper.heartbeat();
+    if (now !== null && now !== seen)
+      throw new ConfigError(
+        `state.node "${this.keeper.node}" is the name of another node that is running (its heartbeat in PostgreSQL moves on); give every node its own name`,
+      );
   }
 
   private async freeLongEnough(account: string): Promise<boolean> {

@@ -37,6 +37,8 @@ export interface PgStateOptions {
     /** The node's monotonic clock, in ms (performance.now by default): the leases run out on it. */
     now?: () => number;
     observer?: NodeObserver;
+    /** How the node waits before it looks whether its name is taken (a timer by default). */
+    wait?: (ms: number) => Promise<void>;
   };
 }
 
@@ -130,7 +132,15 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
           mail.forgetAccount(mailbox);
         },
       };
-      ownership = new PgOwnership(keeper, loader, now, opts.node.onError, pool.options, opts.node.observer);
+      ownership = new PgOwnership(
+        keeper,
+        loader,
+        now,
+        opts.node.onError,
+        pool.options,
+        opts.node.observer,
+        opts.node.wait,
+      );
     } else mirror.load(await readRows(pool, undefined));
     return {
       mail,

@@ -17,8 +17,11 @@ import { ConfigError } from '../../config';
 export interface AccountLoader {
   /** Reads the account's state from PostgreSQL into this node's mirror. */
   load(mailbox: string): Promise<void>;
-  /** Sends its last writes, then drops it from the mirror. */
-  unload(mailbox: string): Promise<void>;
+  /**
+   * Drops it from the mirror; `flush`: sends its last writes first (not when its lease is lost:
+   * they would be refused, and waiting for a PostgreSQL that hangs would keep the node serving).
+   */
+  unload(mailbox: string, flush: boolean): Promise<void>;
   /**
    * At every look: reads again what any node may change (token records, bridge passwords) and
    * sends again what a transaction failed to store (PostgreSQL back after an outage).
@@ -212,7 +215,7 @@ export class PgOwnership implements Ownership, NodeHealth {
     this.names.delete(account);
     this.changed(mailbox, change);
     await this.events?.lost(mailbox, change);
-    await this.loader.unload(mailbox);
+    await this.loader.unload(mailbox, change !== 'lost');
     if (change !== 'lost') await this.keeper.release(account);
   }
 }

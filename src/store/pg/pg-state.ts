@@ -124,8 +124,8 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
           // what a failed transaction left unsent goes again (PostgreSQL back after an outage)
           await durable.committed().catch(() => undefined);
         },
-        unload: async (mailbox: string) => {
-          await durable.committed().catch(() => undefined);
+        unload: async (mailbox: string, flush: boolean) => {
+          if (flush) await durable.committed().catch(() => undefined);
           // what is still unsent (its lease ran out during an outage) can no longer be stored
           durable.forget(mailbox);
           mirror.unload(mailbox);

@@ -4,6 +4,7 @@ import type { Logger } from './log';
 import { LoginGuard } from './auth/login-guard';
 import { AccountRegistry } from './domain/account-registry';
 import { vendorConnector } from './upstream/vendor-connector';
+import { storeCheckedWrites } from './domain/store-checked-writes';
 import type { MailboxPoller } from './domain/poller';
 import { BridgedAccounts } from './bridged-accounts';
 import { startImapServer } from './imap/server';
@@ -20,6 +21,7 @@ import { buildStatus } from './ops/status';
 import { tokenState } from './ops/token-state';
 import { planReload } from './reload-plan';
 import { hopKey } from './imap/node-hop';
+import { mailboxMoving } from './imap/imap-error';
 import { createSmtpServer } from './smtp/server';
 import { ensureStateDir } from './state-dir';
 import { releaseQuarantine } from './smtp/quarantine-commands';
@@ -92,6 +94,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     token,
     sessions: () => sessions(),
     quarantine: () => quarantine.countByState(new Date(activity.now())),
+    node: state.node,
   });
   const observers = opsObservers(metrics, activity);
   const vendor = createVendorClient(config, secrets, logger, observers.vendor);
@@ -101,12 +104,16 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   const notifier = new ChangeJournal();
   const logins = new LoginGuard({ freeFailures: config.limits.freeLoginFailures }, logger);
   const registry = new AccountRegistry(secrets);
+  // a vendor write goes out only when its outcome can be stored (the store reachable, the mailbox ours)
   const connector = (mailbox: string) =>
-    vendorConnector(
-      vendor.mailbox(mailbox),
-      config.assumptions,
-      { ...config.messages, authservId: config.messages.authservId ?? new URL(config.vendor.readUrl).hostname },
-      logger,
+    storeCheckedWrites(
+      vendorConnector(
+        vendor.mailbox(mailbox),
+        config.assumptions,
+        { ...config.messages, authservId: config.messages.authservId ?? new URL(config.vendor.readUrl).hostname },
+        logger,
+      ),
+      () => state.writable(mailbox),
     );
   accounts = new BridgedAccounts(
     {
@@ -144,7 +151,9 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
             const mailbox = username.trim();
             if (!(await secrets.verifyBridgePassword(mailbox, password))) return null;
             const owner = await state.ownership.ownerOf(mailbox);
-            return owner?.imap ? { address: owner.imap, mailbox } : 'unavailable';
+            if (!owner?.imap) return 'unavailable';
+            metrics.forwarded('imap');
+            return { address: owner.imap, mailbox };
           },
           // every node derives the same key from the state key, which config requires with postgres
           hop: { certificate: tls.cert, key: hopKey(config.state.secretKey ?? '') },
@@ -157,15 +166,20 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     secrets,
     logins,
     quarantine,
-    committed: () => state.committed(),
+    committed: (mailbox) => state.committed(mailbox),
+    writable: (mailbox) => state.writable(mailbox),
     logger,
     tls,
     onSubmitted: ({ mailbox, messageId }) => registry.get(mailbox)?.recordSubmission(messageId),
     onHeld: (mailbox, held) => registry.get(mailbox)?.holdQuarantined(held),
     owners: forwarding
       ? {
-          route: async (mailbox) =>
-            registry.get(mailbox) ? 'here' : ((await state.ownership.ownerOf(mailbox))?.smtp ?? null),
+          route: async (mailbox) => {
+            if (registry.get(mailbox)) return 'here';
+            const owner = (await state.ownership.ownerOf(mailbox))?.smtp ?? null;
+            if (owner) metrics.forwarded('smtp');
+            return owner;
+          },
           certificate: tls.cert,
         }
       : undefined,
@@ -176,9 +190,9 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   state.ownership.advertise({ imap: `${reachable}:${imap.port}`, smtp: `${reachable}:${smtp.port}` });
   await state.ownership.start(() => wantedMailboxes(config, secrets), {
     gained: (mailbox) => bridged.start(accountId(mailbox)),
-    lost: async (mailbox) => {
+    lost: async (mailbox, change) => {
       await bridged.stop(accountId(mailbox));
-      imap.disconnect(mailbox);
+      imap.disconnect(mailbox, change === 'given up' ? 'This account is no longer bridged' : mailboxMoving);
       activity.forget(mailbox);
     },
   });
@@ -190,6 +204,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     token,
     staleAfterMs: () => config.ops.staleAfterSeconds * 1000,
     probe: (mailbox) => vendor.mailbox(mailbox).verify(),
+    node: state.node,
   });
   const ops =
     config.ops.port === null

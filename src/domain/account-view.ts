@@ -224,7 +224,7 @@ export class AccountView {
    */
   /** Resolves once every state change so far is durable: a client is told OK only after it. */
   committed(): Promise<void> {
-    return this.store.committed();
+    return this.store.committed(this.account);
   }
 
   pruneCache(): number {

@@ -4,7 +4,7 @@ import type { AccountRegistry } from '../domain/account-registry';
 import type { ConnectionGate } from '../listen/connection-gate';
 import type { Logger } from '../log';
 import { isLoopback } from '../util/net';
-import { ImapError } from './imap-error';
+import { ImapError, mailboxMoving, toImapError } from './imap-error';
 import { verifyHop } from './node-hop';
 import { type NodeHop, proxyToOwner } from './owner-proxy';
 import type { ImapSession } from './session';
@@ -41,8 +41,7 @@ interface Login {
 
 type Callback = (err: Error | null, ...results: unknown[]) => void;
 
-const moving = () =>
-  new ImapError('UNAVAILABLE', 'This mailbox is moving to another bridge node; log in again in a moment');
+const moving = () => new ImapError('UNAVAILABLE', mailboxMoving);
 
 /**
  * imap-core's onAuth: the bridge password, checked under the login throttle; on a node that
@@ -96,7 +95,8 @@ export function authHook(deps: AuthDependencies) {
               proxyToOwner(socket, tag, unread, { ...target, client: peer }, owners.hop, logger),
           });
         },
-        (err: Error) => callback(err),
+        // imap-core would answer an error without an IMAP response as "NO [TEMPFAIL] LOGIN completed"
+        (err: Error) => callback(toImapError(err)),
       );
   };
 }

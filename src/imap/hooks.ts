@@ -5,6 +5,7 @@ import type { AccountRegistry } from '../domain/account-registry';
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import { toImapError } from './imap-error';
+import { StoreUnavailableError } from '../store/store-errors';
 import { Refusal } from '../domain/refusal';
 import { trackActivity } from './activity';
 import { folderKey, splitFolderKey } from '../model/folder-key';
@@ -25,6 +26,13 @@ type Callback = (err: Error | null, ...results: unknown[]) => void;
 
 /** How long one command's work took (from its hook's start to its callback), for metrics. */
 export type CommandObserver = (command: string, seconds: number, ok: boolean) => void;
+
+/**
+ * Hooks that change the vendor. Their vendor write goes out only when the store answers
+ * (domain/store-checked-writes.ts); one the vendor accepted stays made though the store failed
+ * right after, so the client hears OK: the change is kept here and stored once the store is back.
+ */
+const vendorWrites = new Set(['store', 'move', 'copy', 'expunge']);
 
 /** The IMAP command a hook serves: imap-core opens a folder for both SELECT and EXAMINE. */
 const commandOf = (hookName: string) => (hookName === 'open' ? 'SELECT' : hookName.toUpperCase());
@@ -59,7 +67,13 @@ export function installHooks(
         callback(failure);
       };
       const done = fn(view, session, ...(raw as A)).then(async (results) => {
-        await view.committed();
+        await view.committed().catch((err: unknown) => {
+          if (!vendorWrites.has(name) || !(err instanceof StoreUnavailableError)) throw err;
+          logger.warn(
+            { hook: name, account: session.user.id, err: err.message },
+            'the vendor made the change; it is stored once the database answers again',
+          );
+        });
         return results;
       });
       trackActivity(session, done)

@@ -1,5 +1,6 @@
 import { Refusal } from '../domain/refusal';
 import { ConnectorError, OutcomeUnknownError } from '../domain/connector';
+import { FencedError, StoreUnavailableError } from '../store/store-errors';
 
 /**
  * Typed command failures. imap-core answers a hook error that carries `imapResponse` with
@@ -25,6 +26,9 @@ export class ImapError extends Error {
     return this.imapResponse.code;
   }
 }
+
+/** Why a session of a mailbox another node takes over is refused. */
+export const mailboxMoving = 'This mailbox is moving to another bridge node; log in again in a moment';
 
 const refusalCodes: Record<Refusal['reason'], ImapResponseCode> = {
   cannot: 'CANNOT',
@@ -67,5 +71,8 @@ export function toImapError(err: unknown): ImapError {
     );
   if (err instanceof ConnectorError) return vendorFailure(err);
   if (err instanceof Refusal) return new ImapError(refusalCodes[err.reason], err.message);
+  if (err instanceof StoreUnavailableError)
+    return new ImapError('UNAVAILABLE', "The bridge's database is unreachable; nothing was changed, try again shortly");
+  if (err instanceof FencedError) return new ImapError('UNAVAILABLE', mailboxMoving);
   return new ImapError('SERVERBUG', 'Internal bridge error; see the bridge log');
 }

@@ -42,8 +42,8 @@ export interface RunningImap {
   listening(): boolean;
   /** Applies to commands read from now on (a reload's new limit). */
   setMaxMessageBytes(bytes: number): void;
-  /** Ends the sessions logged in as `account` (a reload removed it). */
-  disconnect(account: string): void;
+  /** Ends the sessions logged in as `account` (a reload removed it, another node serves it now), saying why. */
+  disconnect(account: string, reason: string): void;
   /** Stops listening, lets commands in progress finish (up to limits.shutdownDrainSeconds), says BYE to everyone. */
   close(): Promise<void>;
 }
@@ -186,10 +186,10 @@ export async function startImapServer(opts: ImapServerOptions): Promise<RunningI
     setMaxMessageBytes: (bytes) => {
       for (const s of servers) s.options.maxMessage = bytes;
     },
-    disconnect: (account) => {
+    disconnect: (account, reason) => {
       for (const c of connections()) {
         if (c.session?.user?.id !== accountId(account)) continue;
-        c.send('* BYE this account is no longer bridged');
+        c.send(`* BYE ${reason}`);
         c.close();
       }
     },

@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { SubmissionOutcome } from '../smtp/deliver';
+import type { NodeHealth } from '../store/state-store';
 import type { RequestOutcome, RetryReason } from '../upstream/observer';
 import type { AccountActivity } from './activity';
 import type { TokenState } from './token-state';
@@ -19,6 +20,8 @@ export interface MetricSources {
   sessions(): { imap: number; smtp: number };
   /** Quarantine records by state (a held record past its 3 hours counts as expired). */
   quarantine(): Record<string, number>;
+  /** A node of several (PostgreSQL): its store and leases; null alone. */
+  node?: NodeHealth | null;
 }
 
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -34,6 +37,7 @@ export class BridgeMetrics {
   private readonly imapCommands: Histogram<'command' | 'outcome'>;
   private readonly smtpSubmissions: Counter<'outcome'>;
   private readonly folderSyncs: Counter<'cause' | 'outcome'>;
+  private readonly handOvers: Counter<'protocol'>;
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -95,7 +99,45 @@ export class BridgeMetrics {
       labelNames: ['cause', 'outcome'],
       registers,
     });
+    this.handOvers = new Counter({
+      name: 'mailbridge_forwarded_total',
+      help: 'Client sessions (imap) and submissions (smtp) this node passed on to the node serving the mailbox',
+      labelNames: ['protocol'],
+      registers,
+    });
     this.stateGauges(sources, registers);
+    if (sources.node) this.nodeGauges(sources.node, registers);
+  }
+
+  private nodeGauges(node: NodeHealth, registers: Registry[]): void {
+    const gauge = (name: string, help: string, value: () => number | null) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          const v = value();
+          if (v === null) this.reset();
+          else this.set(v);
+        },
+      });
+    gauge('mailbridge_store_up', '1 while the shared PostgreSQL answered this node’s last look', () =>
+      node.storeUp() ? 1 : 0,
+    );
+    gauge('mailbridge_store_round_trip_seconds', 'How long this node’s last lease renewal took', () =>
+      node.storeRoundTripSeconds(),
+    );
+    gauge('mailbridge_leases_held', 'Mailboxes whose lease this node holds', () => node.leasesHeld());
+    const changes: Counter<'change'> = new Counter({
+      name: 'mailbridge_lease_changes_total',
+      help: 'Leases this node gained, lost, handed over or gave up',
+      labelNames: ['change'],
+      registers,
+      collect: () => {
+        changes.reset();
+        for (const [change, n] of node.leaseChanges()) changes.inc({ change }, n);
+      },
+    });
   }
 
   private stateGauges(sources: MetricSources, registers: Registry[]): void {
@@ -190,6 +232,11 @@ export class BridgeMetrics {
 
   smtpSubmission(outcome: SubmissionOutcome): void {
     this.smtpSubmissions.inc({ outcome });
+  }
+
+  /** A session or submission passed on to the node that serves its mailbox. */
+  forwarded(protocol: 'imap' | 'smtp'): void {
+    this.handOvers.inc({ protocol });
   }
 
   folderSync(cause: string, ok: boolean): void {

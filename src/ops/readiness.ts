@@ -1,3 +1,4 @@
+import type { NodeHealth } from '../store/state-store';
 import type { AccountActivity } from './activity';
 import type { TokenState } from './token-state';
 
@@ -5,7 +6,9 @@ import type { TokenState } from './token-state';
  * `/readyz`: every account has a usable token (valid, or refreshable with a live refresh
  * token), the vendor answered it within `staleAfterMs`, and no folder has been failing or
  * syncing for longer than that. An account nobody used lately is asked something cheap
- * (list_folders) before it is judged, so an idle sidecar stays ready without polling.
+ * (list_folders) before it is judged, so an idle sidecar stays ready without polling. A node
+ * of several is ready only while the shared store answers its looks: otherwise it cannot
+ * confirm its leases, and serves nothing it could store.
  */
 
 export interface AccountReadiness {
@@ -16,6 +19,8 @@ export interface AccountReadiness {
 
 export interface ReadinessReport {
   ready: boolean;
+  /** Several nodes: whether the shared store answered this node's last look. */
+  store?: { up: boolean };
   accounts: AccountReadiness[];
 }
 
@@ -26,6 +31,8 @@ export interface ReadinessDeps {
   staleAfterMs(): number;
   /** Asks the vendor something cheap for the mailbox; the answer lands in `activity`. */
   probe(mailbox: string): Promise<void>;
+  /** A node of several (PostgreSQL); null alone. */
+  node?: NodeHealth | null;
 }
 
 /** A stale account is asked again at most this often, however often the probe runs. */
@@ -42,7 +49,11 @@ export class Readiness {
     const mailboxes = this.deps.mailboxes();
     await Promise.all(mailboxes.map((m) => this.refreshIfStale(m)));
     const accounts = mailboxes.map((m) => this.judge(m));
-    return { ready: accounts.every((a) => a.ready), accounts };
+    const ready = accounts.every((a) => a.ready);
+    const node = this.deps.node;
+    if (!node) return { ready, accounts };
+    const up = node.storeUp();
+    return { ready: ready && up, store: { up }, accounts };
   }
 
   private stale(at: number | null): boolean {

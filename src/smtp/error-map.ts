@@ -1,3 +1,4 @@
+import { FencedError, StoreUnavailableError } from '../store/store-errors';
 import { redactSecrets } from '../log';
 import { configFlag } from '../util/shell-quote';
 import { TransportError, VendorError, type ErrorKind } from '../upstream/errors';
@@ -75,6 +76,10 @@ export function answerFor(err: unknown): SmtpAnswer {
   }
   // a send that timed out may still have been queued, but losing mail is worse than a duplicate
   if (err instanceof TransportError) return answer(451, '4.4.1', 'The vendor did not answer; try again later');
+  if (err instanceof StoreUnavailableError)
+    return answer(451, '4.3.0', "The bridge's database is unreachable; nothing was sent, try again later");
+  if (err instanceof FencedError)
+    return answer(451, '4.3.2', 'This mailbox is moving to another bridge node; nothing was sent, try again');
   return answer(451, '4.3.0', 'Internal bridge error; try again later');
 }
 

@@ -33,7 +33,9 @@ export interface SmtpServerOptions {
   logins?: LoginGuard;
   quarantine: QuarantineLog;
   /** Resolves once a submission's state writes (quarantine records, its Message-ID) are durable: 250 waits for it. */
-  committed(): Promise<void>;
+  committed(mailbox: string): Promise<void>;
+  /** Rejects while the mailbox's state cannot be stored (store-errors.ts): then nothing is sent. */
+  writable?(mailbox: string): Promise<void>;
   logger: Logger;
   tls: TlsPair;
   /** Each accepted submission, so IMAP can recognise the client's APPEND of its Sent copy. */
@@ -241,13 +243,23 @@ function serverOptions(
             session.envelope.rcptTo.map((r) => r.address),
             config.assumptions,
           );
+          // nothing goes to the vendor that the bridge could not then record
+          await opts.writable?.(mailbox);
           const answer = await deliver(
             { ...opts, configFile: config.configFile },
             mailbox,
             sub,
             config.submission.recipients,
           );
-          await opts.committed();
+          // sent is sent: a 4xx now would make the client send it again
+          await opts
+            .committed(mailbox)
+            .catch((err: Error) =>
+              opts.logger.warn(
+                { mailbox, err: err.message },
+                'submission sent; its record is stored once the database answers',
+              ),
+            );
           return answer;
         })
         .finally(() => guards.transfers.delete(session.id))

@@ -303,8 +303,8 @@ export class MailStore implements MailState {
     this.durability.afterCommit(fn);
   }
 
-  committed(): Promise<void> {
-    return this.durability.committed();
+  committed(account?: string): Promise<void> {
+    return this.durability.committed(account);
   }
 
   /** Every row of these messages in any folder of the account (folders and label views alike). */

@@ -22,6 +22,13 @@ export function openStateStore(config: Config, role: { node: Logger } | 'cli'): 
       name: node ?? `${os.hostname()}-${process.pid}`,
       leaseMs: leaseSeconds * 1000,
       onError: (err) => logger.warn({ err: err.message }, 'account ownership: PostgreSQL look failed; retrying'),
+      observer: {
+        lease: (mailbox, change) => logger.info({ mailbox, change }, `lease ${change}`),
+        store: (up, err) =>
+          up
+            ? logger.warn('PostgreSQL answers again')
+            : logger.warn({ err: err?.message }, 'PostgreSQL lost: serving no mailbox whose lease runs out meanwhile'),
+      },
     },
   });
 }

@@ -12,7 +12,7 @@ export function soleOwnership(): Ownership {
     for (const [key, mailbox] of [...serving])
       if (!now.has(key)) {
         serving.delete(key);
-        await events.lost(mailbox);
+        await events.lost(mailbox, 'given up');
       }
     for (const [key, mailbox] of now)
       if (!serving.has(key)) {

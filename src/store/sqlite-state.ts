@@ -13,7 +13,9 @@ export function openSqliteState(stateDir: string): StateStore {
     ownership: soleOwnership(),
     quarantine: new QuarantineStore(mail.db),
     secrets,
+    node: null,
     committed: () => mail.committed(),
+    writable: () => Promise.resolve(),
     close: async () => mail.close(),
   };
 }

@@ -18,8 +18,11 @@ import type { StoredAccount, TokenPair } from '../model/tokens';
 export interface Durability {
   /** Runs `fn` once every write made so far is durable, in call order. */
   afterCommit(fn: () => void): void;
-  /** Resolves once every write made so far is durable; rejects if one was refused. */
-  committed(): Promise<void>;
+  /**
+   * Resolves once every write made so far is durable; rejects if one was refused or the store
+   * is unreachable (./store-errors.ts). With `account`, only a refusal of that account's writes.
+   */
+  committed(account?: string): Promise<void>;
 }
 
 /** The IMAP state of every account: UID maps, MODSEQs, flags, tombstones, cached messages. */
@@ -87,8 +90,8 @@ export interface TokenVault {
 export interface OwnershipEvents {
   /** This node serves the account from now on (its state is loaded). */
   gained(mailbox: string): void;
-  /** Another node serves it now, or it is no longer wanted: stop serving it. */
-  lost(mailbox: string): Promise<void>;
+  /** Another node serves it now, or it is no longer wanted ('given up'): stop serving it. */
+  lost(mailbox: string, change: Exclude<LeaseChange, 'gained'>): Promise<void>;
 }
 
 /**
@@ -108,13 +111,35 @@ export interface Ownership {
   stop(): Promise<void>;
 }
 
+/** How a lease changed hands, as the log and the metrics name it. */
+export type LeaseChange = 'gained' | 'lost' | 'handed over' | 'given up';
+
+/** A node's view of the store several nodes share and of its leases (PostgreSQL only). */
+export interface NodeHealth {
+  /** Whether the store answered the node's last look: false, the node cannot confirm its leases. */
+  storeUp(): boolean;
+  /** How long the last answered look took, in seconds; null before one was. */
+  storeRoundTripSeconds(): number | null;
+  /** Mailboxes whose lease the node holds. */
+  leasesHeld(): number;
+  /** Lease changes since start, by kind. */
+  leaseChanges(): ReadonlyMap<LeaseChange, number>;
+}
+
 /** Everything the daemon keeps, from one backend. */
 export interface StateStore {
   readonly mail: MailState;
   readonly ownership: Ownership;
   readonly quarantine: QuarantineLog;
   readonly secrets: TokenVault;
-  /** Resolves once every write so far, of any part, is durable. */
-  committed(): Promise<void>;
+  /** Null on SQLite: one node, no leases. */
+  readonly node: NodeHealth | null;
+  /**
+   * Resolves when a change of the mailbox can be stored now: rejects (store-errors.ts) while the
+   * store is unreachable or this node no longer holds the mailbox. Asked before each vendor write.
+   */
+  writable(mailbox: string): Promise<void>;
+  /** Resolves once every write so far, of any part, is durable (see Durability.committed). */
+  committed(account?: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -13,6 +13,7 @@ import { createLogger } from '../../src/log';
 import { type Sandbox, startSandbox } from '../../src/sandbox';
 import { vendorSettings } from '../../src/sandbox/vendor-settings';
 import { hopKey, hopResponse } from '../../src/imap/node-hop';
+import { preferredNode } from '../../src/store/pg/ownership';
 import { control } from '../support/bridge-harness';
 import { type Postgres, startPostgres } from '../support/postgres';
 
@@ -279,4 +280,35 @@ it('takes a node’s word for a client’s address only with a proof made for th
     a.close();
     b.close();
   }
+});
+
+it('answers a LOGIN to be forwarded while PostgreSQL is down with NO [UNAVAILABLE] and the reason', async () => {
+  const mailbox = mailboxes[0];
+  const edge = nodes.find((n) => n !== ownerOf(mailbox));
+  if (!edge) throw new Error('no node but the owner');
+  const s = await session(edge.bridge.ports.imap, '127.0.0.1');
+  postgres.pause();
+  try {
+    expect(await s.send('l', `LOGIN ${mailbox} ${passwords.get(mailbox)}`)).toBe(
+      "l NO [UNAVAILABLE] The bridge's database is unreachable; nothing was changed, try again shortly",
+    );
+  } finally {
+    postgres.resume();
+    s.close();
+  }
+});
+
+it('tells a client of a mailbox handed over to a node that joined that the mailbox is moving', async () => {
+  const joined = ['node-1', 'node-2', 'node-3', 'node-4'];
+  const mailbox = mailboxes.find((m) => preferredNode(joined, m) === 'node-4');
+  const owner = mailbox && ownerOf(mailbox);
+  if (!mailbox || !owner) throw new Error('no mailbox prefers node-4');
+  const s = await session(owner.bridge.ports.imap, '127.0.0.1');
+  expect(await s.send('l', `LOGIN ${mailbox} ${passwords.get(mailbox)}`)).toMatch(/^l OK/);
+  await startNode('node-4');
+  // the owner's next look sees node-4 and hands the mailbox over
+  await owner.bridge.reload();
+  const text = await s.send('n', 'NOOP');
+  expect(text).toMatch(/\* BYE This mailbox is moving to another bridge node; log in again in a moment\r\n/);
+  s.close();
 });

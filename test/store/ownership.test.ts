@@ -105,7 +105,7 @@ it('refuses the writes of a stale owner; the new owner continues with the same U
 
   // node-a wakes up and writes on: refused, and it stops serving the account
   a.state.mail.assignUids(account, 'INBOX', ['stale']);
-  await expect(a.state.committed()).rejects.toThrow(/another node owns fenced@example.com/);
+  await expect(a.state.committed()).rejects.toThrow(/no longer owns fenced@example.com/);
   await a.state.ownership.review();
   expect(a.serving.size).toBe(0);
 

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { accountId } from '../../model/account-id';
+import { FencedError, storeFailure } from '../store-errors';
 
 /**
  * One owner node per account: a row in `leases` with the owner's name, an expiry on
@@ -11,7 +12,11 @@ import { accountId } from '../../model/account-id';
  *
  * The owner renews its leases every ttl/3. It counts a lease valid only until ttl after it
  * *sent* its last successful renewal (its own monotonic clock): a node that cannot reach
- * PostgreSQL stops serving the account before any other node may take it.
+ * PostgreSQL stops serving the account before any other node may take it. Its lease queries
+ * give up after ttl/6 (a cut connection hangs rather than fails), and a renewal that failed
+ * gives up every lease with at most ttl/3 left, the time until the next renewal: so a node cut
+ * off from PostgreSQL stops serving between ttl/6 and ttl/3 before its leases run out, and a
+ * takeover waits for them to run out on PostgreSQL's clock.
  */
 
 export interface Lease {
@@ -37,6 +42,9 @@ export interface NodeAddresses {
 export class LeaseKeeper {
   private readonly held = new Map<string, Lease>();
   private addresses: NodeAddresses = { imap: null, smtp: null };
+  /** Whether the last renewal was answered (null before the first), and how fast, in ms. */
+  storeUp: boolean | null = null;
+  roundTripMs: number | null = null;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -44,6 +52,14 @@ export class LeaseKeeper {
     readonly ttlMs: number,
     private readonly now: () => number = () => performance.now(),
   ) {}
+
+  /**
+   * A lease query that gives up after ttl/6 (node-postgres's query_timeout, which its types
+   * leave out): then the node counts PostgreSQL unreachable.
+   */
+  private timed(text: string, values: unknown[]): pg.QueryConfig {
+    return Object.assign({ text, values }, { query_timeout: this.ttlMs / 6 });
+  }
 
   lease(account: string): Lease | undefined {
     const lease = this.held.get(accountId(account));
@@ -54,7 +70,12 @@ export class LeaseKeeper {
     return [...this.held.keys()];
   }
 
-  /** Takes the account if no other node holds a live lease on it; its new epoch, or null. */
+  /**
+   * Takes the account if no other node holds a live lease on it; its new epoch, or null. A
+   * lease of this node's own that it counted as run out (on its clock, which stops counting
+   * before PostgreSQL's does) is taken again at once, under a new epoch that fences every
+   * write made under the old one.
+   */
   async acquire(account: string): Promise<Lease | null> {
     const key = accountId(account);
     const sent = this.now();
@@ -62,7 +83,7 @@ export class LeaseKeeper {
       `INSERT INTO leases AS l (account, owner, epoch, expires_at)
          VALUES ($1, $2, 1, now() + make_interval(secs => $3))
        ON CONFLICT (account) DO UPDATE SET owner = excluded.owner, epoch = l.epoch + 1, expires_at = excluded.expires_at
-         WHERE l.expires_at < now()
+         WHERE l.expires_at < now() OR l.owner = excluded.owner
        RETURNING epoch`,
       [key, this.node, this.ttlMs / 1000],
     );
@@ -74,51 +95,81 @@ export class LeaseKeeper {
 
   /**
    * Extends every held lease and this node's presence; returns the accounts whose lease is gone
-   * (taken, or run out on this node's clock), and the nodes alive (null when PostgreSQL did not answer).
+   * (taken, or about to run out on this node's clock), the nodes alive and, when PostgreSQL did
+   * not answer, why (nodes null).
    */
-  async renew(): Promise<{ lost: string[]; nodes: string[] | null }> {
+  async renew(): Promise<{ lost: string[]; nodes: string[] | null; error?: Error }> {
     const sent = this.now();
     const mine = [...this.held.values()];
     let renewed: Set<string> | null = null;
     let nodes: string[] | null = null;
+    let error: Error | undefined;
     try {
       const alive = await this.pool.query<{ node: string }>(
-        `WITH me AS (
+        this.timed(
+          `WITH me AS (
            INSERT INTO nodes (node, expires_at, imap, smtp) VALUES ($1, now() + make_interval(secs => $2), $3, $4)
            ON CONFLICT (node) DO UPDATE SET expires_at = excluded.expires_at, imap = excluded.imap, smtp = excluded.smtp
            RETURNING node)
          SELECT node FROM nodes WHERE expires_at > now() AND node <> $1 UNION SELECT node FROM me`,
-        [this.node, this.ttlMs / 1000, this.addresses.imap, this.addresses.smtp],
+          [this.node, this.ttlMs / 1000, this.addresses.imap, this.addresses.smtp],
+        ),
       );
       nodes = alive.rows.map((r) => r.node).sort();
       const { rows } = await this.pool.query<{ account: string }>(
-        `UPDATE leases l SET expires_at = now() + make_interval(secs => $4)
+        this.timed(
+          `UPDATE leases l SET expires_at = now() + make_interval(secs => $4)
          FROM unnest($1::text[], $2::bigint[]) AS h(account, epoch)
          WHERE l.account = h.account AND l.epoch = h.epoch AND l.owner = $3
          RETURNING l.account`,
-        [mine.map((l) => l.account), mine.map((l) => l.epoch), this.node, this.ttlMs / 1000],
+          [mine.map((l) => l.account), mine.map((l) => l.epoch), this.node, this.ttlMs / 1000],
+        ),
       );
       renewed = new Set(rows.map((r) => r.account));
       for (const lease of mine) if (renewed.has(lease.account)) lease.validUntil = sent + this.ttlMs;
-    } catch {
+      this.roundTripMs = this.now() - sent;
+    } catch (err) {
       // PostgreSQL out of reach: the leases run out on this node's clock
+      error = err as Error;
+      nodes = null;
     }
-    const lost = mine.filter((l) => (renewed ? !renewed.has(l.account) : l.validUntil <= this.now()));
+    this.storeUp = !error;
+    // unconfirmed, a lease that could run out before the next renewal is given up now
+    const margin = this.ttlMs / 3;
+    const lost = mine.filter((l) => (renewed ? !renewed.has(l.account) : l.validUntil - this.now() <= margin));
     for (const l of lost) this.held.delete(l.account);
-    return { lost: lost.map((l) => l.account), nodes };
+    return { lost: lost.map((l) => l.account), nodes, error };
   }
 
   advertise(addresses: NodeAddresses): void {
     this.addresses = addresses;
   }
 
+  /**
+   * When this node name's live heartbeat in PostgreSQL runs out, to the microsecond (each
+   * renewal moves it), or null if it has none.
+   */
+  async heartbeat(): Promise<string | null> {
+    const { rows } = await this.pool.query<{ expires: string }>(
+      'SELECT expires_at::text AS expires FROM nodes WHERE node = $1 AND expires_at > now()',
+      [this.node],
+    );
+    return rows[0]?.expires ?? null;
+  }
+
   /** The listeners of the node that holds a live lease on the account, if another one does. */
   async ownerOf(account: string): Promise<NodeAddresses | null> {
-    const { rows } = await this.pool.query<NodeAddresses>(
-      `SELECT n.imap, n.smtp FROM leases l JOIN nodes n ON n.node = l.owner
-       WHERE l.account = $1 AND l.owner <> $2 AND l.expires_at > now() AND n.expires_at > now()`,
-      [accountId(account), this.node],
-    );
+    const { rows } = await this.pool
+      .query<NodeAddresses>(
+        this.timed(
+          `SELECT n.imap, n.smtp FROM leases l JOIN nodes n ON n.node = l.owner
+           WHERE l.account = $1 AND l.owner <> $2 AND l.expires_at > now() AND n.expires_at > now()`,
+          [accountId(account), this.node],
+        ),
+      )
+      .catch((err: unknown) => {
+        throw storeFailure(err);
+      });
     return rows[0] ?? null;
   }
 
@@ -153,6 +204,26 @@ export class LeaseKeeper {
        SELECT pg_notify('${wakeUpChannel}', 'lease') FROM given`,
       [lease.account, this.node, lease.epoch],
     );
+  }
+
+  /**
+   * Resolves if this node holds the account's lease, on its clock and in PostgreSQL (one round
+   * trip); rejects with FencedError if not, StoreUnavailableError if PostgreSQL did not answer.
+   */
+  async confirm(account: string): Promise<void> {
+    const lease = this.lease(account);
+    const refused = () => new FencedError(new Set([accountId(account)]));
+    if (!lease) throw refused();
+    const { rows } = await this.pool
+      .query('SELECT 1 FROM leases WHERE account = $1 AND owner = $2 AND epoch = $3 AND expires_at > now()', [
+        lease.account,
+        this.node,
+        lease.epoch,
+      ])
+      .catch((err: unknown) => {
+        throw storeFailure(err);
+      });
+    if (!rows.length || !this.lease(account)) throw refused();
   }
 
   /** Of `leases` (account, epoch), those this node does not hold in PostgreSQL; share-locks the others. */

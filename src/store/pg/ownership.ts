@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Ownership, OwnershipEvents } from '../state-store';
+import type { LeaseChange, NodeHealth, Ownership, OwnershipEvents } from '../state-store';
 import type pg from 'pg';
 import type { LeaseKeeper, NodeAddresses } from './leases';
 import { WakeUps } from './wake-ups';
 import { accountId } from '../../model/account-id';
+import { ConfigError } from '../../config';
 
 /**
  * Spreads accounts over the nodes alive and keeps each on one: rendezvous hashing names the
@@ -17,13 +18,22 @@ import { accountId } from '../../model/account-id';
 export interface AccountLoader {
   /** Reads the account's state from PostgreSQL into this node's mirror. */
   load(mailbox: string): Promise<void>;
-  /** Sends its last writes, then drops it from the mirror. */
-  unload(mailbox: string): Promise<void>;
+  /**
+   * Drops it from the mirror; `flush`: sends its last writes first (not when its lease is lost:
+   * they would be refused, and waiting for a PostgreSQL that hangs would keep the node serving).
+   */
+  unload(mailbox: string, flush: boolean): Promise<void>;
   /**
    * At every look: reads again what any node may change (token records, bridge passwords) and
    * sends again what a transaction failed to store (PostgreSQL back after an outage).
    */
   catchUp(): Promise<void>;
+}
+
+/** What a node reports of its leases and its store (the log): each change once. */
+export interface NodeObserver {
+  lease(mailbox: string, change: LeaseChange): void;
+  store(up: boolean, error?: Error): void;
 }
 
 function weight(node: string, account: string): bigint {
@@ -40,7 +50,7 @@ export function preferredNode(nodes: readonly string[], account: string): string
   return best;
 }
 
-export class PgOwnership implements Ownership {
+export class PgOwnership implements Ownership, NodeHealth {
   private wanted: () => string[] = () => [];
   private events: OwnershipEvents | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -51,6 +61,9 @@ export class PgOwnership implements Ownership {
   /** Accounts seen free while another node was preferred: when, on the keeper's clock. */
   private readonly freeSince = new Map<string, number>();
   private readonly names = new Map<string, string>();
+  private readonly changes = new Map<LeaseChange, number>();
+  /** The store answered at the start (the schema was read): only a change is reported. */
+  private storeAnswered = true;
 
   constructor(
     private readonly keeper: LeaseKeeper,
@@ -58,7 +71,30 @@ export class PgOwnership implements Ownership {
     private readonly now: () => number,
     private readonly onError: (err: Error) => void,
     private readonly listen: pg.ClientConfig | null = null,
+    private readonly observer: NodeObserver | null = null,
+    private readonly wait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ) {}
+
+  storeUp(): boolean {
+    return this.keeper.storeUp !== false;
+  }
+
+  storeRoundTripSeconds(): number | null {
+    return this.keeper.roundTripMs === null ? null : this.keeper.roundTripMs / 1000;
+  }
+
+  leasesHeld(): number {
+    return this.names.size;
+  }
+
+  leaseChanges(): ReadonlyMap<LeaseChange, number> {
+    return this.changes;
+  }
+
+  private changed(mailbox: string, change: LeaseChange): void {
+    this.changes.set(change, (this.changes.get(change) ?? 0) + 1);
+    this.observer?.lease(mailbox, change);
+  }
 
   advertise(addresses: NodeAddresses): void {
     this.keeper.advertise(addresses);
@@ -69,6 +105,7 @@ export class PgOwnership implements Ownership {
   }
 
   async start(wanted: () => string[], events: OwnershipEvents): Promise<void> {
+    await this.refuseDuplicate();
     this.wanted = wanted;
     this.events = events;
     this.timer = setInterval(() => void this.review(), this.keeper.ttlMs / 3);
@@ -95,12 +132,12 @@ export class PgOwnership implements Ownership {
 
   /** Writes of these accounts were refused: another node has them. */
   fenced(accounts: Iterable<string>): void {
-    for (const account of accounts) void this.lose(account).catch((err: Error) => this.onError(err));
+    for (const account of accounts) void this.lose(account, 'lost').catch((err: Error) => this.onError(err));
   }
 
   async stop(): Promise<void> {
     await this.halt();
-    for (const account of this.keeper.accounts()) await this.lose(account);
+    for (const account of this.keeper.accounts()) await this.lose(account, 'given up');
     this.events = null;
     await this.keeper.leave();
   }
@@ -116,13 +153,19 @@ export class PgOwnership implements Ownership {
 
   private async look(): Promise<void> {
     if (!this.events) return;
-    const { lost, nodes } = await this.keeper.renew();
-    for (const account of lost) await this.lose(account, false);
+    const { lost, nodes, error } = await this.keeper.renew();
+    if (!nodes !== !this.storeAnswered) {
+      this.storeAnswered = !!nodes;
+      this.observer?.store(this.storeAnswered, error);
+    }
+    for (const account of lost) await this.lose(account, 'lost');
     if (!nodes) return;
     await this.loader.catchUp();
     const wanted = new Map<string, string>(this.wanted().map((m) => [accountId(m), m]));
-    for (const account of this.keeper.accounts())
-      if (!wanted.has(account) || preferredNode(nodes, account) !== this.keeper.node) await this.lose(account);
+    for (const account of this.keeper.accounts()) {
+      if (!wanted.has(account)) await this.lose(account, 'given up');
+      else if (preferredNode(nodes, account) !== this.keeper.node) await this.lose(account, 'handed over');
+    }
     for (const [account, mailbox] of wanted) {
       if (this.keeper.lease(account)) continue;
       if (preferredNode(nodes, account) !== this.keeper.node && !(await this.freeLongEnough(account))) continue;
@@ -136,7 +179,24 @@ export class PgOwnership implements Ownership {
       }
       this.names.set(account, mailbox);
       this.events?.gained(mailbox);
+      this.changed(mailbox, 'gained');
     }
+  }
+
+  /**
+   * Refuses to start under a name another running node uses: its heartbeat is live and moves
+   * on within half a lease (it renews every ttl/3, a renewal waits up to ttl/6). A live one that
+   * stays put is a crashed predecessor's, running out: this node takes its place.
+   */
+  private async refuseDuplicate(): Promise<void> {
+    const seen = await this.keeper.heartbeat();
+    if (seen === null) return;
+    await this.wait(this.keeper.ttlMs / 2);
+    const now = await this.keeper.heartbeat();
+    if (now !== null && now !== seen)
+      throw new ConfigError(
+        `state.node "${this.keeper.node}" is the name of another node that is running (its heartbeat in PostgreSQL moves on); give every node its own name`,
+      );
   }
 
   private async freeLongEnough(account: string): Promise<boolean> {
@@ -149,13 +209,14 @@ export class PgOwnership implements Ownership {
     return this.now() - since >= this.keeper.ttlMs;
   }
 
-  /** Stops serving the account; `release`: give the lease up at once (it is still ours). */
-  private async lose(account: string, release = true): Promise<void> {
+  /** Stops serving the account; unless its lease is lost, gives the lease up at once (it is still ours). */
+  private async lose(account: string, change: Exclude<LeaseChange, 'gained'>): Promise<void> {
     const mailbox = this.names.get(account);
     if (!mailbox) return;
     this.names.delete(account);
-    await this.events?.lost(mailbox);
-    await this.loader.unload(mailbox);
-    if (release) await this.keeper.release(account);
+    this.changed(mailbox, change);
+    await this.events?.lost(mailbox, change);
+    await this.loader.unload(mailbox, change !== 'lost');
+    if (change !== 'lost') await this.keeper.release(account);
   }
 }

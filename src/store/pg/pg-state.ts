@@ -8,7 +8,7 @@ import type { StateStore } from '../state-store';
 import { soleOwnership } from '../sole-ownership';
 import { LeaseKeeper } from './leases';
 import { Mirror } from './mirror';
-import { PgOwnership } from './ownership';
+import { type NodeObserver, PgOwnership } from './ownership';
 import { PgTokenVault } from './pg-token-vault';
 import { PgWriter } from './pg-writer';
 import { type ReplicatedTable, replicatedTables } from './replicated-tables';
@@ -31,7 +31,16 @@ export interface PgStateOptions {
    * A daemon node: it mirrors and writes only the accounts whose lease it holds. Without it,
    * every account is loaded and writes are not fenced (the CLI, the SQLite migration).
    */
-  node?: { name: string; leaseMs: number; onError(err: Error): void };
+  node?: {
+    name: string;
+    leaseMs: number;
+    onError(err: Error): void;
+    /** The node's monotonic clock, in ms (performance.now by default): the leases run out on it. */
+    now?: () => number;
+    observer?: NodeObserver;
+    /** How the node waits before it looks whether its name is taken (a timer by default). */
+    wait?: (ms: number) => Promise<void>;
+  };
 }
 
 /** bigint columns (UIDs, MODSEQs, dates in ms) as numbers: all stay below 2^53. */
@@ -40,10 +49,15 @@ const types = {
     oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-export function pgPool(connection: string | pg.PoolConfig): pg.Pool {
+/**
+ * `leaseMs`, for a node: a connection or query that hangs (PostgreSQL cut off) gives up in time
+ * for the node to stop serving before its leases run out (./leases.ts).
+ */
+export function pgPool(connection: string | pg.PoolConfig, leaseMs?: number): pg.Pool {
   if (typeof connection === 'string') registerSecret(connection);
   const config = typeof connection === 'string' ? { connectionString: connection } : connection;
-  const pool = new pg.Pool({ ...config, types, max: 8 });
+  const timeouts = leaseMs ? { connectionTimeoutMillis: leaseMs / 6, query_timeout: leaseMs } : {};
+  const pool = new pg.Pool({ ...config, ...timeouts, types, max: 8 });
   // an idle connection lost (a restarted server): the pool opens another on next use, and a
   // query on a lost one fails to its caller
   pool.on('error', () => undefined);
@@ -66,13 +80,14 @@ async function readRows(pool: pg.Pool, accounts: readonly string[] | undefined) 
 
 export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
   const box = secretBox(opts.secretKey);
-  const pool = pgPool(opts.connection);
+  const pool = pgPool(opts.connection, opts.node?.leaseMs);
   try {
     await migratePg(pool);
     let writer: PgWriter | null = null;
     const mirror = new Mirror(() => writer?.touched());
     const secrets = await PgTokenVault.open(pool, box);
-    const keeper = opts.node ? new LeaseKeeper(pool, opts.node.name, opts.node.leaseMs) : null;
+    const now = opts.node?.now ?? (() => performance.now());
+    const keeper = opts.node ? new LeaseKeeper(pool, opts.node.name, opts.node.leaseMs, now) : null;
     let ownership: PgOwnership | null = null;
     writer = new PgWriter(
       mirror,
@@ -110,20 +125,36 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
           // what a failed transaction left unsent goes again (PostgreSQL back after an outage)
           await durable.committed().catch(() => undefined);
         },
-        unload: async (mailbox: string) => {
-          await durable.committed().catch(() => undefined);
+        unload: async (mailbox: string, flush: boolean) => {
+          if (flush) await durable.committed().catch(() => undefined);
+          // what is still unsent (its lease ran out during an outage) can no longer be stored
+          durable.forget(mailbox);
           mirror.unload(mailbox);
           mail.forgetAccount(mailbox);
         },
       };
-      ownership = new PgOwnership(keeper, loader, () => performance.now(), opts.node.onError, pool.options);
+      ownership = new PgOwnership(
+        keeper,
+        loader,
+        now,
+        opts.node.onError,
+        pool.options,
+        opts.node.observer,
+        opts.node.wait,
+      );
     } else mirror.load(await readRows(pool, undefined));
     return {
       mail,
       ownership: ownership ?? soleOwnership(),
+      node: ownership,
       quarantine: new QuarantineStore(mirror.db),
       secrets,
-      committed: () => durable.committed(),
+      committed: (account) => durable.committed(account),
+      // what failed to be stored goes first: a store that cannot take it cannot take more
+      writable: async (mailbox) => {
+        await durable.committed(mailbox);
+        await keeper?.confirm(mailbox);
+      },
       close: async () => {
         await ownership?.halt();
         await durable.committed().catch(() => undefined);

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Durability } from '../state-store';
+import { FencedError, storeFailure } from '../store-errors';
 import type { ChangeBatch, Mirror } from './mirror';
 import type { ReplicatedTable } from './replicated-tables';
 import { accountId } from '../../model/account-id';
@@ -39,14 +40,6 @@ function columnsOf(rows: unknown[][], width: number): unknown[][] {
  * whose rows must be refused. It may lock what keeps the others valid until the commit.
  */
 export type Fence = (client: pg.ClientBase, accounts: readonly string[]) => Promise<Set<string>>;
-
-/** Writes of accounts this node no longer owns were refused (the rest of their transaction is stored). */
-export class FencedError extends Error {
-  constructor(readonly accounts: ReadonlySet<string>) {
-    super(`writes refused: another node owns ${[...accounts].join(', ')} now`);
-    this.name = 'FencedError';
-  }
-}
 
 /** The account of each row and each gone key of a batch, lower case. */
 function accountsOf(batch: ChangeBatch): Set<string> {
@@ -115,11 +108,29 @@ export class PgWriter implements Durability {
     while (this.waiting.length && this.waiting[0].upTo <= this.storedCount) this.waiting.shift()?.fn();
   }
 
-  committed(): Promise<void> {
-    return this.cut();
+  /**
+   * Resolves once the writes made so far are stored. With `account`, a refusal of other
+   * accounts' rows does not concern the caller: its rows were stored in the same transaction.
+   */
+  committed(account?: string): Promise<void> {
+    const key = account === undefined ? undefined : accountId(account);
+    return this.cut().catch((err: unknown) => {
+      if (key && err instanceof FencedError && !err.accounts.has(key)) return;
+      throw err;
+    });
   }
 
-  /** Sends what changed since the last cut; with nothing new, sends again what a failure left unsent. */
+  /** Drops what a failed transaction left unsent of the account: its lease is gone, its next owner reads the vendor. */
+  forget(account: string): void {
+    const gone = new Set([accountId(account)]);
+    this.unsent = this.unsent.map((b) => without(b, gone));
+  }
+
+  /**
+   * Sends what changed since the last cut; with nothing new, sends again what a failure left
+   * unsent; with nothing at all, waits only for a send under way (a settled failure of an
+   * earlier send is not this caller's).
+   */
   private cut(): Promise<void> {
     const batch = this.mirror.takeChanges();
     if (batch.length) {
@@ -128,14 +139,16 @@ export class PgWriter implements Durability {
     } else if (this.unsent.length) {
       const count = this.cutCount;
       this.tail = this.tail.catch(() => undefined).then(() => this.send([], count));
-    }
+    } else if (this.storedCount === this.cutCount) return Promise.resolve();
     return this.tail;
   }
 
   private async send(batches: ChangeBatch[], count: number): Promise<void> {
     let pending = [...this.unsent, ...batches];
     this.unsent = pending;
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((err: unknown) => {
+      throw storeFailure(err);
+    });
     // a connection lost mid-transaction reports here as well as to the query: the query's
     // rejection is the one acted on
     const lost = () => undefined;
@@ -155,7 +168,7 @@ export class PgWriter implements Durability {
     } catch (err) {
       failure = err as Error;
       await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
+      throw storeFailure(err);
     } finally {
       client.off('error', lost);
       // a client that failed is not given out again

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { ConfigError } from '../../config';
 import { registerSecret } from '../../log';
 
 /**
@@ -21,7 +22,7 @@ export function parseStateKey(text: string): Buffer {
   const trimmed = text.trim();
   const key = /^[0-9a-f]{64}$/i.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
   if (key.length !== 32)
-    throw new Error('state.secretKey must be 32 bytes in base64 or hex; make one with: openssl rand -base64 32');
+    throw new ConfigError('state.secretKey must be 32 bytes in base64 or hex; make one with: openssl rand -base64 32');
   return key;
 }
 

@@ -136,6 +136,35 @@ module.exports = {
             // * 0 RECENT (the backend says how many messages are \Recent in this session)
             this.send('* ' + (Number(mailboxData.recent) || 0) + ' RECENT');
 
+            // * OK [UNSEEN 12] (RFC 3501 6.3.1: the sequence number of the first unseen message, if any)
+            if (Number(mailboxData.unseen) > 0) {
+                this.send(
+                    imapHandler.compiler({
+                        tag: '*',
+                        command: 'OK',
+                        attributes: [
+                            {
+                                type: 'section',
+                                section: [
+                                    {
+                                        type: 'atom',
+                                        value: 'UNSEEN'
+                                    },
+                                    {
+                                        type: 'atom',
+                                        value: String(Number(mailboxData.unseen))
+                                    }
+                                ]
+                            },
+                            {
+                                type: 'text',
+                                value: 'First unseen'
+                            }
+                        ]
+                    })
+                );
+            }
+
             // * OK [HIGHESTMODSEQ 123]
             if ('modifyIndex' in mailboxData && Number(mailboxData.modifyIndex)) {
                 this.send(

@@ -100,14 +100,9 @@ export async function searchMessages(
     : ids.filter((id) => isLocalMessage(id) || candidates.some((hits) => hits?.has(id)));
   const local = new LocalText(scanned.length ? await view.storedMessages(scanned) : new Map());
 
-  const needles = new Map<string, string>();
-  const needle = (value: string) => {
-    let folded = needles.get(value);
-    if (folded === undefined) needles.set(value, (folded = casemap(value)));
-    return folded;
-  };
+  const needles = new Map(textTerms(query).map(({ value }) => [value, casemap(value)]));
   const matches = compileQuery(query, (key, value, c) => {
-    const folded = needle(value);
+    const folded = needles.get(value) ?? casemap(value);
     if (key === 'text' && local.header(c, folded)) return true;
     const hits = vendorHits.get(value);
     if (hits && !isLocalMessage(c.messageUid) && !hits.has(c.messageUid)) return false;

@@ -133,9 +133,9 @@ function writtenAddresses(value: string): string {
 
 /** The texts a HEADER term searches in one message, in casemap form. */
 function searchedValues(lines: readonly string[], name: string): string[] {
-  return (
-    addressFields.has(name) ? rawHeaderValues(lines, name).map(writtenAddresses) : headerValues(lines, name)
-  ).map(casemap);
+  return (addressFields.has(name) ? rawHeaderValues(lines, name).map(writtenAddresses) : headerValues(lines, name)).map(
+    casemap,
+  );
 }
 
 /** "[Mon,] 2 Jan 2023 ..." (RFC 5322 3.3, obsolete two- and three-digit years included). */

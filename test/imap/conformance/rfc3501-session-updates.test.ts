@@ -10,9 +10,14 @@ import { status, untagged, useConformance } from '../../support/conformance';
 const c = useConformance({ sandbox: { messages: 6 } });
 
 const draft = (n: number) =>
-  ['From: Ann <ann@example.test>', `Subject: draft ${n}`, `Message-ID: <updates-${n}@example.test>`, '', 'text', ''].join(
-    '\r\n',
-  );
+  [
+    'From: Ann <ann@example.test>',
+    `Subject: draft ${n}`,
+    `Message-ID: <updates-${n}@example.test>`,
+    '',
+    'text',
+    '',
+  ].join('\r\n');
 
 test('APPEND into the selected folder is answered with the new EXISTS before its OK', async () => {
   const s = await c.session('Drafts');

@@ -134,6 +134,8 @@ export function installHooks(
       {
         _id: key,
         recent: recent.open(session, key, opened.uids, known, session.opening?.readOnly === true),
+        // the sequence number of the first message without \Seen, for OK [UNSEEN n]
+        unseen: opened.rows.findIndex((r) => !r.flags.includes('\\Seen')) + 1,
         specialUse: folder.specialUse,
         uidValidity: opened.uidValidity,
         uidNext: opened.uidNext,

@@ -1,7 +1,9 @@
+import libmime from 'libmime';
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import type { MailMessage } from '../domain/message';
 import { isLocalMessage } from '../store';
+import { casemap } from './casemap';
 import { compileQuery, orBranches, textTerms, type SearchCandidate, type SearchTerm } from './search';
 import { RecentMessages } from './recent';
 import type { ImapSession } from './session';
@@ -20,23 +22,54 @@ function usesHeaders(query: readonly SearchTerm[]): boolean {
   );
 }
 
-/** Substring over the stored message: drafts, and everything when the vendor has no search command. */
-function localText(
-  message: MailMessage | undefined,
-  headerLines: readonly string[],
-  key: 'body' | 'text',
-  value: string,
-): boolean {
-  if (!message) return false;
-  const body = `${message.body?.text ?? ''}\n${message.body?.html ?? ''}`;
-  const haystack = key === 'body' ? body : `${headerLines.join('\n')}\n${body}`;
-  return haystack.toLowerCase().includes(value.toLowerCase());
+/**
+ * What to ask the vendor for a BODY/TEXT term so that its hits include every message the
+ * term matches (A4): the longest stretch of the term in ASCII or Han ideographs, which have
+ * no other forms under i;unicode-casemap than their lower and upper case (an accented letter
+ * may be written decomposed; ß and ligatures have no single capital). Null when no such
+ * stretch is left: then the bridge scans itself.
+ */
+export function vendorProbe(term: string): string | null {
+  let best = '';
+  for (const stretch of term.split(/[^\x00-\x7f\p{Script=Han}]+/u))
+    if (stretch.trim().length > best.trim().length) best = stretch;
+  return best.trim() ? best : null;
+}
+
+/**
+ * BODY and TEXT evaluated on the bridge's own copy: the decoded text of the body (and for
+ * TEXT, the decoded header fields), in casemap form, computed once per message and search.
+ */
+class LocalText {
+  private readonly bodies = new Map<string, string>();
+  private readonly headers = new Map<string, string>();
+
+  constructor(private readonly messages: ReadonlyMap<string, MailMessage>) {}
+
+  body(c: SearchCandidate, needle: string): boolean {
+    let body = this.bodies.get(c.messageUid);
+    if (body === undefined) {
+      const message = this.messages.get(c.messageUid);
+      body = casemap(`${message?.body?.text ?? ''}\n${message?.body?.html ?? ''}`);
+      this.bodies.set(c.messageUid, body);
+    }
+    return body.includes(needle);
+  }
+
+  header(c: SearchCandidate, needle: string): boolean {
+    let header = this.headers.get(c.messageUid);
+    if (header === undefined) {
+      header = casemap(c.headerLines.map((l) => libmime.decodeWords(l)).join('\n'));
+      this.headers.set(c.messageUid, header);
+    }
+    return header.includes(needle);
+  }
 }
 
 /**
  * SEARCH / UID SEARCH over the session's view of the folder. BODY and TEXT go to the vendor
- * search (assumption A4), one call per distinct term; everything else is evaluated on the
- * cached metadata without vendor requests.
+ * search (assumption A4), one call per distinct term, and its hits are checked on the stored
+ * text; everything else is evaluated on the cached metadata without vendor requests.
  */
 export async function searchMessages(
   view: AccountView,
@@ -51,22 +84,29 @@ export async function searchMessages(
   const ids = rows.map((r) => r.messageUid);
   const headers = usesHeaders(query) ? await view.headers(ids) : new Map<string, string[]>();
 
+  // the vendor's hits are candidates: each is checked on the bridge's copy of the message
   const vendorHits = new Map<string, Set<string> | null>();
   for (const { value } of textTerms(query)) {
     if (vendorHits.has(value)) continue;
-    const hits = await view.searchText(folder, value);
+    const probe = vendorProbe(value);
+    const hits = probe === null ? null : await view.searchText(folder, probe);
     vendorHits.set(value, hits && new Set(hits));
   }
-  // bodies are read only when the vendor cannot search them, and for what only the bridge holds (drafts)
-  const vendorSearches = ![...vendorHits.values()].includes(null);
-  const scanned = vendorHits.size ? (vendorSearches ? ids.filter(isLocalMessage) : ids) : [];
-  const messages = scanned.length ? await view.storedMessages(scanned) : new Map<string, MailMessage>();
+  // bodies are read for the vendor's candidates and what only the bridge holds (drafts), or
+  // for every message when a term could not go to the vendor
+  const candidates = [...vendorHits.values()];
+  const scanned = candidates.includes(null)
+    ? ids
+    : ids.filter((id) => isLocalMessage(id) || candidates.some((hits) => hits?.has(id)));
+  const local = new LocalText(scanned.length ? await view.storedMessages(scanned) : new Map());
 
+  const needles = new Map(textTerms(query).map(({ value }) => [value, casemap(value)]));
   const matches = compileQuery(query, (key, value, c) => {
+    const folded = needles.get(value) ?? casemap(value);
+    if (key === 'text' && local.header(c, folded)) return true;
     const hits = vendorHits.get(value);
-    return hits && !isLocalMessage(c.messageUid)
-      ? hits.has(c.messageUid)
-      : localText(messages.get(c.messageUid), c.headerLines, key, value);
+    if (hits && !isLocalMessage(c.messageUid) && !hits.has(c.messageUid)) return false;
+    return local.body(c, folded);
   });
   const uidList: number[] = [];
   let highestModseq = 0;

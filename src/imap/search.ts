@@ -1,10 +1,14 @@
 import libmime from 'libmime';
+import addressparser, { type Address } from 'nodemailer/lib/addressparser';
+import { casemap } from './casemap';
 
 /**
  * RFC 3501 SEARCH evaluated synchronously on cached metadata. imap-core parses the command
  * into a term tree; its own matcher is async per message (one setImmediate per term), far too
  * slow for 100k-message folders, so the tree is walked here instead. BODY/TEXT terms are
  * answered by a precomputed set (vendor search, or a local scan when the vendor has none).
+ * Strings match as substrings under i;unicode-casemap (./casemap.ts), headers on their
+ * RFC 2047-decoded text.
  */
 
 export interface SearchTerm {
@@ -92,18 +96,46 @@ function compare(operator: string | undefined, left: number, right: number): boo
   }
 }
 
-function headerValues(lines: readonly string[], name: string): string[] {
+/** A header field's values as written, unfolded. */
+function rawHeaderValues(lines: readonly string[], name: string): string[] {
   const prefix = `${name.toLowerCase()}:`;
   return lines
     .filter((l) => l.toLowerCase().startsWith(prefix))
     .map((l) =>
-      libmime.decodeWords(
-        l
-          .slice(prefix.length)
-          .replace(/\r?\n[ \t]+/g, ' ')
-          .trim(),
-      ),
+      l
+        .slice(prefix.length)
+        .replace(/\r?\n[ \t]+/g, ' ')
+        .trim(),
     );
+}
+
+function headerValues(lines: readonly string[], name: string): string[] {
+  return rawHeaderValues(lines, name).map((v) => libmime.decodeWords(v));
+}
+
+/** Fields holding addresses: FROM, TO, CC, BCC and HEADER on them match the parsed addresses. */
+const addressFields = new Set(['from', 'to', 'cc', 'bcc', 'sender', 'reply-to']);
+
+/**
+ * An address field as Dovecot searches it: each address written `name <address>`, groups as
+ * `name: members;`, comments and the route syntax gone, so `<user (c)@ (c) domain.org>`
+ * is found by `user@domain.org`.
+ */
+function writtenAddresses(value: string): string {
+  const one = (a: Address): string =>
+    a.group
+      ? `${libmime.decodeWords(a.name)}: ${a.group.map(one).join(', ')};`
+      : a.name
+        ? `${libmime.decodeWords(a.name)} <${a.address}>`
+        : a.address;
+  return addressparser(value).map(one).join(', ');
+}
+
+/** The texts a HEADER term searches in one message, in casemap form. */
+function searchedValues(lines: readonly string[], name: string): string[] {
+  return (addressFields.has(name) ? rawHeaderValues(lines, name).map(writtenAddresses) : headerValues(lines, name)).map(
+    casemap,
+  );
 }
 
 /** "[Mon,] 2 Jan 2023 ..." (RFC 5322 3.3, obsolete two- and three-digit years included). */
@@ -138,13 +170,13 @@ function compileTerm(term: SearchTerm, text: TextMatcher): Predicate {
     }
     case 'header': {
       const name = term.header ?? '';
-      const needle = String(term.value ?? '').toLowerCase();
+      const needle = casemap(String(term.value ?? ''));
       // HEADER name "" matches any message that has the field (RFC 3501 6.4.4).
       if (needle === '')
         return (c) =>
           headerValues(c.headerLines, name).length > 0 ||
           c.headerLines.some((l) => l.toLowerCase().startsWith(`${name}:`));
-      return (c) => headerValues(c.headerLines, name).some((v) => v.toLowerCase().includes(needle));
+      return (c) => searchedValues(c.headerLines, name).some((v) => v.includes(needle));
     }
     case 'internaldate': {
       const day = imapDay(term.value);

@@ -41,7 +41,13 @@ const assumptionsSchema = z
           .strict(),
         /** Documented: get_messages with ids (<=50) or id, include. */
         getMessages: z.object(command).strict(),
-        /** A4: full-text search. args {query, folder?, limit?, cursor?} -> {message_uids[], next_cursor}. */
+        /**
+         * A4: full-text search. args {query, folder?, limit?, cursor?} -> {message_uids[], next_cursor};
+         * a message matches when its decoded subject, names, addresses or body text contain the
+         * query, letter case aside, with accented letters composed and without compatibility forms
+         * (fullwidth letters, ligatures). The bridge checks every hit on its own copy, so a broader
+         * match costs reads, never a wrong answer.
+         */
         search: z.object(command).strict(),
         /** A5: flags. args {ids (<=50), is_read?, is_starred?, is_important?} -> {updated[], not_found[]}. */
         flag: z.object(command).strict(),

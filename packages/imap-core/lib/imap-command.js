@@ -429,9 +429,12 @@ class IMAPCommand {
             return callback();
         }
 
-        this.connection.emitNotifications(!NO_EXPUNGE_COMMANDS.has(this.command));
-
-        return callback();
+        // changes the command itself made (an APPEND into the selected mailbox) are in the
+        // journal already, but the listener reads it only on its next wake-up: read it now
+        this.connection.pullNotifications(() => {
+            this.connection.emitNotifications(!NO_EXPUNGE_COMMANDS.has(this.command));
+            return callback();
+        });
     }
 
     validateCommand(parsed, handler, callback) {

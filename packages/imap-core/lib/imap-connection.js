@@ -713,6 +713,28 @@ class IMAPConnection extends EventEmitter {
         this._server.notifier.addListener(this.session, this._listenerData.callback);
     }
 
+    /**
+     * Reads the journal of the selected mailbox past the session's modify index into its queue
+     * of notifications, then calls `done` (also when there is nothing to read or it fails).
+     */
+    pullNotifications(done) {
+        let selected = this.selected;
+        if (this.state !== 'Selected' || !selected || !this._listenerData || this._listenerData.lock) {
+            return done();
+        }
+        this._server.notifier.getUpdates(selected.mailbox, selected.modifyIndex, (err, updates) => {
+            if (!err && this.selected === selected && Array.isArray(updates)) {
+                // the listener may have queued some of these meanwhile
+                let fresh = updates.filter(update => update.modseq > selected.modifyIndex).sort((a, b) => a.modseq - b.modseq);
+                if (fresh.length) {
+                    selected.modifyIndex = fresh[fresh.length - 1].modseq;
+                    selected.notifications = selected.notifications.concat(fresh);
+                }
+            }
+            done();
+        });
+    }
+
     clearNotificationListener() {
         if (!this._listenerData || this._listenerData.cleared) {
             return;

@@ -159,10 +159,14 @@ export function useServers(): { current: Servers } {
   return ctx;
 }
 
-/** A command line, or an APPEND whose message goes as a literal after the continuation. */
-export type Command = string | { append: string; message: string; flags?: string };
+/**
+ * A command line (sent as UTF-8, or as the bytes given: a string in another charset), or an
+ * APPEND whose message goes as a literal after the continuation.
+ */
+export type Command = string | Buffer | { append: string; message: string; flags?: string };
 
-const commandText = (c: Command) => (typeof c === 'string' ? c : `APPEND ${c.append}`);
+const commandText = (c: Command) =>
+  typeof c === 'string' ? c : Buffer.isBuffer(c) ? c.toString('latin1') : `APPEND ${c.append}`;
 
 /** Runs setup and commands in one fresh session; the commands' answers normalised. */
 async function exchange(
@@ -178,7 +182,11 @@ async function exchange(
     }
     const answers: string[][] = [];
     for (const c of commands)
-      answers.push(normalise(typeof c === 'string' ? await s.run(c) : await s.append(c.append, c.message, c.flags)));
+      answers.push(
+        normalise(
+          typeof c === 'string' || Buffer.isBuffer(c) ? await s.run(c) : await s.append(c.append, c.message, c.flags),
+        ),
+      );
     return answers;
   } finally {
     s.close();

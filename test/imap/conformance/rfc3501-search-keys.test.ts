@@ -4,7 +4,7 @@ import { status, untagged, useConformance } from '../../support/conformance';
 /**
  * RFC 3501 6.4.4 SEARCH: NIL as a string argument, and CHARSET. Dovecot 2.3 answers the same,
  * except that it converts many more charsets (KOI8-R, ...) and sends a bare [BADCHARSET]; the
- * bridge matches UTF-8 only and lists what it takes, as RFC 3501 7.1 allows.
+ * bridge takes UTF-8, US-ASCII, ISO-8859-1 and Windows-1252 and lists them, as RFC 3501 7.1 allows.
  */
 
 const c = useConformance({ sandbox: { messages: 12 } });
@@ -32,10 +32,18 @@ test('CHARSET UTF-8 and CHARSET US-ASCII give the same hits as no CHARSET', asyn
   s.close();
 });
 
+test('a search string in invalid UTF-8 is a syntax error, as in Dovecot', async () => {
+  const s = await c.session('INBOX');
+  const answer = await s.run(Buffer.from('SEARCH CHARSET UTF-8 SUBJECT {2+}\r\n\xff\xfe', 'latin1'));
+  expect(status(answer)).toMatch(/^BAD/);
+  expect(status(await s.run('NOOP'))).toMatch(/^OK/);
+  s.close();
+});
+
 test('an unknown charset is refused with BADCHARSET and the supported ones', async () => {
   const s = await c.session('INBOX');
   const answer = await s.run('SEARCH CHARSET X-NOSUCH ALL');
-  expect(status(answer)).toMatch(/^NO \[BADCHARSET \(UTF-8 US-ASCII\)\]/);
+  expect(status(answer)).toMatch(/^NO \[BADCHARSET \(UTF-8 US-ASCII ISO-8859-1 WINDOWS-1252\)\]/);
   expect(untagged(answer)).toEqual([]);
   s.close();
 });

@@ -5,10 +5,8 @@ const imapTools = require('../imap-tools');
 module.exports = {
     state: ['Authenticated', 'Selected'],
 
-    // we do not show * EXIST response for added message, so keep other notifications quet as well
-    // otherwise we might end up in situation where APPEND emits an unrelated * EXISTS response
-    // which does not yet take into account the appended message
-    disableNotifications: true,
+    // the answer carries the updates of the selected mailbox, the appended message's EXISTS
+    // included (RFC 3501 6.3.11): the journal is read before they are sent
 
     schema: [
         {

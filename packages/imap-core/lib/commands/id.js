@@ -34,9 +34,10 @@ module.exports = {
         if (Array.isArray(command.attributes[0])) {
             command.attributes[0].forEach(val => {
                 if (key === false) {
-                    key = (val.value || '').toString().toLowerCase().trim();
+                    key = ((val && val.value) || '').toString().toLowerCase().trim();
                 } else {
-                    if (allowedKeys.indexOf(key) >= 0) {
+                    // a value may be NIL (RFC 2971 3.1): the field is named but has no value
+                    if (val && allowedKeys.indexOf(key) >= 0) {
                         clientId[key] = (val.value || '').toString();
                         maxKeyLen = Math.max(maxKeyLen, key.length);
                     }

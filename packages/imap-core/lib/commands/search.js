@@ -1,9 +1,29 @@
 'use strict';
 
+const iconv = require('iconv-lite');
 const imapHandler = require('../handler/imap-handler');
 const imapTools = require('../imap-tools');
 
-const SEARCH_CHARSETS = ['UTF-8', 'US-ASCII'];
+// the charsets a search string may be given in (RFC 3501 6.4.4); UTF-8 when none is named
+const SEARCH_CHARSETS = ['UTF-8', 'US-ASCII', 'ISO-8859-1', 'WINDOWS-1252'];
+
+/**
+ * The parser gives every string as its bytes (a binary string); a search string is text in
+ * the CHARSET the command named. Invalid UTF-8 is a syntax error, as in Dovecot.
+ */
+function decodeTerms(terms, charset) {
+    return terms.map(term => {
+        if (typeof term !== 'string' || !/[\x80-\xff]/.test(term)) {
+            return term;
+        }
+        let bytes = Buffer.from(term, 'binary');
+        let text = iconv.decode(bytes, charset === 'US-ASCII' ? 'UTF-8' : charset);
+        if (charset !== 'ISO-8859-1' && charset !== 'WINDOWS-1252' && !Buffer.from(text, 'utf-8').equals(bytes)) {
+            throw new Error('Invalid UTF-8 in search string');
+        }
+        return text;
+    });
+}
 
 module.exports = {
     state: 'Selected',
@@ -33,18 +53,9 @@ module.exports = {
         };
         getTerms([].concat(command.attributes || []));
 
-        let parsed;
-
-        try {
-            parsed = parseQueryTerms(terms, this.selected.uidList);
-        } catch (E) {
-            return callback(E);
-        }
-
-        // strings are matched as UTF-8, of which US-ASCII is a subset (RFC 3501 6.4.4)
-        if (parsed.query.length && parsed.query[0].key === 'charset') {
-            let charset = String(parsed.query.shift().value || '').toUpperCase();
-            parsed.terms = parsed.terms.filter(term => term !== 'charset');
+        let charset = 'UTF-8';
+        if (terms.length > 1 && String(terms[0]).toUpperCase() === 'CHARSET') {
+            charset = String(terms[1]).toUpperCase();
             if (!SEARCH_CHARSETS.includes(charset)) {
                 return callback(null, {
                     response: 'NO',
@@ -52,6 +63,19 @@ module.exports = {
                     message: 'Unsupported charset'
                 });
             }
+        }
+
+        let parsed;
+
+        try {
+            parsed = parseQueryTerms(decodeTerms(terms, charset), this.selected.uidList);
+        } catch (E) {
+            return callback(E);
+        }
+
+        if (parsed.query.length && parsed.query[0].key === 'charset') {
+            parsed.query.shift();
+            parsed.terms = parsed.terms.filter(term => term !== 'charset');
         }
 
         // mark CONDSTORE as enabled

@@ -47,15 +47,6 @@ module.exports = {
             });
         }
 
-        if (this.session.commandCounters[command.command.toUpperCase().trim()] > 1000) {
-            this.session.selected = this.selected = false;
-            this.state = 'Logout';
-
-            this.clearNotificationListener();
-            this.send(`* BYE Too many ${command.command.toUpperCase().trim()} commands issued, please reconnect`);
-            return setImmediate(() => this.close());
-        }
-
         let logdata = {
             short_message: '[' + (command.command || '').toString().toUpperCase() + ']',
             _mail_action: (command.command || '').toString().toLowerCase(),
@@ -144,6 +135,35 @@ module.exports = {
 
             // * 0 RECENT (the backend says how many messages are \Recent in this session)
             this.send('* ' + (Number(mailboxData.recent) || 0) + ' RECENT');
+
+            // * OK [UNSEEN 12] (RFC 3501 6.3.1: the sequence number of the first unseen message, if any)
+            if (Number(mailboxData.unseen) > 0) {
+                this.send(
+                    imapHandler.compiler({
+                        tag: '*',
+                        command: 'OK',
+                        attributes: [
+                            {
+                                type: 'section',
+                                section: [
+                                    {
+                                        type: 'atom',
+                                        value: 'UNSEEN'
+                                    },
+                                    {
+                                        type: 'atom',
+                                        value: String(Number(mailboxData.unseen))
+                                    }
+                                ]
+                            },
+                            {
+                                type: 'text',
+                                value: 'First unseen'
+                            }
+                        ]
+                    })
+                );
+            }
 
             // * OK [HIGHESTMODSEQ 123]
             if ('modifyIndex' in mailboxData && Number(mailboxData.modifyIndex)) {

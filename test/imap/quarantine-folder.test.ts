@@ -157,7 +157,8 @@ test('a release the vendor refuses is NO with its reason; the record follows and
     } finally {
       log.close();
     }
-    expect(await s.run('NOOP')).toMatch(/\* 1 EXPUNGE/);
+    // UID STORE may carry the EXPUNGE (RFC 3501 7.4.1), or the next command does
+    expect(`${refused}${await s.run('NOOP')}`.match(/\* 1 EXPUNGE/g)).toHaveLength(1);
   } finally {
     s.close();
   }

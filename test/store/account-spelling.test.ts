@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, expect, test } from 'vitest';
 import { MailStore, migrations } from '../../src/store';
-import { databaseFileName } from '../../src/store/db';
+import { databaseAtVersion } from '../support/old-database';
 
 /**
  * Account names are kept in one spelling, lowercase. State written while the config spelled a
@@ -15,11 +14,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-spelling-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 test('rows stored under a capitalised account name are found under its one spelling', () => {
-  const before = migrations.length - 1;
-  const db = new BetterSqlite3(path.join(dir, databaseFileName));
-  db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL)');
-  for (const m of migrations.slice(0, before)) db.exec(m);
-  db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(before);
+  const db = databaseAtVersion(dir, migrations.length - 1);
   db.prepare(
     "INSERT INTO folders (id, account, name, uidvalidity, uidnext, highestmodseq) VALUES (1, 'Alice@Sandbox.TEST', 'INBOX', 1234, 8, 9)",
   ).run();

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, expect, test } from 'vitest';
 import { describeRecord } from '../../src/mime';
 import { MailStore, migrations } from '../../src/store';
-import { databaseFileName } from '../../src/store/db';
+import { databaseAtVersion } from '../support/old-database';
 import { richMessage } from '../mime/fixtures';
 
 /**
@@ -25,10 +24,7 @@ test('sizes stored before the getSize fix grow by 2 bytes per empty part', () =>
 
   // the database as the version before the fix left it
   const before = migrations.findIndex((m) => m.includes("imap-core's getSize"));
-  const db = new BetterSqlite3(path.join(dir, databaseFileName));
-  db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL)');
-  for (const m of migrations.slice(0, before)) db.exec(m);
-  db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(before);
+  const db = databaseAtVersion(dir, before);
   db.prepare(
     "INSERT INTO folders (id, account, name, uidvalidity, uidnext, highestmodseq) VALUES (1, ?, 'INBOX', 1, 2, 1)",
   ).run(account);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { Command, Option } from 'commander';
+import path from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, loadListenerSettings, type Config } from './config';
 import { createLogger } from './log';
 import { startBridge } from './bridge';
@@ -20,11 +21,39 @@ import { createVendorClient } from './upstream/vendor-client';
 import { readTokensFromEnvOrStdin } from './util/read-secret';
 import { listQuarantine, releaseQuarantine } from './smtp/quarantine-commands';
 import { certificateForTrustStore, loadOrCreateTls } from './tls';
+import { explainListenError, portSettings } from './listen-error';
+import { runningDemoConfig } from './running-demo';
 
 const defaultConfigFile = 'mailbridge.json';
+const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as {
+  version: string;
+};
 
 /** commander option parser for whole numbers. */
 const int = (value: string): number => Number.parseInt(value, 10);
+
+/** The listener port flags of `start` and `demo`; each sets the MAILBRIDGE_* variable of its setting. */
+function addPortOptions(command: Command): Command {
+  for (const s of portSettings) {
+    const off = s.name === 'ops' ? ' or "off"' : '';
+    const example = `e.g. ${s.flag} ${s.example}`;
+    command.option(`${s.flag} <port>`, `${s.name} port (overrides ${s.field} and ${s.env})`, (value: string) => {
+      if ((off && value === 'off') || (/^\d{1,5}$/.test(value) && Number(value) <= 65535)) return value;
+      throw new InvalidArgumentError(`it must be a port number from 0 to 65535${off}, ${example}`);
+    });
+  }
+  return command;
+}
+
+/** The environment with the port flags given applied, as their MAILBRIDGE_* variables. */
+function withPortFlags(opts: Record<string, unknown>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const s of portSettings) {
+    const key = s.flag.slice(2).replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+    if (typeof opts[key] === 'string') env[s.env] = opts[key];
+  }
+  return env;
+}
 
 function configOption(): Option {
   return new Option('-c, --config <file>', 'config file (JSON); MAILBRIDGE_* variables override it').env(
@@ -32,8 +61,26 @@ function configOption(): Option {
   );
 }
 
-function load(file: string | undefined): Config {
-  return loadConfig(file ?? (fs.existsSync(defaultConfigFile) ? defaultConfigFile : undefined));
+/**
+ * The config of `--config` (or MAILBRIDGE_CONFIG), else ./mailbridge.json, else the
+ * environment's MAILBRIDGE_* settings, else the config of a demo running for this user.
+ */
+function load(file: string | undefined, env: NodeJS.ProcessEnv = process.env): Config {
+  const chosen = file || (fs.existsSync(defaultConfigFile) ? defaultConfigFile : undefined);
+  if (chosen || env.MAILBRIDGE_READ_URL) return loadConfig(chosen, env);
+  const demo = runningDemoConfig();
+  if (demo) {
+    process.stderr.write(`mailbridge: using the running demo's config ${demo}\n`);
+    return loadConfig(demo, env);
+  }
+  try {
+    return loadConfig(undefined, env);
+  } catch (err) {
+    if (!(err instanceof ConfigError && /config field "vendor"/.test(err.message))) throw err;
+    throw new ConfigError(
+      `no configuration: pass --config FILE (a running demo prints its file after "Config:"), set MAILBRIDGE_CONFIG, or create ./${defaultConfigFile} with "mailbridge setup"`,
+    );
+  }
 }
 
 /** The configured state (SQLite or PostgreSQL), closed after `fn`. */
@@ -74,24 +121,28 @@ function print(line: string): void {
 export function buildProgram(): Command {
   const program = new Command('mailbridge')
     .description('Local IMAP and SMTP bridge to the vendor mail API')
-    .showHelpAfterError()
+    .version(version, '-V, --version')
+    .showHelpAfterError('(add --help for usage)')
     .exitOverride();
 
-  program
-    .command('start', { isDefault: false })
-    .description('run the bridge (IMAP + SMTP) for the configured accounts')
-    .addOption(configOption())
-    .action(async (opts: { config?: string }) => {
-      const cfg = load(opts.config);
-      const logger = createLogger(cfg.logLevel);
-      const bridge = await startBridge(cfg, logger);
-      print('mailbridge listening:');
-      listenerLines(cfg, bridge).forEach(print);
-      await waitForSignal(
-        () => bridge.close(),
-        () => bridge.reload(),
-      );
+  addPortOptions(
+    program
+      .command('start', { isDefault: false })
+      .description('run the bridge (IMAP + SMTP) for the configured accounts')
+      .addOption(configOption()),
+  ).action(async (opts: { config?: string }) => {
+    const cfg = load(opts.config, withPortFlags(opts));
+    const logger = createLogger(cfg.logLevel);
+    const bridge = await startBridge(cfg, logger).catch((err: unknown) => {
+      throw explainListenError(err, cfg) ?? err;
     });
+    print('mailbridge listening:');
+    listenerLines(cfg, bridge).forEach(print);
+    await waitForSignal(
+      () => bridge.close(),
+      () => bridge.reload(),
+    );
+  });
 
   program
     .command('status')
@@ -131,20 +182,23 @@ export function buildProgram(): Command {
       if (r.needsRestart.length) print(`changed but needs a restart: ${r.needsRestart.join(', ')}`);
     });
 
-  program
-    .command('demo')
-    .description('start the sandbox vendor and the bridge against it, and print client settings')
-    .option('--messages <n>', 'messages in the demo mailbox', int, 500)
-    .option('--imap-port <port>', 'IMAP port (default: listen.imapPort, MAILBRIDGE_IMAP_PORT, 1143)', int)
-    .option('--smtp-port <port>', 'SMTP port (default: listen.smtpPort, MAILBRIDGE_SMTP_PORT, 1025)', int)
-    .addOption(configOption())
-    .action(async (opts: { messages: number; imapPort?: number; smtpPort?: number; config?: string }) => {
-      const demo = await runDemo(opts, print);
-      await waitForSignal(
-        () => demo.close(),
-        () => demo.reload(),
-      );
-    });
+  addPortOptions(
+    program
+      .command('demo')
+      .description('start the sandbox vendor and the bridge against it, and print client settings')
+      .option('--messages <n>', 'messages in the demo mailbox', int, 500)
+      .addOption(configOption()),
+  ).action(async (opts: { messages: number; config?: string }) => {
+    // until the demo runs, a signal exits through process.exit, which removes its temporary state
+    const early = () => process.exit(130);
+    process.once('SIGINT', early).once('SIGTERM', early);
+    const demo = await runDemo({ messages: opts.messages, config: opts.config, env: withPortFlags(opts) }, print);
+    process.off('SIGINT', early).off('SIGTERM', early);
+    await waitForSignal(
+      () => demo.close(),
+      () => demo.reload(),
+    );
+  });
 
   program
     .command('sandbox')
@@ -366,7 +420,8 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(defaultArgs(argv));
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`mailbridge: invalid configuration\n${err.message}\n`);
+      // one line per problem, each naming what to change
+      for (const line of err.message.split('\n')) process.stderr.write(`mailbridge: ${line}\n`);
       process.exit(2);
     }
     const code = (err as { code?: string }).code;

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, loadListenerSettings, type Config } from './config';
 import { createLogger } from './log';
@@ -23,11 +22,9 @@ import { listQuarantine, releaseQuarantine } from './smtp/quarantine-commands';
 import { certificateForTrustStore, loadOrCreateTls } from './tls';
 import { explainListenError, portSettings } from './listen-error';
 import { runningDemoConfig } from './running-demo';
+import { version } from './version';
 
 const defaultConfigFile = 'mailbridge.json';
-const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as {
-  version: string;
-};
 
 /** commander option parser for whole numbers. */
 const int = (value: string): number => Number.parseInt(value, 10);

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { version } from '../version';
 import type { SubmissionOutcome } from '../smtp/deliver';
 import type { RequestOutcome, RetryReason } from '../upstream/observer';
 import type { AccountActivity } from './activity';
@@ -95,6 +96,13 @@ export class BridgeMetrics {
       labelNames: ['cause', 'outcome'],
       registers,
     });
+    // constant 1: which version runs, for dashboards and alerts on a mixed or stale fleet
+    new Gauge({
+      name: 'mailbridge_build_info',
+      help: 'The running mailbridge: version and Node.js version (always 1)',
+      labelNames: ['version', 'node'],
+      registers,
+    }).set({ version, node: process.versions.node }, 1);
     this.stateGauges(sources, registers);
   }
 

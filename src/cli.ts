@@ -23,6 +23,7 @@ import { certificateForTrustStore, loadOrCreateTls } from './tls';
 import { explainListenError, portSettings } from './listen-error';
 import { runningDemoConfig } from './running-demo';
 import { version } from './version';
+import { installService, uninstallService, unitName } from './service';
 
 const defaultConfigFile = 'mailbridge.json';
 
@@ -196,6 +197,24 @@ export function buildProgram(): Command {
       () => demo.reload(),
     );
   });
+
+  const service = program
+    .command('service')
+    .description('run the bridge as a systemd user service (README "Running as a service" for launchd and Windows)');
+  service
+    .command('install')
+    .description(`write ~/.config/systemd/user/${unitName}, which runs "start" with this config`)
+    .addOption(configOption())
+    .action((opts: { config?: string }) => {
+      const file = opts.config || (fs.existsSync(defaultConfigFile) ? defaultConfigFile : undefined);
+      if (!file) throw new ConfigError('the service needs a config file: pass --config FILE (see "mailbridge setup")');
+      // a config that cannot start would only fail in the journal
+      installService(loadConfig(file).configFile as string).forEach(print);
+    });
+  service
+    .command('uninstall')
+    .description(`remove ${unitName}`)
+    .action(() => uninstallService().forEach(print));
 
   program
     .command('sandbox')

@@ -23,6 +23,7 @@ import { certificateForTrustStore, loadOrCreateTls } from './tls';
 import { explainListenError, portSettings } from './listen-error';
 import { runningDemoConfig } from './running-demo';
 import { version } from './version';
+import { runSetup } from './setup';
 import { installService, uninstallService, unitName } from './service';
 
 const defaultConfigFile = 'mailbridge.json';
@@ -197,6 +198,23 @@ export function buildProgram(): Command {
       () => demo.reload(),
     );
   });
+
+  program
+    .command('setup')
+    .description(
+      'add a mailbox: asks for it and its token pair (or reads MAILBRIDGE_MAILBOX, MAILBRIDGE_ACCESS_TOKEN and ' +
+        'MAILBRIDGE_REFRESH_TOKEN, or the tokens on stdin), checks them with the vendor, writes the config and the state',
+    )
+    .option('--mailbox <address>', 'mailbox address (asked for when missing)')
+    .addOption(
+      new Option('-c, --config <file>', 'config file to write or extend')
+        .env('MAILBRIDGE_CONFIG')
+        .default(defaultConfigFile),
+    )
+    .action(async (opts: { mailbox?: string; config: string }) => {
+      const ok = await runSetup(opts.config, opts.mailbox, { env: process.env, input: process.stdin, print });
+      process.exitCode = ok ? 0 : 1;
+    });
 
   const service = program
     .command('service')

@@ -243,7 +243,7 @@ function example(name: string, keys: string[], type: 'number' | 'port'): string 
   return typeof value === 'number' ? `set it to e.g. ${name}=${value} (the default)${off}` : `set it to a number${off}`;
 }
 
-function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
+export function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
   for (const [name, keys, type] of envOverrides) {
     const v = env[name];
     if (v === undefined || v === '') continue;

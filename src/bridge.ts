@@ -8,6 +8,7 @@ import type { MailboxPoller } from './domain/poller';
 import { BridgedAccounts } from './bridged-accounts';
 import { startImapServer } from './imap/server';
 import { ImapNotifier } from './imap/notifier';
+import { accountDomains, clientServers, thunderbirdAutoconfig } from './client-config';
 import { AccountActivity } from './ops/activity';
 import { startControlSocket } from './ops/control-socket';
 import { startOpsListener } from './ops/http-listener';
@@ -202,6 +203,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
           metrics,
           readiness,
           listeners: () => ({ imap: imap.listening(), smtp: smtpServer.listening() }),
+          autoconfig: () => thunderbirdAutoconfig(clientServers(config), accountDomains(mailboxes())),
           logger,
         });
 

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, loadListenerSettings, type Config } from './config';
 import { createLogger } from './log';
 import { startBridge } from './bridge';
@@ -24,6 +24,16 @@ import { explainListenError, portSettings } from './listen-error';
 import { runningDemoConfig } from './running-demo';
 import { version } from './version';
 import { runSetup } from './setup';
+import {
+  accountDomains,
+  appleProfile,
+  type ClientKind,
+  clientKinds,
+  clientServers,
+  outlookSteps,
+  settingsLines,
+  thunderbirdAutoconfig,
+} from './client-config';
 import { installService, uninstallService, unitName } from './service';
 
 const defaultConfigFile = 'mailbridge.json';
@@ -214,6 +224,41 @@ export function buildProgram(): Command {
     .action(async (opts: { mailbox?: string; config: string }) => {
       const ok = await runSetup(opts.config, opts.mailbox, { env: process.env, input: process.stdin, print });
       process.exitCode = ok ? 0 : 1;
+    });
+
+  program
+    .command('client-config')
+    .description(
+      'set up a mail client: thunderbird (autoconfig XML), apple (a .mobileconfig profile with the certificate), ' +
+        'outlook (steps), generic (the settings)',
+    )
+    .addArgument(new Argument('<client>', 'which client').choices(clientKinds))
+    .option('--mailbox <address>', 'the account (needed when several are configured)')
+    .option('-o, --out <file>', 'file to write instead of standard output')
+    .addOption(configOption())
+    .action(async (client: ClientKind, opts: { mailbox?: string; out?: string; config?: string }) => {
+      const cfg = load(opts.config);
+      const mailboxes = await withState(cfg, async ({ secrets }) => [
+        ...new Set([...cfg.accounts.map((a) => a.mailbox), ...secrets.mailboxes()]),
+      ]);
+      const pick = (): string => {
+        if (opts.mailbox) return opts.mailbox;
+        if (mailboxes.length === 1) return mailboxes[0];
+        throw new ConfigError(
+          mailboxes.length
+            ? `several mailboxes are configured: pass --mailbox, one of ${mailboxes.join(', ')}`
+            : 'no mailbox is configured yet: add one with "mailbridge setup"',
+        );
+      };
+      const servers = clientServers(cfg);
+      let text: string;
+      if (client === 'thunderbird') text = thunderbirdAutoconfig(servers, accountDomains(mailboxes));
+      else if (client === 'apple')
+        text = appleProfile(servers, pick(), (await loadOrCreateTls(cfg.tls, cfg.stateDir)).cert);
+      else if (client === 'outlook') text = `${outlookSteps(servers, pick()).join('\n')}\n`;
+      else text = `${settingsLines(servers, pick()).join('\n')}\n`;
+      if (opts.out) fs.writeFileSync(opts.out, text, { mode: 0o644 });
+      else process.stdout.write(text);
     });
 
   const service = program

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { read } from 'read';
 import { applyEnv, ConfigError, parseConfig, readRawConfig, type Config } from './config';
+import { clientServers, settingsLines } from './client-config';
 import { mailbridgeCommand } from './command-name';
 import { createLogger } from './log';
 import { ensureStateDir } from './state-dir';
@@ -174,20 +175,19 @@ export async function runSetup(configPath: string, mailboxFlag: string | undefin
   } finally {
     await state.close();
   }
-  const run = `${shellWord(mailbridgeCommand(io.env))}`;
+  const run = shellWord(mailbridgeCommand(io.env));
   const withConfig = configFlag(file);
-  const { host, imapPort, smtpPort } = cfg.listen;
   [
     '',
     `Saved ${mailbox} in ${file} (state in ${cfg.stateDir}).`,
     '',
     'Mail client settings (the client-config command below writes them for Thunderbird, Apple Mail, Outlook):',
-    `  Incoming  IMAP  server ${host}  port ${imapPort}  security STARTTLS  authentication normal password`,
-    `  Outgoing  SMTP  server ${host}  port ${smtpPort}  security STARTTLS  authentication normal password`,
-    `  Username  ${mailbox}`,
-    password
-      ? `  Password  ${password}  (the bridge password: shown only now)`
-      : `  Password  unchanged (a new one: ${run} account password --mailbox ${mailbox}${withConfig})`,
+    ...settingsLines(
+      clientServers(cfg),
+      mailbox,
+      password ?? `unchanged (a new one: ${run} account password --mailbox ${mailbox}${withConfig})`,
+    ),
+    ...(password ? ['  (the bridge password, for mail clients only: it is shown only now)'] : []),
     '',
     'Next, run the bridge:',
     `  ${run} start${withConfig}`,

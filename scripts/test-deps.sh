@@ -16,6 +16,7 @@ packages=(
   s-nail                   # IMAP client with a strict line reader (copy *)
   postgresql               # state store of several bridge nodes (a private cluster per test file)
   systemd                  # systemd-analyze verify: the unit of "mailbridge service install"
+  openssl                  # s_client: a client that refuses the self-signed certificate (log lines)
 )
 
 missing=()

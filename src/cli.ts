@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, loadListenerSettings, type Config } from './config';
-import { createLogger } from './log';
+import { createLogger, logStream } from './log';
 import { startBridge } from './bridge';
 import { runDemo } from './demo';
 import { startSandbox } from './sandbox';
@@ -112,7 +112,7 @@ async function withVendor<T>(
   ) => Promise<T>,
 ): Promise<T> {
   const cfg = load(file);
-  const logger = createLogger(cfg.logLevel === 'info' ? 'warn' : cfg.logLevel);
+  const logger = createLogger(cfg.logLevel === 'info' ? 'warn' : cfg.logLevel, logStream(cfg.logFormat));
   return withState(cfg, async (state) => {
     const vendor = createVendorClient(cfg, state.secrets, logger);
     try {
@@ -141,7 +141,7 @@ export function buildProgram(): Command {
       .addOption(configOption()),
   ).action(async (opts: { config?: string }) => {
     const cfg = load(opts.config, withPortFlags(opts));
-    const logger = createLogger(cfg.logLevel);
+    const logger = createLogger(cfg.logLevel, logStream(cfg.logFormat));
     const bridge = await startBridge(cfg, logger).catch((err: unknown) => {
       throw explainListenError(err, cfg) ?? err;
     });

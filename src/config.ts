@@ -133,6 +133,8 @@ export const configSchema = z
       .strict()
       .default({ recipients: 'headers' }),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** "auto": readable lines on a terminal, JSON lines otherwise; "json" or "pretty" always. */
+    logFormat: z.enum(['auto', 'json', 'pretty']).default('auto'),
     /**
      * The operations surface: an HTTP listener for /healthz, /readyz and /metrics (loopback by
      * default; "0.0.0.0" lets a Prometheus outside the pod scrape it; port null turns it off),
@@ -196,6 +198,7 @@ const envOverrides: Array<[string, string[], 'string' | 'number' | 'port']> = [
   ['MAILBRIDGE_POLL_INTERVAL', ['pollIntervalSeconds'], 'number'],
   ['MAILBRIDGE_FRESHNESS', ['freshnessSeconds'], 'number'],
   ['MAILBRIDGE_LOG_LEVEL', ['logLevel'], 'string'],
+  ['MAILBRIDGE_LOG_FORMAT', ['logFormat'], 'string'],
   ['MAILBRIDGE_MAX_LINE_BYTES_BEFORE_LOGIN', ['limits', 'maxLineBytesBeforeLogin'], 'number'],
   ['MAILBRIDGE_MAX_LINE_BYTES', ['limits', 'maxLineBytes'], 'number'],
   ['MAILBRIDGE_MAX_CONNECTIONS', ['limits', 'maxConnections'], 'number'],

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { configDefaults, loadConfig, readRawConfig } from './config';
-import { createLogger } from './log';
+import { createLogger, logStream } from './log';
 import { type RunningBridge, startBridge } from './bridge';
 import { mailbridgeCommand } from './command-name';
 import { explainListenError } from './listen-error';
@@ -122,9 +122,11 @@ export async function runDemo(
     const config = loadConfig(configFile, opts.env);
     // this run's sandbox tokens replace whatever an earlier demo stored
     SecretStore.open(stateDir).putTokens(demoMailbox, sandbox.issueTokens(demoMailbox));
-    bridge = await startBridge(config, createLogger(config.logLevel)).catch((err: unknown) => {
-      throw explainListenError(err, config) ?? err;
-    });
+    bridge = await startBridge(config, createLogger(config.logLevel, logStream(config.logFormat))).catch(
+      (err: unknown) => {
+        throw explainListenError(err, config) ?? err;
+      },
+    );
     const password = await bridge.secrets.setBridgePassword(demoMailbox);
     const command = `${shellWord(mailbridgeCommand())}`;
     const withConfig = configFlag(configFile);

@@ -101,7 +101,7 @@ export const configSchema = z
      * copy that moves is worse than no copy.
      */
     copyToFolder: z.enum(['refuse', 'move']).default('move'),
-    /** What the listeners allow each client (README "Limits and hardening"). */
+    /** What the listeners allow each client (docs/configuration.md, "Limits and hardening"). */
     limits: limitsSchema,
     /** How received messages are composed (upstream/composition.ts); applied when a message is first read. */
     messages: z

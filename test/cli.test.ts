@@ -222,10 +222,10 @@ describe('a start that cannot work says in one line what to change, with exit 2'
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     const { port } = busy.address() as net.AddressInfo;
     try {
-      const res = await startWith({ stateDir: path.join(dir, 'busy-state') }, ['--smtp-port', String(port)]);
+      const res = await startWith({ stateDir: path.join(dir, 'busy-state') }, ['--imap-port', String(port)]);
       expect(res.code).toBe(2);
-      expect(res.stderr).toContain(
-        `mailbridge: the SMTP port 127.0.0.1:${port} is already in use by another program ("ss -ltnp" names it): stop it, or choose another port with listen.smtpPort in the config, MAILBRIDGE_SMTP_PORT=PORT or --smtp-port PORT`,
+      expect(oneLine(res.stderr)).toBe(
+        `mailbridge: the IMAP port 127.0.0.1:${port} is already in use by another program ("ss -ltnp" names it): stop it, or choose another port with listen.imapPort in the config, MAILBRIDGE_IMAP_PORT=PORT or --imap-port PORT`,
       );
     } finally {
       busy.close();

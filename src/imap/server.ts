@@ -144,8 +144,10 @@ function create(
     gate,
     owners: opts.owners ?? null,
   });
-  server.on('error', (err: Error) => {
-    if (!handshakes.report(err)) opts.logger.warn({ err: err.message }, 'imap connection error');
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    // a port that cannot be bound rejects listen(): the start reports it, in one line
+    if (err.syscall === 'listen' || handshakes.report(err)) return;
+    opts.logger.warn({ err: err.message }, 'imap connection error');
   });
   return server;
 }

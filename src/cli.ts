@@ -145,12 +145,15 @@ export function buildProgram(): Command {
     const bridge = await startBridge(cfg, logger).catch((err: unknown) => {
       throw explainListenError(err, cfg) ?? err;
     });
-    print('mailbridge listening:');
-    listenerLines(cfg, bridge).forEach(print);
-    await waitForSignal(
+    // before anyone is told it listens: a SIGTERM right after that must stop it gracefully,
+    // not meet the default action (immediate death) in the moment before the handler exists
+    const stopped = waitForSignal(
       () => bridge.close(),
       () => bridge.reload(),
     );
+    print('mailbridge listening:');
+    listenerLines(cfg, bridge).forEach(print);
+    await stopped;
   });
 
   program
@@ -202,11 +205,12 @@ export function buildProgram(): Command {
     const early = () => process.exit(130);
     process.once('SIGINT', early).once('SIGTERM', early);
     const demo = await runDemo({ messages: opts.messages, config: opts.config, env: withPortFlags(opts) }, print);
-    process.off('SIGINT', early).off('SIGTERM', early);
-    await waitForSignal(
+    const stopped = waitForSignal(
       () => demo.close(),
       () => demo.reload(),
     );
+    process.off('SIGINT', early).off('SIGTERM', early);
+    await stopped;
   });
 
   program

@@ -8,7 +8,7 @@
 # IMAGE_RUN_ARGS to every run (e.g. "--ulimit nofile=1024:1024" where the runtime may not set
 # the engine's default limits). Without registry access, scripts/image-base-standin.sh builds
 # the base image from Debian first (docs/container.md).
-set -euo pipefail
+set -Eeuo pipefail
 cd "$(dirname "$0")/.."
 
 # an engine counts when it answers: a docker CLI without a reachable daemon does not
@@ -33,7 +33,8 @@ tag=${IMAGE_TAG:-mailbridge:image-test}
 name=mailbridge-image-test-$$
 work=$(mktemp -d)
 cleanup() {
-  "$engine" rm -f "$name" "$name-bind" >/dev/null 2>&1 || true
+  # -v: the containers' anonymous volumes too (the state volume: secrets.json, the database)
+  "$engine" rm -f -v "$name" "$name-bind" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -44,6 +45,8 @@ fail() {
   exit 1
 }
 in_container() { "$engine" exec "$name" "$@"; }
+# any other command that fails (an engine answering 125/126, say) ends with a FAILED line too
+trap 'status=$?; fail "\"$BASH_COMMAND\" (line $LINENO) exited with $status"' ERR
 
 say "building $tag with $engine"
 started=$(date +%s)

@@ -15,6 +15,8 @@ packages=(
   dovecot-imapd            # reference IMAP server of the conformance suite (own config, loopback)
   s-nail                   # IMAP client with a strict line reader (copy *)
   postgresql               # state store of several bridge nodes (a private cluster per test file)
+  systemd                  # systemd-analyze verify: the unit of "mailbridge service install"
+  openssl                  # s_client: a client that refuses the self-signed certificate (log lines)
 )
 
 missing=()

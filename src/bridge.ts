@@ -10,6 +10,7 @@ import { BridgedAccounts } from './bridged-accounts';
 import { startImapServer } from './imap/server';
 import { type AccountId, accountId } from './model/account-id';
 import { ChangeJournal } from './domain/change-journal';
+import { accountDomains, clientServers, thunderbirdAutoconfig } from './client-config';
 import { AccountActivity } from './ops/activity';
 import { startControlSocket } from './ops/control-socket';
 import { startOpsListener } from './ops/http-listener';
@@ -215,6 +216,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
           metrics,
           readiness,
           listeners: () => ({ imap: imap.listening(), smtp: smtpServer.listening() }),
+          autoconfig: () => thunderbirdAutoconfig(clientServers(config), accountDomains(mailboxes())),
           logger,
         });
 

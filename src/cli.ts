@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import { Command, Option } from 'commander';
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, loadListenerSettings, type Config } from './config';
-import { createLogger } from './log';
+import { createLogger, logStream } from './log';
 import { startBridge } from './bridge';
 import { runDemo } from './demo';
 import { startSandbox } from './sandbox';
@@ -21,11 +21,49 @@ import { readTokensFromEnvOrStdin } from './util/read-secret';
 import { listQuarantine, releaseQuarantine } from './smtp/quarantine-commands';
 import { certificateForTrustStore, loadOrCreateTls } from './tls';
 import { accountId } from './model/account-id';
+import { explainListenError, portSettings } from './listen-error';
+import { runningDemoConfig } from './running-demo';
+import { version } from './version';
+import { runSetup } from './setup';
+import {
+  accountDomains,
+  appleProfile,
+  type ClientKind,
+  clientKinds,
+  clientServers,
+  outlookSteps,
+  settingsLines,
+  thunderbirdAutoconfig,
+} from './client-config';
+import { installService, uninstallService, unitName } from './service';
 
 const defaultConfigFile = 'mailbridge.json';
 
 /** commander option parser for whole numbers. */
 const int = (value: string): number => Number.parseInt(value, 10);
+
+/** The listener port flags of `start` and `demo`; each sets the MAILBRIDGE_* variable of its setting. */
+function addPortOptions(command: Command): Command {
+  for (const s of portSettings) {
+    const off = s.name === 'ops' ? ' or "off"' : '';
+    const example = `e.g. ${s.flag} ${s.example}`;
+    command.option(`${s.flag} <port>`, `${s.name} port (overrides ${s.field} and ${s.env})`, (value: string) => {
+      if ((off && value === 'off') || (/^\d{1,5}$/.test(value) && Number(value) <= 65535)) return value;
+      throw new InvalidArgumentError(`it must be a port number from 0 to 65535${off}, ${example}`);
+    });
+  }
+  return command;
+}
+
+/** The environment with the port flags given applied, as their MAILBRIDGE_* variables. */
+function withPortFlags(opts: Record<string, unknown>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const s of portSettings) {
+    const key = s.flag.slice(2).replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+    if (typeof opts[key] === 'string') env[s.env] = opts[key];
+  }
+  return env;
+}
 
 function configOption(): Option {
   return new Option('-c, --config <file>', 'config file (JSON); MAILBRIDGE_* variables override it').env(
@@ -33,8 +71,26 @@ function configOption(): Option {
   );
 }
 
-function load(file: string | undefined): Config {
-  return loadConfig(file ?? (fs.existsSync(defaultConfigFile) ? defaultConfigFile : undefined));
+/**
+ * The config of `--config` (or MAILBRIDGE_CONFIG), else ./mailbridge.json, else the
+ * environment's MAILBRIDGE_* settings, else the config of a demo running for this user.
+ */
+function load(file: string | undefined, env: NodeJS.ProcessEnv = process.env): Config {
+  const chosen = file || (fs.existsSync(defaultConfigFile) ? defaultConfigFile : undefined);
+  if (chosen || env.MAILBRIDGE_READ_URL) return loadConfig(chosen, env);
+  const demo = runningDemoConfig();
+  if (demo) {
+    process.stderr.write(`mailbridge: using the running demo's config ${demo}\n`);
+    return loadConfig(demo, env);
+  }
+  try {
+    return loadConfig(undefined, env);
+  } catch (err) {
+    if (!(err instanceof ConfigError && /config field "vendor"/.test(err.message))) throw err;
+    throw new ConfigError(
+      `no configuration: pass --config FILE (a running demo prints its file after "Config:"), set MAILBRIDGE_CONFIG, or create ./${defaultConfigFile} with "mailbridge setup"`,
+    );
+  }
 }
 
 /** The configured state (SQLite or PostgreSQL), closed after `fn`. */
@@ -57,7 +113,7 @@ async function withVendor<T>(
   ) => Promise<T>,
 ): Promise<T> {
   const cfg = load(file);
-  const logger = createLogger(cfg.logLevel === 'info' ? 'warn' : cfg.logLevel);
+  const logger = createLogger(cfg.logLevel === 'info' ? 'warn' : cfg.logLevel, logStream(cfg.logFormat));
   return withState(cfg, async (state) => {
     const vendor = createVendorClient(cfg, state.secrets, logger);
     try {
@@ -75,24 +131,31 @@ function print(line: string): void {
 export function buildProgram(): Command {
   const program = new Command('mailbridge')
     .description('Local IMAP and SMTP bridge to the vendor mail API')
-    .showHelpAfterError()
+    .version(version, '-V, --version')
+    .showHelpAfterError('(add --help for usage)')
     .exitOverride();
 
-  program
-    .command('start', { isDefault: false })
-    .description('run the bridge (IMAP + SMTP) for the configured accounts')
-    .addOption(configOption())
-    .action(async (opts: { config?: string }) => {
-      const cfg = load(opts.config);
-      const logger = createLogger(cfg.logLevel);
-      const bridge = await startBridge(cfg, logger);
-      print('mailbridge listening:');
-      listenerLines(cfg, bridge).forEach(print);
-      await waitForSignal(
-        () => bridge.close(),
-        () => bridge.reload(),
-      );
+  addPortOptions(
+    program
+      .command('start', { isDefault: false })
+      .description('run the bridge (IMAP + SMTP) for the configured accounts')
+      .addOption(configOption()),
+  ).action(async (opts: { config?: string }) => {
+    const cfg = load(opts.config, withPortFlags(opts));
+    const logger = createLogger(cfg.logLevel, logStream(cfg.logFormat));
+    const bridge = await startBridge(cfg, logger).catch((err: unknown) => {
+      throw explainListenError(err, cfg) ?? err;
     });
+    // before anyone is told it listens: a SIGTERM right after that must stop it gracefully,
+    // not meet the default action (immediate death) in the moment before the handler exists
+    const stopped = waitForSignal(
+      () => bridge.close(),
+      () => bridge.reload(),
+    );
+    print('mailbridge listening:');
+    listenerLines(cfg, bridge).forEach(print);
+    await stopped;
+  });
 
   program
     .command('status')
@@ -132,20 +195,94 @@ export function buildProgram(): Command {
       if (r.needsRestart.length) print(`changed but needs a restart: ${r.needsRestart.join(', ')}`);
     });
 
+  addPortOptions(
+    program
+      .command('demo')
+      .description('start the sandbox vendor and the bridge against it, and print client settings')
+      .option('--messages <n>', 'messages in the demo mailbox', int, 500)
+      .addOption(configOption()),
+  ).action(async (opts: { messages: number; config?: string }) => {
+    // until the demo runs, a signal exits through process.exit, which removes its temporary state
+    const early = () => process.exit(130);
+    process.once('SIGINT', early).once('SIGTERM', early);
+    const demo = await runDemo({ messages: opts.messages, config: opts.config, env: withPortFlags(opts) }, print);
+    const stopped = waitForSignal(
+      () => demo.close(),
+      () => demo.reload(),
+    );
+    process.off('SIGINT', early).off('SIGTERM', early);
+    await stopped;
+  });
+
   program
-    .command('demo')
-    .description('start the sandbox vendor and the bridge against it, and print client settings')
-    .option('--messages <n>', 'messages in the demo mailbox', int, 500)
-    .option('--imap-port <port>', 'IMAP port (default: listen.imapPort, MAILBRIDGE_IMAP_PORT, 1143)', int)
-    .option('--smtp-port <port>', 'SMTP port (default: listen.smtpPort, MAILBRIDGE_SMTP_PORT, 1025)', int)
-    .addOption(configOption())
-    .action(async (opts: { messages: number; imapPort?: number; smtpPort?: number; config?: string }) => {
-      const demo = await runDemo(opts, print);
-      await waitForSignal(
-        () => demo.close(),
-        () => demo.reload(),
-      );
+    .command('setup')
+    .description(
+      'add a mailbox: asks for it and its token pair (or reads MAILBRIDGE_MAILBOX, MAILBRIDGE_ACCESS_TOKEN and ' +
+        'MAILBRIDGE_REFRESH_TOKEN, or the tokens on stdin), checks them with the vendor, writes the config and the state',
+    )
+    .option('--mailbox <address>', 'mailbox address (asked for when missing)')
+    .addOption(
+      new Option('-c, --config <file>', 'config file to write or extend')
+        .env('MAILBRIDGE_CONFIG')
+        .default(defaultConfigFile),
+    )
+    .action(async (opts: { mailbox?: string; config: string }) => {
+      const ok = await runSetup(opts.config, opts.mailbox, { env: process.env, input: process.stdin, print });
+      process.exitCode = ok ? 0 : 1;
     });
+
+  program
+    .command('client-config')
+    .description(
+      'set up a mail client: thunderbird (autoconfig XML), apple (a .mobileconfig profile with the certificate), ' +
+        'outlook (steps), generic (the settings)',
+    )
+    .addArgument(new Argument('<client>', 'which client').choices(clientKinds))
+    .option('--mailbox <address>', 'the account (needed when several are configured)')
+    .option('-o, --out <file>', 'file to write instead of standard output')
+    .addOption(configOption())
+    .action(async (client: ClientKind, opts: { mailbox?: string; out?: string; config?: string }) => {
+      const cfg = load(opts.config);
+      const mailboxes = await withState(cfg, async ({ secrets }) => [
+        ...new Set([...cfg.accounts.map((a) => a.mailbox), ...secrets.mailboxes()]),
+      ]);
+      const pick = (): string => {
+        if (opts.mailbox) return opts.mailbox;
+        if (mailboxes.length === 1) return mailboxes[0];
+        throw new ConfigError(
+          mailboxes.length
+            ? `several mailboxes are configured: pass --mailbox, one of ${mailboxes.join(', ')}`
+            : 'no mailbox is configured yet: add one with "mailbridge setup"',
+        );
+      };
+      const servers = clientServers(cfg);
+      let text: string;
+      if (client === 'thunderbird') text = thunderbirdAutoconfig(servers, accountDomains(mailboxes));
+      else if (client === 'apple')
+        text = appleProfile(servers, pick(), (await loadOrCreateTls(cfg.tls, cfg.stateDir)).cert);
+      else if (client === 'outlook') text = `${outlookSteps(servers, pick()).join('\n')}\n`;
+      else text = `${settingsLines(servers, pick()).join('\n')}\n`;
+      if (opts.out) fs.writeFileSync(opts.out, text, { mode: 0o644 });
+      else process.stdout.write(text);
+    });
+
+  const service = program
+    .command('service')
+    .description('run the bridge as a systemd user service (README "Running as a service" for launchd and Windows)');
+  service
+    .command('install')
+    .description(`write ~/.config/systemd/user/${unitName}, which runs "start" with this config`)
+    .addOption(configOption())
+    .action((opts: { config?: string }) => {
+      const file = opts.config || (fs.existsSync(defaultConfigFile) ? defaultConfigFile : undefined);
+      if (!file) throw new ConfigError('the service needs a config file: pass --config FILE (see "mailbridge setup")');
+      // a config that cannot start would only fail in the journal
+      installService(loadConfig(file).configFile as string).forEach(print);
+    });
+  service
+    .command('uninstall')
+    .description(`remove ${unitName}`)
+    .action(() => uninstallService().forEach(print));
 
   program
     .command('sandbox')
@@ -367,7 +504,8 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(defaultArgs(argv));
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`mailbridge: invalid configuration\n${err.message}\n`);
+      // one line per problem, each naming what to change
+      for (const line of err.message.split('\n')) process.stderr.write(`mailbridge: ${line}\n`);
       process.exit(2);
     }
     const code = (err as { code?: string }).code;

@@ -102,7 +102,7 @@ export const configSchema = z
      * copy that moves is worse than no copy.
      */
     copyToFolder: z.enum(['refuse', 'move']).default('move'),
-    /** What the listeners allow each client (README "Limits and hardening"). */
+    /** What the listeners allow each client (docs/configuration.md, "Limits and hardening"). */
     limits: limitsSchema,
     /** How received messages are composed (upstream/composition.ts); applied when a message is first read. */
     messages: z
@@ -134,6 +134,8 @@ export const configSchema = z
       .strict()
       .default({ recipients: 'headers' }),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** "auto": readable lines on a terminal, JSON lines otherwise; "json" or "pretty" always. */
+    logFormat: z.enum(['auto', 'json', 'pretty']).default('auto'),
     /**
      * The operations surface: an HTTP listener for /healthz, /readyz and /metrics (loopback by
      * default; "0.0.0.0" lets a Prometheus outside the pod scrape it; port null turns it off),
@@ -197,6 +199,7 @@ const envOverrides: Array<[string, string[], 'string' | 'number' | 'port']> = [
   ['MAILBRIDGE_POLL_INTERVAL', ['pollIntervalSeconds'], 'number'],
   ['MAILBRIDGE_FRESHNESS', ['freshnessSeconds'], 'number'],
   ['MAILBRIDGE_LOG_LEVEL', ['logLevel'], 'string'],
+  ['MAILBRIDGE_LOG_FORMAT', ['logFormat'], 'string'],
   ['MAILBRIDGE_MAX_LINE_BYTES_BEFORE_LOGIN', ['limits', 'maxLineBytesBeforeLogin'], 'number'],
   ['MAILBRIDGE_MAX_LINE_BYTES', ['limits', 'maxLineBytes'], 'number'],
   ['MAILBRIDGE_MAX_CONNECTIONS', ['limits', 'maxConnections'], 'number'],
@@ -231,7 +234,20 @@ function setPath(obj: Record<string, unknown>, keys: string[], value: unknown): 
   cur[keys[keys.length - 1]] = value;
 }
 
-function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
+/** Every setting's default (the vendor URLs, which have none, are placeholders). */
+export function configDefaults(): z.output<typeof configSchema> {
+  return configSchema.parse({ vendor: { readUrl: 'http://x', mailUrl: 'http://x', graphUrl: 'http://x' } });
+}
+
+/** The example a wrong MAILBRIDGE_* number is told: the field's default, when it has one. */
+function example(name: string, keys: string[], type: 'number' | 'port'): string {
+  let value: unknown = configDefaults();
+  for (const k of keys) value = (value as Record<string, unknown> | null | undefined)?.[k];
+  const off = type === 'port' ? `, or ${name}=off` : '';
+  return typeof value === 'number' ? `set it to e.g. ${name}=${value} (the default)${off}` : `set it to a number${off}`;
+}
+
+export function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
   for (const [name, keys, type] of envOverrides) {
     const v = env[name];
     if (v === undefined || v === '') continue;
@@ -239,7 +255,7 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
     else if (type !== 'string') {
       const n = Number(v);
       if (!Number.isFinite(n))
-        throw new ConfigError(`${name}=${JSON.stringify(v)} is not a number; set it to e.g. ${name}=1143`);
+        throw new ConfigError(`${name}=${JSON.stringify(v)} is not a number; ${example(name, keys, type)}`);
       setPath(raw, keys, n);
     } else setPath(raw, keys, v);
   }
@@ -307,6 +323,56 @@ export function parseConfig(
   };
 }
 
+function readConfigFile(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT')
+      throw new ConfigError(
+        `config file ${file} does not exist: create it with "mailbridge setup" (or from config.example.json), or pass another with --config`,
+      );
+    if (code === 'EACCES')
+      throw new ConfigError(
+        `config file ${file} is not readable by this process (uid ${process.getuid?.() ?? '?'}): make it readable by this user (chown or chmod), or run as its owner`,
+      );
+    if (code === 'EISDIR')
+      throw new ConfigError(`config file ${file} is a directory: pass the JSON file in it with --config`);
+    throw new ConfigError(
+      `cannot read config file ${file} (${(err as Error).message}): pass a readable file with --config`,
+    );
+  }
+}
+
+/** Line and column (1-based) of a character offset, as editors count them. */
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `line ${before.length} column ${before[before.length - 1].length + 1}`;
+}
+
+function parseConfigText(text: string, file: string): Record<string, unknown> {
+  if (!text.trim())
+    throw new ConfigError(
+      `config file ${file} is empty: write the settings into it (see config.example.json, or run "mailbridge setup")`,
+    );
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    // V8 names the offset ("... in JSON at position 45"); people look for a line and a column
+    const message = (err as Error).message;
+    const at = /at position (\d+)/.exec(message);
+    const where = at ? lineAndColumn(text, Number(at[1])) : 'the end';
+    const what = message
+      .replace(/ in JSON at position \d+.*$/, '')
+      .replace(/^Unexpected end of JSON input$/, 'unexpected end');
+    throw new ConfigError(`config file ${file}, ${where}: invalid JSON (${what}); fix the file there`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new ConfigError(`config file ${file} must hold a JSON object ({ ... }); see config.example.json`);
+  return raw as Record<string, unknown>;
+}
+
 export interface RawConfig {
   raw: Record<string, unknown>;
   /** Where the values came from, for error messages. */
@@ -323,21 +389,7 @@ export function readRawConfig(file: string | undefined, env: NodeJS.ProcessEnv =
   if (file) {
     source = file;
     baseDir = path.dirname(path.resolve(file));
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (err) {
-      throw new ConfigError(
-        `cannot read config file ${file}: ${(err as Error).message}; pass an existing file with --config`,
-      );
-    }
-    try {
-      raw = JSON.parse(text) as Record<string, unknown>;
-    } catch (err) {
-      throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
-    }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-      throw new ConfigError(`config file ${file} must hold a JSON object`);
+    raw = parseConfigText(readConfigFile(file), file);
   }
   applyEnv(raw, env);
   return { raw, source, baseDir };

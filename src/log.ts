@@ -1,4 +1,6 @@
+import tty from 'node:tty';
 import pino from 'pino';
+import pretty from 'pino-pretty';
 
 /**
  * Structured logger. Token-bearing keys are redacted by path, and `redactSecrets` scrubs
@@ -28,6 +30,25 @@ export function createLogger(level = 'info', destination?: pino.DestinationStrea
     { level, redact: { paths: secretPaths, censor: '[redacted]' }, base: { app: 'mailbridge' } },
     destination ?? pino.destination(2),
   );
+}
+
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
+/**
+ * Where log lines go (standard error): one readable line each on a terminal ("auto") or with
+ * "pretty", JSON lines otherwise (journald, containers, collectors).
+ */
+export function logStream(format: LogFormat, fd = 2): pino.DestinationStream {
+  const terminal = tty.isatty(fd);
+  if (format === 'json' || (format === 'auto' && !terminal)) return pino.destination(fd);
+  return pretty({
+    destination: fd,
+    sync: true,
+    colorize: terminal,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,app',
+  });
 }
 
 const known = new Set<string>();

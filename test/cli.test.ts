@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -147,5 +148,99 @@ describe('commands against the sandbox', () => {
     ]);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain('newsletter@shared-mail.test');
+  });
+});
+
+describe('a start that cannot work says in one line what to change, with exit 2', () => {
+  const vendor = { readUrl: 'http://127.0.0.1:9', mailUrl: 'http://127.0.0.1:9', graphUrl: 'http://127.0.0.1:9' };
+  const file = (name: string, text: string) => {
+    const f = path.join(dir, name);
+    fs.writeFileSync(f, text);
+    return f;
+  };
+  const startWith = (extra: Record<string, unknown>, args: string[] = [], env: Record<string, string> = {}) =>
+    mailbridge(
+      [
+        'start',
+        '--config',
+        file(
+          'start.json',
+          JSON.stringify({ vendor, listen: { imapPort: 0, smtpPort: 0 }, ops: { port: null }, ...extra }),
+        ),
+        ...args,
+      ],
+      env,
+    );
+  const oneLine = (stderr: string) => {
+    expect(stderr.trim().split('\n'), stderr).toHaveLength(1);
+    return stderr.trim();
+  };
+
+  test('invalid JSON is placed by line and column', async () => {
+    const bad = file('bad-json.json', '{\n  "vendor": {\n    "readUrl": "http://x",\n  }\n}\n');
+    const res = await mailbridge(['start', '--config', bad]);
+    expect(res.code).toBe(2);
+    expect(oneLine(res.stderr)).toBe(
+      `mailbridge: config file ${bad}, line 4 column 3: invalid JSON (Expected double-quoted property name); fix the file there`,
+    );
+  });
+
+  test('a missing or an empty file', async () => {
+    const missing = await mailbridge(['start', '--config', path.join(dir, 'nowhere.json')]);
+    expect(missing.code).toBe(2);
+    expect(oneLine(missing.stderr)).toMatch(/nowhere\.json does not exist: create it with "mailbridge setup"/);
+    const empty = await mailbridge(['start', '--config', file('empty.json', '\n')]);
+    expect(empty.code).toBe(2);
+    expect(oneLine(empty.stderr)).toMatch(/empty\.json is empty: write the settings into it/);
+  });
+
+  test('a state directory that cannot be made: under a file, and under /proc (which Node would retry for ever)', async () => {
+    const underFile = await startWith({ stateDir: path.join(dir, 'empty.json', 'state') });
+    expect(underFile.code).toBe(2);
+    expect(oneLine(underFile.stderr)).toContain(`${path.join(dir, 'empty.json')} is not a directory; set "stateDir"`);
+    const proc = await startWith({ stateDir: '/proc/mailbridge-state' });
+    expect(proc.code).toBe(2);
+    expect(oneLine(proc.stderr)).toContain(
+      'the state directory /proc/mailbridge-state cannot be created: /proc does not take new directories',
+    );
+  });
+
+  test('a wrong number in the environment or a flag suggests a right one', async () => {
+    const env = await startWith({}, [], { MAILBRIDGE_SMTP_PORT: 'abc' });
+    expect(env.code).toBe(2);
+    expect(oneLine(env.stderr)).toContain('set it to e.g. MAILBRIDGE_SMTP_PORT=1025 (the default)');
+    const flag = await mailbridge(['demo', '--imap-port', 'abc'], { TMPDIR: dir });
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain(
+      "option '--imap-port <port>' argument 'abc' is invalid. it must be a port number from 0 to 65535, e.g. --imap-port 1143",
+    );
+    expect(flag.stderr).not.toMatch(/config\.json/);
+  });
+
+  test('a busy port names its setting, variable and flag', async () => {
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as net.AddressInfo;
+    try {
+      const res = await startWith({ stateDir: path.join(dir, 'busy-state') }, ['--imap-port', String(port)]);
+      expect(res.code).toBe(2);
+      expect(oneLine(res.stderr)).toBe(
+        `mailbridge: the IMAP port 127.0.0.1:${port} is already in use by another program ("ss -ltnp" names it): stop it, or choose another port with listen.imapPort in the config, MAILBRIDGE_IMAP_PORT=PORT or --imap-port PORT`,
+      );
+    } finally {
+      busy.close();
+    }
+  });
+
+  test('without any configuration, a command says where one comes from', async () => {
+    const res = await mailbridge(['status'], { MAILBRIDGE_CONFIG: '', TMPDIR: fs.mkdtempSync(path.join(dir, 'tmp-')) });
+    expect(res.code).toBe(2);
+    expect(oneLine(res.stderr)).toMatch(/no configuration: pass --config FILE \(a running demo prints its file/);
+  });
+
+  test('--version prints the package version', async () => {
+    const res = await mailbridge(['--version']);
+    expect(res.stdout.trim()).toBe(JSON.parse(fs.readFileSync('package.json', 'utf8')).version);
+    expect(res.code).toBe(0);
   });
 });

@@ -3,8 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { type DaemonProcess, mailbridge, spawnDaemon } from './support/cli-process';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { cliPath, type DaemonProcess, mailbridge, spawnDaemon } from './support/cli-process';
 import { freePort } from './support/free-port';
 
 /**
@@ -75,15 +77,21 @@ test('the quarantine release command of a 550 works as printed, and so do status
       (err: Error) => err.message,
     );
   transport.close();
-  const command = /run: (mailbridge quarantine release .*?)(?:;|$)/.exec(refusal)?.[1];
-  expect(command).toMatch(/^mailbridge quarantine release q_\S+ --config \S+$/);
-  const release = await mailbridge((command ?? '').split(' ').slice(1));
+  const command = /run: (\S+ quarantine release .*?)(?:;|$)/.exec(refusal)?.[1] ?? '';
+  const [program, ...args] = command.split(' ');
+  // `mailbridge` is not on PATH in a checkout: the 550 names this checkout's bin, by its path
+  expect(program).toBe(path.resolve(__dirname, '..', 'bin', 'mailbridge.js'));
+  expect(args.join(' ')).toMatch(/^quarantine release q_\S+ --config \S+$/);
+  const release = await mailbridge(args);
   expect(release.stdout).toMatch(/^Released q_/);
   expect(release.code).toBe(0);
 
   for (const printedCommand of ['status', 'quarantine list']) {
-    const line = demo.banner.split('\n').find((l) => l.includes(`mailbridge ${printedCommand} --config`)) ?? '';
-    const args = line.trim().split(/\s+/).slice(1);
+    const line = demo.banner.split('\n').find((l) => l.includes(` ${printedCommand} --config`)) ?? '';
+    const [program, ...args] = line.trim().split(/\s+/);
+    // `mailbridge` is not on PATH in a checkout: the printed program is this checkout's bin, by its path
+    expect(program).toBe(path.resolve(__dirname, '..', 'bin', 'mailbridge.js'));
+    fs.accessSync(program, fs.constants.X_OK);
     const r = await mailbridge(args);
     expect(r.code, `${line}: ${r.stderr}`).toBe(0);
     expect(r.stdout).toMatch(printedCommand === 'status' ? /^alice@sandbox\.test$/m : /q_\S+ {2}released/);
@@ -106,4 +114,80 @@ test('healthcheck needs only the listener settings: it passes on the demo and fa
       })
     ).code,
   ).toBe(0);
+});
+
+describe('the demo with its defaults taken, and every way it can end', () => {
+  /** Holds `port` on loopback if it is free (another program may hold it already: busy either way). */
+  async function occupy(port: number): Promise<net.Server | null> {
+    const server = net.createServer();
+    return new Promise((resolve) => {
+      server.once('error', () => resolve(null));
+      server.listen(port, '127.0.0.1', () => resolve(server));
+    });
+  }
+  const freshTmp = () => fs.mkdtempSync(path.join(dir, 'tmp-'));
+  // tsx keeps its cache there too
+  const demoDirs = (tmp: string) => fs.readdirSync(tmp).filter((n) => n.startsWith('mailbridge-demo-'));
+  const noDemoEnv = { MAILBRIDGE_CONFIG: '', MAILBRIDGE_IMAP_PORT: '', MAILBRIDGE_SMTP_PORT: '' };
+
+  test('busy default ports (IMAP, SMTP, ops) give way to free ones, printed; commands without --config find the demo', async () => {
+    const held = await Promise.all([1143, 1025, 9925].map(occupy));
+    const tmp = freshTmp();
+    let busyDemo: DaemonProcess | null = null;
+    try {
+      busyDemo = await spawnDaemon(['demo', '--messages', '5'], /Press Ctrl\+C/, { ...noDemoEnv, TMPDIR: tmp });
+      for (const [label, port] of [
+        ['IMAP', 1143],
+        ['SMTP', 1025],
+        ['ops', 9925],
+      ] as const) {
+        const moved = new RegExp(
+          `^${label} port ${port} is in use by another program: the demo uses (\\d+)$`,
+          'm',
+        ).exec(busyDemo.banner);
+        expect(moved, busyDemo.banner).not.toBeNull();
+        expect(busyDemo.banner).toContain(`127.0.0.1:${moved?.[1]}`);
+      }
+      const status = await mailbridge(['status'], { ...noDemoEnv, TMPDIR: tmp });
+      expect(status.stderr).toMatch(/using the running demo's config .*config\.json/);
+      expect(status.stdout).toMatch(/^alice@sandbox\.test$/m);
+      expect(status.code).toBe(0);
+    } finally {
+      await busyDemo?.stop();
+      for (const s of held) s?.close();
+    }
+    expect(demoDirs(tmp)).toEqual([]);
+  });
+
+  test('a demo that fails to start leaves no temporary state', async () => {
+    const held = net.createServer();
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const tmp = freshTmp();
+    try {
+      const { port } = held.address() as net.AddressInfo;
+      const res = await mailbridge(['demo', '--messages', '5', '--imap-port', String(port)], {
+        ...noDemoEnv,
+        TMPDIR: tmp,
+      });
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain(`the IMAP port 127.0.0.1:${port} is already in use`);
+    } finally {
+      held.close();
+    }
+    expect(demoDirs(tmp)).toEqual([]);
+  });
+
+  test('Ctrl+C while the demo starts leaves no temporary state', async () => {
+    const tmp = freshTmp();
+    const child = spawn(process.execPath, ['-r', 'tsx/cjs', cliPath, 'demo', '--messages', '5'], {
+      env: { ...process.env, ...noDemoEnv, TMPDIR: tmp, MAILBRIDGE_IMAP_PORT: '0', MAILBRIDGE_SMTP_PORT: '0' },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // the state directory exists from the first moment of the start: interrupt then
+    await vi.waitFor(() => expect(demoDirs(tmp)).toHaveLength(1), { timeout: 30_000, interval: 5 });
+    child.kill('SIGINT');
+    await exited;
+    expect(demoDirs(tmp)).toEqual([]);
+  });
 });

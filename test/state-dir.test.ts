@@ -39,7 +39,7 @@ test('an unwritable state directory names the uid and the chown that fixes it', 
     (err: { code: number; stderr: string }) => err,
   );
   const uid = asRoot ? 65534 : process.getuid?.();
-  expect(result.code).toBe(1);
+  expect(result.code).toBe(2);
   expect(result.stderr).toContain(`the state directory ${state} is not writable by this process (uid ${uid}`);
   expect(result.stderr).toContain(`chown ${uid}:`);
 });

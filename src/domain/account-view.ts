@@ -202,8 +202,16 @@ export class AccountView {
     return match(await this.folders()) ?? match(await this.folders(true)) ?? this.map.viewByKey(key);
   }
 
-  /** Syncs one folder now (or joins the running sync): the first listing, or incremental. */
-  syncFolder(folder: ImapFolder, mode?: SyncMode, cause: SyncCause = 'client'): Promise<void> {
+  /**
+   * Syncs one folder now (or joins the running sync): the first listing, or incremental. The
+   * Quarantine mailbox is the quarantine log's, not the vendor's: it is reconciled with the
+   * log, and its name never reaches the vendor.
+   */
+  async syncFolder(folder: ImapFolder, mode?: SyncMode, cause: SyncCause = 'client'): Promise<void> {
+    if (this.quarantine && isQuarantine(folder)) {
+      this.quarantine.reconcile();
+      return;
+    }
     return this.syncs.sync(folder, mode, cause).catch((err) => this.refuseUnlistable(folder, err));
   }
 

@@ -4,6 +4,7 @@ import { setReporter } from '@mailbridge/imap-core/lib/errors';
 import type { LoginGuard } from '../auth/login-guard';
 import type { Limits } from '../config';
 import type { Logger } from '../log';
+import { handshakeLogger, imapCoreLogger } from './tls-failure';
 import { ConnectionGate, tooManyConnections } from '../listen/connection-gate';
 import { dismissWhenIdle } from '../listen/drain';
 import { LoginDeadlines } from '../listen/login-deadline';
@@ -110,6 +111,7 @@ function create(
   recent: RecentMessages,
 ): ImapCoreServer {
   const { limits } = opts;
+  const handshakes = handshakeLogger(opts.logger);
   const server = new IMAPServer({
     secure,
     // STARTTLS is offered; LOGIN without it is accepted only from loopback (checked in onAuth)
@@ -125,7 +127,9 @@ function create(
     idleTimeout: limits.idleTimeoutSeconds * 1000,
     // after this, close() says BYE to the connections still busy
     closeTimeout: Math.max(limits.shutdownDrainSeconds * 1000, 1),
-    logger: opts.logger.child({ component: 'imap' }),
+    // imap-core adds its "component" to every line itself: a child logger's would repeat the key
+    logger: imapCoreLogger(opts.logger, handshakes),
+    component: 'imap',
     skipFetchLog: true,
     // answers go out as several writes (untagged lines, then the tagged one): without this,
     // Nagle's algorithm holds the last write until the client's delayed ACK, about 40 ms a command
@@ -141,7 +145,11 @@ function create(
     gate,
     owners: opts.owners ?? null,
   });
-  server.on('error', (err: Error) => opts.logger.warn({ err: err.message }, 'imap connection error'));
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    // a port that cannot be bound rejects listen(): the start reports it, in one line
+    if (err.syscall === 'listen' || handshakes.report(err)) return;
+    opts.logger.warn({ err: err.message }, 'imap connection error');
+  });
   return server;
 }
 

@@ -6,7 +6,7 @@ import type { Readiness } from './readiness';
 
 /**
  * The operations listener: `/healthz` (the process and its mail listeners are up),
- * `/readyz` (see readiness.ts) and `/metrics` (Prometheus text). It serves nothing secret
+ * `/readyz` (see readiness.ts), `/metrics` (Prometheus text) and Thunderbird's autoconfig. It serves nothing secret
  * and changes nothing, so it may be opened to a scraper; control commands use the socket
  * in the state directory (control-socket.ts).
  */
@@ -18,6 +18,8 @@ export interface OpsListenerOptions {
   readiness: Readiness;
   /** Each mail listener and whether it accepts connections. */
   listeners(): Record<string, boolean>;
+  /** Thunderbird's autoconfig document for the accounts (client-config.ts), at the paths Thunderbird asks. */
+  autoconfig(): string;
   logger: Logger;
 }
 
@@ -27,6 +29,7 @@ export interface RunningOpsListener {
 }
 
 export async function startOpsListener(opts: OpsListenerOptions): Promise<RunningOpsListener> {
+  const autoconfig = async () => ({ status: 200, text: opts.autoconfig(), contentType: 'application/xml' });
   const server = routedServer(
     {
       'GET /healthz': async () => {
@@ -38,6 +41,8 @@ export async function startOpsListener(opts: OpsListenerOptions): Promise<Runnin
         const report = await opts.readiness.check();
         return { status: report.ready ? 200 : 503, json: report };
       },
+      'GET /mail/config-v1.1.xml': autoconfig,
+      'GET /.well-known/autoconfig/mail/config-v1.1.xml': autoconfig,
       'GET /metrics': async () => ({
         status: 200,
         text: await opts.metrics.text(),

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { version } from '../version';
 import type { SubmissionOutcome } from '../smtp/deliver';
 import type { NodeHealth } from '../store/state-store';
 import type { RequestOutcome, RetryReason } from '../upstream/observer';
@@ -105,6 +106,13 @@ export class BridgeMetrics {
       labelNames: ['protocol'],
       registers,
     });
+    // constant 1: which version runs, for dashboards and alerts on a mixed or stale fleet
+    new Gauge({
+      name: 'mailbridge_build_info',
+      help: 'The running mailbridge: version and Node.js version (always 1)',
+      labelNames: ['version', 'node'],
+      registers,
+    }).set({ version, node: process.versions.node }, 1);
     this.stateGauges(sources, registers);
     if (sources.node) this.nodeGauges(sources.node, registers);
   }

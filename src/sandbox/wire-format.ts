@@ -7,7 +7,7 @@ import { type DeepPartial, deepMerge } from '../util/deep-merge';
  * either side shows up as a failing end-to-end or contract test (test/contract) instead of both
  * sides drifting together. A test that wants a differently shaped vendor overrides these
  * explicitly (SandboxOptions.wireFormat), just as the bridge's config overrides its assumptions.
- * The comments name the README's assumption ids.
+ * The comments name the assumption ids of docs/vendor.md.
  */
 export interface WireFormat {
   commands: {

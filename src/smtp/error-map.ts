@@ -1,6 +1,7 @@
 import { FencedError, StoreUnavailableError } from '../store/store-errors';
 import { redactSecrets } from '../log';
-import { configFlag } from '../util/shell-quote';
+import { mailbridgeCommand } from '../command-name';
+import { configFlag, shellWord } from '../util/shell-quote';
 import { TransportError, VendorError, type ErrorKind } from '../upstream/errors';
 
 /**
@@ -104,9 +105,12 @@ export function spamHoldOf(err: VendorError, heldAt: Date, lifetimeMs: number): 
 
 const utcMinute = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
-/** The release command as the user types it; with the config file the bridge runs with, when it has one. */
+/**
+ * The release command as the user types it (this installation's command, see command-name.ts);
+ * with the config file the bridge runs with, when it has one.
+ */
 export const releaseCommand = (quarantineId: string, configFile: string | null = null) =>
-  `mailbridge quarantine release ${quarantineId}${configFlag(configFile)}`;
+  `${shellWord(mailbridgeCommand())} quarantine release ${quarantineId}${configFlag(configFile)}`;
 
 /** What a held (or unstorable) submission is told, per recipient copy. */
 export function describeHold(hold: SpamHold, configFile: string | null = null): string {

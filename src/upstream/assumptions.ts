@@ -5,7 +5,7 @@ import { deepMerge, type DeepPartial } from '../util/deep-merge';
  * Every assumption mailbridge makes about what the vendor spec (shared/spec/mail-api.md)
  * does NOT show lives here, one comment each. The sandbox implements the same defaults from
  * its own definition (src/sandbox/wire-format.ts, checked against hand-written fixtures in
- * test/contract), the README lists them, and the config file's `assumptions` key overrides any
+ * test/contract), docs/vendor.md lists them, and the config file's `assumptions` key overrides any
  * of them (deep-merged, validated like every other config section), so a real vendor that
  * differs needs a config change, not a patch.
  */

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 /**
  * Request/response pairs of the vendor's wire format, written by hand from the spec's tables and
- * the README's assumptions (never generated from mailbridge's code). test/contract/sandbox.test.ts
+ * the assumptions of docs/vendor.md (never generated from mailbridge's code). test/contract/sandbox.test.ts
  * sends each request to the sandbox and compares the answer's shape; vendor-client.test.ts serves
  * each answer to the bridge's vendor client and compares the request it made.
  *

@@ -16,7 +16,7 @@ import { credential, type Fixture, fill, loadFixtures, type Values } from './fix
 /**
  * The bridge's vendor client against the hand-written fixtures: each fixture answer is served
  * from a loopback server, and the request the client made must be the fixture request. A drift
- * of the client from the spec (or from the README's assumptions) shows here.
+ * of the client from the spec (or from the assumptions of docs/vendor.md) shows here.
  */
 
 const mailbox = 'alice@sandbox.test';

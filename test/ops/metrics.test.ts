@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import nodemailer from 'nodemailer';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { control, mailbox, useImapSession } from '../support/bridge-harness';
@@ -57,6 +58,8 @@ describe('/metrics', () => {
     expect(m.value('mailbridge_folder_syncs_total', { cause: 'client', outcome: 'ok' })).toBeGreaterThan(0);
     expect(m.value('mailbridge_sync_lag_seconds', { mailbox })).toBeGreaterThanOrEqual(0);
     expect(m.value('mailbridge_token_needs_new', { mailbox })).toBe(0);
+    const { version } = JSON.parse(fs.readFileSync('package.json', 'utf8'));
+    expect(m.value('mailbridge_build_info', { version, node: process.versions.node })).toBe(1);
     const refreshExpiry = m.value('mailbridge_token_expiry_timestamp_seconds', { mailbox, token: 'refresh' }) ?? 0;
     expect(refreshExpiry * 1000).toBeGreaterThan(Date.now() + 14 * 24 * 3600 * 1000);
     expect(m.value('process_resident_memory_bytes')).toBeGreaterThan(0);

@@ -146,6 +146,7 @@ export function controlApi(deps: ControlDeps): Handler {
         lostWriteAnswerRate: rate('lostWriteAnswerRate'),
         slowRate: rate('slowRate'),
         slowMs: optInt(args, 'slowMs', 0, 600_000),
+        routes: optStrings(args, 'routes'),
       });
       return { ok: true };
     },

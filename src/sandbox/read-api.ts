@@ -80,13 +80,13 @@ export function readApi(deps: ReadDeps): Handler {
 
   /** Latency and faults; false when the request was answered (or dropped) by a fault. */
   async function survive(req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> {
-    const fault = await conditions.before();
+    const fault = await conditions.before(req);
     if (fault === 'reset') req.socket.destroy();
     else if (fault === 'unavailable') fail(res, 503, 'AUTH_UNAVAILABLE', 'authentication temporarily unavailable');
     return fault === null;
   }
 
-  function runCommand(ctx: CommandContext, cmd: unknown, position: number): CommandResult {
+  function runCommand(ctx: CommandContext, cmd: unknown, position: number, errorRate?: number): CommandResult {
     const name = isObject(cmd) && typeof cmd.command === 'string' ? cmd.command : '';
     const base = { command: name, id: String(position) };
     const error = (code: string, message: string): CommandResult => ({ ...base, type: a.errorType, code, message });
@@ -95,7 +95,7 @@ export function readApi(deps: ReadDeps): Handler {
     const fn = commands.get(name);
     if (!fn) return error(a.unknownCommandCode, `unknown command: ${name}`);
     if (cmd.args !== undefined && !isObject(cmd.args)) return error('INVALID_ARGS', 'args must be an object');
-    if (conditions.roll(conditions.faults.errorRate)) return error('INTERNAL', 'internal error');
+    if (conditions.roll(errorRate)) return error('INTERNAL', 'internal error');
     try {
       return { ...base, type: 'SUCCESS', data: fn((cmd.args as Record<string, unknown>) ?? {}, ctx) };
     } catch (err) {
@@ -117,9 +117,10 @@ export function readApi(deps: ReadDeps): Handler {
     const box = store.mailbox(mailbox);
     if (!box) return fail(res, 401, 'INVALID_TOKEN', 'the mailbox of this token no longer exists');
     const ctx: CommandContext = { store, box, wireFormat: a };
-    const results = list.map((cmd, i) => runCommand(ctx, cmd, i));
+    const faults = conditions.of(req);
+    const results = list.map((cmd, i) => runCommand(ctx, cmd, i, faults.errorRate));
     const writes = list.some((cmd) => isObject(cmd) && writeCommands.has(String(cmd.command)));
-    if (writes && conditions.roll(conditions.faults.lostWriteAnswerRate)) req.socket.destroy();
+    if (writes && conditions.roll(faults.lostWriteAnswerRate)) req.socket.destroy();
     else sendJson(res, 200, { type: 'SUCCESS', results });
   }
 

@@ -107,6 +107,11 @@ export interface MailboxApi {
   sendMessage(message: MailboxSend): Promise<{ messageUid: string }>;
   /** Attachment bytes from GET /v1/raw, streamed. Default lane `content`. */
   raw(messageUid: string, attachmentId: string, lane?: Lane): Promise<RawContent>;
+  /**
+   * Attachment bytes from GET /v1/raw, read whole within the request's retries (a connection
+   * lost mid-body is repeated like any transient failure); null when larger than `upTo` bytes.
+   */
+  rawBytes(messageUid: string, attachmentId: string, upTo: number, lane: Lane): Promise<Buffer | null>;
   /** Cheap authenticated call used by `doctor`; refreshes the token if needed. Lane `content`: a person waits. */
   verify(): Promise<void>;
 }

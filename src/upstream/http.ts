@@ -115,6 +115,20 @@ export class Http {
     throw errorFromResponse(res.statusCode, await readText(res.body, method, url), res.headers);
   }
 
+  /**
+   * A 2xx body read whole, or null as soon as it grows past `upTo` bytes. A connection lost
+   * while reading is a TransportError, so the caller's retries cover the body too.
+   */
+  async bytes(
+    url: string,
+    headers: Record<string, string>,
+    upTo: number,
+    onAnswer?: () => void,
+  ): Promise<Buffer | null> {
+    const res = await this.stream('GET', url, headers, undefined, onAnswer);
+    return readBody(res.body, 'GET', url, upTo);
+  }
+
   close(): Promise<void> {
     return this.agent.closed ? Promise.resolve() : this.agent.close();
   }
@@ -131,14 +145,26 @@ function describe(method: Method, url: string): string {
   return `${method} ${new URL(url).pathname}`;
 }
 
-async function readText(body: Readable, method: Method, url: string): Promise<string> {
+async function readBody(body: Readable, method: Method, url: string, upTo = Infinity): Promise<Buffer | null> {
   try {
     const chunks: Buffer[] = [];
-    for await (const chunk of body) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
+    let size = 0;
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > upTo) {
+        body.destroy();
+        return null;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks);
   } catch (err) {
     throw new TransportError(`${describe(method, url)}: connection lost while reading the answer`, err);
   }
+}
+
+async function readText(body: Readable, method: Method, url: string): Promise<string> {
+  return ((await readBody(body, method, url)) as Buffer).toString('utf8');
 }
 
 /** Retry-After is either delay-seconds or an HTTP date (RFC 9110 10.2.3). */

@@ -504,15 +504,18 @@ export class MailboxClient implements MailboxApi {
     return { messageUid: String(data.message_uid ?? '') };
   }
 
+  private rawUrl(messageUid: string, attachmentId: string): string {
+    return `${this.readUrl}/v1/raw?${new URLSearchParams({ message_id: messageUid, attachment_id: attachmentId })}`;
+  }
+
   async raw(messageUid: string, attachmentId: string, lane: Lane = 'content'): Promise<RawContent> {
-    const query = new URLSearchParams({ message_id: messageUid, attachment_id: attachmentId });
     const res = await this.authed(
       lane,
       true,
       (token, answered) =>
         this.http.stream(
           'GET',
-          `${this.readUrl}/v1/raw?${query}`,
+          this.rawUrl(messageUid, attachmentId),
           { authorization: `Bearer ${token}` },
           undefined,
           answered,
@@ -526,6 +529,12 @@ export class MailboxClient implements MailboxApi {
       contentType: typeof type === 'string' ? type : null,
       length: Number.isFinite(length) ? length : null,
     };
+  }
+
+  rawBytes(messageUid: string, attachmentId: string, upTo: number, lane: Lane): Promise<Buffer | null> {
+    return this.authed(lane, true, (token, answered) =>
+      this.http.bytes(this.rawUrl(messageUid, attachmentId), { authorization: `Bearer ${token}` }, upTo, answered),
+    );
   }
 
   async verify(): Promise<void> {

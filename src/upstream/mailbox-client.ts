@@ -11,6 +11,7 @@ import { highestLane, laneRank, type GateLane, type Lane, type RateLimiter } fro
 import { TokenManager } from './token-manager';
 import type { Command, CommandResponse, CommandResult, VendorFolder, VendorMessage, VendorThread } from './types';
 import type { TokenPair, TokenVault } from '../store';
+import { systemClock, type Clock } from '../util/clock';
 
 /** Vendor limits (spec section 8). */
 export const maxCommandsPerRequest = 20;
@@ -25,7 +26,6 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** 200, 400, 800 ms plus jitter, so that callers failing together do not retry together. */
 const backoff = (attempt: number) => 200 * 2 ** attempt + Math.random() * 100;
 
@@ -94,6 +94,8 @@ export class MailboxClient implements MailboxApi {
     private readonly limiter: RateLimiter,
     private readonly logger: Logger,
     private readonly observer: VendorObserver = ignoreVendorTraffic,
+    /** Times the retries' backoff and the dead-token retries (tests move it). */
+    private readonly clock: Clock = systemClock,
   ) {
     const c = assumptions.commands;
     this.readCommands = new Set([c.listFolders.name, c.listThreads.name, c.getMessages.name, c.search.name]);
@@ -105,7 +107,12 @@ export class MailboxClient implements MailboxApi {
       secrets,
       (refreshToken) => this.gated('refresh', false, (answered) => refreshCall(refreshToken, answered)),
       logger,
+      clock,
     );
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((r) => this.clock.after(ms, r));
   }
 
   /**
@@ -118,18 +125,19 @@ export class MailboxClient implements MailboxApi {
     call: (token: string, answered: () => void) => Promise<T>,
     bodyOf?: (result: T) => Readable,
   ): Promise<T> {
-    let token = this.tokens.current();
+    let token = await this.tokens.usable();
     let refreshed = false;
     const recover: Recovery = async (err) => {
-      if (err instanceof VendorError && err.code === 'TOKEN_EXPIRED' && !refreshed) {
-        this.observer.retry('token_expired');
+      if (!(err instanceof VendorError)) return false;
+      const newer = err.code === 'INVALID_TOKEN' ? this.tokens.replacement(token) : null;
+      if (newer) token = newer;
+      // a revoked access token may come with a live refresh token; a refused refresh marks the account
+      else if ((err.code === 'TOKEN_EXPIRED' || err.code === 'INVALID_TOKEN') && !refreshed) {
+        if (err.code === 'TOKEN_EXPIRED') this.observer.retry('token_expired');
         token = await this.tokens.refresh(token);
         refreshed = true;
-        return true;
-      }
-      const newer = err instanceof VendorError && err.code === 'INVALID_TOKEN' ? this.tokens.replacement(token) : null;
-      if (newer) token = newer;
-      return newer !== null;
+      } else return false;
+      return true;
     };
     try {
       const result = await this.gated(lane, idempotent, (answered) => call(token, answered), bodyOf, recover);
@@ -185,7 +193,7 @@ export class MailboxClient implements MailboxApi {
             'transient vendor failure; retrying',
           );
           this.observer.retry('transient');
-          await sleep(backoff(transientRetries++));
+          await this.sleep(backoff(transientRetries++));
           continue;
         }
         throw err;
@@ -298,7 +306,7 @@ export class MailboxClient implements MailboxApi {
         'transient command failures; repeating those reads',
       );
       this.observer.retry('transient');
-      await sleep(backoff(attempt));
+      await this.sleep(backoff(attempt));
       const repeated = await this.runOnce(
         again.map((i) => commands[i]),
         lane,

@@ -44,6 +44,17 @@ export function sendJson(
   res.end(data);
 }
 
+/** Sends the head and about half of `body`, then destroys the connection (FaultOptions.truncateRate). */
+export function sendTruncated(
+  res: http.ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer,
+): void {
+  res.writeHead(status, { ...headers, 'content-length': String(body.length) });
+  res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
+}
+
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -93,6 +104,11 @@ export interface FaultOptions {
    * and then lose their connection before the answer: the client cannot know it happened.
    */
   lostWriteAnswerRate?: number;
+  /**
+   * Share of answers (command results, raw downloads) cut off: the status line, the headers and
+   * part of the body are sent, then the connection is destroyed.
+   */
+  truncateRate?: number;
   /** Share of requests delayed by an extra slowMs. */
   slowRate?: number;
   slowMs?: number;

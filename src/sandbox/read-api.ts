@@ -4,7 +4,7 @@ import type http from 'node:http';
 import type { WireFormat } from './wire-format';
 import type { CommandResult } from '../upstream/types';
 import { ArgError } from './args';
-import { isObject, readJson, sendJson, type Conditions, type Handler } from './http';
+import { isObject, readJson, sendJson, sendTruncated, type Conditions, type Handler } from './http';
 import { commandTable, type CommandContext } from './read-commands';
 import type { SandboxStore } from './store';
 import { accessLifetimeMs, type TokenAuthority } from './tokens';
@@ -14,6 +14,7 @@ import type { Traffic } from './traffic';
 
 export const maxCommandsPerRequest = 20;
 const bodyLimit = 10 * 1024 * 1024;
+const jsonType = { 'content-type': 'application/json; charset=utf-8' };
 
 export interface ReadDeps {
   store: SandboxStore;
@@ -121,6 +122,8 @@ export function readApi(deps: ReadDeps): Handler {
     const results = list.map((cmd, i) => runCommand(ctx, cmd, i, faults.errorRate));
     const writes = list.some((cmd) => isObject(cmd) && writeCommands.has(String(cmd.command)));
     if (writes && conditions.roll(faults.lostWriteAnswerRate)) req.socket.destroy();
+    else if (conditions.roll(faults.truncateRate))
+      sendTruncated(res, 200, jsonType, Buffer.from(JSON.stringify({ type: 'SUCCESS', results })));
     else sendJson(res, 200, { type: 'SUCCESS', results });
   }
 
@@ -137,11 +140,10 @@ export function readApi(deps: ReadDeps): Handler {
       .find((f) => f.meta.attachment_id === attachmentId);
     if (!file) return fail(res, 404, 'NOT_FOUND', 'no such message or attachment');
     traffic.countRaw(mailbox);
-    res.writeHead(200, {
-      'content-type': 'application/octet-stream',
-      'content-length': String(file.meta.size_bytes),
-      'x-original-content-type': file.meta.mime_type,
-    });
+    const head = { 'content-type': 'application/octet-stream', 'x-original-content-type': file.meta.mime_type };
+    if (conditions.roll(conditions.of(req).truncateRate))
+      return sendTruncated(res, 200, head, Buffer.concat([...file.chunks()]));
+    res.writeHead(200, { ...head, 'content-length': String(file.meta.size_bytes) });
     // a stream pipeline cleans up its listeners, unlike racing once() per chunk
     await pipeline(Readable.from(file.chunks()), res).catch(() => undefined);
   }

@@ -116,7 +116,7 @@ export class Http {
   }
 
   /**
-   * A 2xx body read whole, or null as soon as it grows past `upTo` bytes. A connection lost
+   * A 2xx answer with its body read whole, or null as soon as that grows past `upTo` bytes. A connection lost
    * while reading is a TransportError, so the caller's retries cover the body too.
    */
   async bytes(
@@ -124,9 +124,9 @@ export class Http {
     headers: Record<string, string>,
     upTo: number,
     onAnswer?: () => void,
-  ): Promise<Buffer | null> {
+  ): Promise<HttpResponse<Buffer | null>> {
     const res = await this.stream('GET', url, headers, undefined, onAnswer);
-    return readBody(res.body, 'GET', url, upTo);
+    return { status: res.status, body: await readBody(res.body, 'GET', url, upTo), headers: res.headers };
   }
 
   close(): Promise<void> {

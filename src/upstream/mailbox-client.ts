@@ -1,4 +1,4 @@
-import { finished, type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { redactSecrets, type Logger } from '../log';
 import type { Assumptions } from './assumptions';
 import type { BulkResult, VendorFlagChange, FolderList, ListScope, MailboxApi, MailboxSend, RawContent } from './api';
@@ -123,7 +123,6 @@ export class MailboxClient implements MailboxApi {
     lane: Lane,
     idempotent: boolean,
     call: (token: string, answered: () => void) => Promise<T>,
-    bodyOf?: (result: T) => Readable,
   ): Promise<T> {
     let token = await this.tokens.usable();
     let refreshed = false;
@@ -140,7 +139,7 @@ export class MailboxClient implements MailboxApi {
       return true;
     };
     try {
-      const result = await this.gated(lane, idempotent, (answered) => call(token, answered), bodyOf, recover);
+      const result = await this.gated(lane, idempotent, (answered) => call(token, answered), recover);
       this.observer.mailboxResult(this.mailbox, null);
       return result;
     } catch (err) {
@@ -153,14 +152,12 @@ export class MailboxClient implements MailboxApi {
 
   /**
    * One call through the gate with the retry policy above. The slot is held until the call
-   * settles or, when `bodyOf` names a streamed body, until that stream is done; it is given
-   * back before any waiting (refresh, backoff).
+   * settles (a body read included); it is given back before any waiting (refresh, backoff).
    */
   private async gated<T>(
     lane: GateLane,
     idempotent: boolean,
     call: (answered: () => void) => Promise<T>,
-    bodyOf?: (result: T) => Readable,
     recover?: Recovery,
   ): Promise<T> {
     let rateRetries = 0;
@@ -198,9 +195,7 @@ export class MailboxClient implements MailboxApi {
         }
         throw err;
       }
-      const body = bodyOf?.(result);
-      if (body) finished(body, () => slot.release());
-      else slot.release();
+      slot.release();
       return result;
     }
   }
@@ -516,33 +511,26 @@ export class MailboxClient implements MailboxApi {
     return `${this.readUrl}/v1/raw?${new URLSearchParams({ message_id: messageUid, attachment_id: attachmentId })}`;
   }
 
-  async raw(messageUid: string, attachmentId: string, lane: Lane = 'content'): Promise<RawContent> {
-    const res = await this.authed(
-      lane,
-      true,
-      (token, answered) =>
-        this.http.stream(
-          'GET',
-          this.rawUrl(messageUid, attachmentId),
-          { authorization: `Bearer ${token}` },
-          undefined,
-          answered,
-        ),
-      (r) => r.body,
-    );
-    const type = res.headers['x-original-content-type'];
-    const length = Number(res.headers['content-length']);
-    return {
-      stream: res.body,
-      contentType: typeof type === 'string' ? type : null,
-      length: Number.isFinite(length) ? length : null,
-    };
-  }
-
-  rawBytes(messageUid: string, attachmentId: string, upTo: number, lane: Lane): Promise<Buffer | null> {
+  /** GET /v1/raw read whole within the request's retries: a connection lost mid-body is repeated too. */
+  private download(messageUid: string, attachmentId: string, upTo: number, lane: Lane) {
     return this.authed(lane, true, (token, answered) =>
       this.http.bytes(this.rawUrl(messageUid, attachmentId), { authorization: `Bearer ${token}` }, upTo, answered),
     );
+  }
+
+  async raw(messageUid: string, attachmentId: string, lane: Lane = 'content'): Promise<RawContent> {
+    const { body, headers } = await this.download(messageUid, attachmentId, Number.POSITIVE_INFINITY, lane);
+    const bytes = body ?? Buffer.alloc(0);
+    const type = headers['x-original-content-type'];
+    return {
+      stream: Readable.from([bytes]),
+      contentType: typeof type === 'string' ? type : null,
+      length: bytes.length,
+    };
+  }
+
+  async rawBytes(messageUid: string, attachmentId: string, upTo: number, lane: Lane): Promise<Buffer | null> {
+    return (await this.download(messageUid, attachmentId, upTo, lane)).body;
   }
 
   async verify(): Promise<void> {

@@ -14,13 +14,21 @@ let h: Harness;
 
 beforeAll(async () => {
   h = await startHarness({ sandbox: { messages: 5 } });
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+/** A complaint with its report as a message/feedback-report part, in `folder`. */
+async function complaint(folder: string): Promise<void> {
   await control(h.sandbox, 'POST', '/inject', {
     mailbox,
     message: {
       from: 'Feedback Loop <fbl@feedback.example>',
       subject: 'Abuse report',
       text: 'A complaint about a message from 198.51.100.7.',
-      folder: 'Archive',
+      folder,
       attachments: [
         {
           filename: 'report.txt',
@@ -30,17 +38,13 @@ beforeAll(async () => {
       ],
     },
   });
-});
+}
 
-afterAll(async () => {
-  await h?.close();
-});
-
-/** Every message of Archive as `UID FETCH 1:* BODY.PEEK[]` answers it, UIDs included. */
-async function archive(port: number, password: string): Promise<string> {
+/** Every message of `folder` as `UID FETCH 1:* BODY.PEEK[]` answers it, UIDs included. */
+async function fetchAll(port: number, password: string, folder: string): Promise<string> {
   const s = await rawSession(port, mailbox, password);
   try {
-    expect(await s.run('EXAMINE Archive')).toMatch(/^t\d+ OK/m);
+    expect(await s.run(`EXAMINE ${folder}`)).toMatch(/^t\d+ OK/m);
     const answer = await s.run('UID FETCH 1:* BODY.PEEK[]');
     expect(answer).toMatch(/^t\d+ OK/m);
     return answer;
@@ -50,23 +54,30 @@ async function archive(port: number, password: string): Promise<string> {
 }
 
 describe('a transient failure of a composition input', () => {
-  test('fails the command, stores nothing, and the next fetch gives the bytes of a fault-free bridge', async () => {
-    h.sandbox.setFaults({ routes: ['GET /v1/raw'], unavailableRate: 1 });
-    const s = await rawSession(h.bridge.ports.imap, mailbox, h.password);
-    try {
-      expect(await s.run('EXAMINE Archive')).toMatch(/^t\d+ NO \[UNAVAILABLE\]/m);
-    } finally {
-      h.sandbox.setFaults({});
-      s.close();
-    }
-    const after = await archive(h.bridge.ports.imap, h.password);
-    expect(after).toContain('Content-Type: message/feedback-report');
+  test.each([
+    ['answered 503', 'Archive', { unavailableRate: 1 }],
+    ['cut off mid-body', 'Trash', { truncateRate: 1 }],
+  ])(
+    '(%s) fails the command, stores nothing, and the next fetch gives the bytes of a fault-free bridge',
+    async (_, folder, faults) => {
+      await complaint(folder);
+      h.sandbox.setFaults({ routes: ['GET /v1/raw'], ...faults });
+      const s = await rawSession(h.bridge.ports.imap, mailbox, h.password);
+      try {
+        expect(await s.run(`EXAMINE ${folder}`)).toMatch(/^t\d+ NO \[UNAVAILABLE\]/m);
+      } finally {
+        h.sandbox.setFaults({});
+        s.close();
+      }
+      const after = await fetchAll(h.bridge.ports.imap, h.password, folder);
+      expect(after).toContain('Content-Type: message/feedback-report');
 
-    const faultFree = await startHarness({ vendor: h.sandbox });
-    try {
-      expect(after).toBe(await archive(faultFree.bridge.ports.imap, faultFree.password));
-    } finally {
-      await faultFree.close();
-    }
-  });
+      const faultFree = await startHarness({ vendor: h.sandbox });
+      try {
+        expect(after).toBe(await fetchAll(faultFree.bridge.ports.imap, faultFree.password, folder));
+      } finally {
+        await faultFree.close();
+      }
+    },
+  );
 });

@@ -26,6 +26,9 @@ const connectFailures = new Set([
   'ENETUNREACH',
 ]);
 
+/** The vendor took longer than the configured timeout to answer. */
+const timeouts = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
 export interface HttpResponse<T> {
   status: number;
   body: T;
@@ -107,6 +110,7 @@ export class Http {
         `${describe(method, url)} failed: ${redactSecrets((err as Error).message)}`,
         err,
         !unsent,
+        typeof code === 'string' && timeouts.has(code),
       );
     }
     report(outcomeOf(res.statusCode));
@@ -159,7 +163,13 @@ async function readBody(body: Readable, method: Method, url: string, upTo = Infi
     }
     return Buffer.concat(chunks);
   } catch (err) {
-    throw new TransportError(`${describe(method, url)}: connection lost while reading the answer`, err);
+    const code = (err as { code?: unknown }).code;
+    throw new TransportError(
+      `${describe(method, url)}: connection lost while reading the answer`,
+      err,
+      true,
+      typeof code === 'string' && timeouts.has(code),
+    );
   }
 }
 

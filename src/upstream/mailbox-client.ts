@@ -58,7 +58,8 @@ type Recovery = (err: unknown) => Promise<boolean>;
  * caller's lane; an expired access token is refreshed once (the refresh itself is a request
  * in the gate's first lane) and the request repeated; 429 pauses the mailbox for Retry-After
  * and repeats. Reads (list_*, get_messages, search) also repeat transient failures (5xx,
- * resets, command-level INTERNAL) with backoff. Writes are repeated only after answers
+ * resets, command-level INTERNAL) with backoff, but not a timeout: a stalled vendor is reported
+ * within the configured timeout. Writes are repeated only after answers
  * proving the vendor did nothing (429, TOKEN_EXPIRED, AUTH_UNAVAILABLE, no connection): a
  * write that may have been applied is never sent twice, it throws OutcomeUnknownError.
  */
@@ -183,7 +184,11 @@ export class MailboxClient implements MailboxApi {
         const neverApplied =
           (err instanceof VendorError && err.code === 'AUTH_UNAVAILABLE') ||
           (err instanceof TransportError && !err.maybeSent);
-        const transient = (err instanceof VendorError || err instanceof TransportError) && err.transient;
+        // a vendor that let the timeout pass stalls: the caller hears so within the timeout, not after every retry's
+        const transient =
+          (err instanceof VendorError || err instanceof TransportError) &&
+          err.transient &&
+          !(err instanceof TransportError && err.timedOut);
         if (transient && (idempotent || neverApplied) && transientRetries < maxTransientRetries) {
           this.logger.debug(
             { mailbox: this.mailbox, attempt: transientRetries + 1, error: (err as Error).message },

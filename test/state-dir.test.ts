@@ -9,7 +9,9 @@ import { cliPath } from './support/cli-process';
 /**
  * A state directory the daemon may not write (a bind mount owned by root, as a container's
  * uid 1000 meets it) stops the start with what to do, not with an EACCES from the first file.
- * As root the daemon runs as nobody (setpriv), since root may write anywhere.
+ * As root the daemon runs without CAP_DAC_OVERRIDE (setpriv), which is what lets root write
+ * anywhere; it keeps CAP_DAC_READ_SEARCH, so it reads the checkout whoever owns it and whatever
+ * its mode (another uid could not read a checkout of mode 0700).
  */
 
 const run = promisify(execFile);
@@ -19,7 +21,6 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 test('an unwritable state directory names the uid and the chown that fixes it', async () => {
   const state = path.join(dir, 'state');
   fs.mkdirSync(state, { mode: 0o555 });
-  fs.chmodSync(dir, 0o755);
   const config = path.join(dir, 'config.json');
   fs.writeFileSync(
     config,
@@ -30,15 +31,16 @@ test('an unwritable state directory names the uid and the chown that fixes it', 
       ops: { port: null },
     }),
   );
-  fs.chmodSync(config, 0o644);
   const asRoot = process.getuid?.() === 0;
   const argv = [process.execPath, '-r', 'tsx/cjs', cliPath, 'start', '--config', config];
-  const [cmd, ...args] = asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...argv] : argv;
+  const [cmd, ...args] = asRoot
+    ? ['setpriv', '--bounding-set=-dac_override', '--inh-caps=-dac_override', ...argv]
+    : argv;
   const result = await run(cmd, args, { timeout: 60_000 }).then(
     () => ({ code: 0, stderr: '' }),
     (err: { code: number; stderr: string }) => err,
   );
-  const uid = asRoot ? 65534 : process.getuid?.();
+  const uid = process.getuid?.();
   expect(result.code).toBe(2);
   expect(result.stderr).toContain(`the state directory ${state} is not writable by this process (uid ${uid}`);
   expect(result.stderr).toContain(`chown ${uid}:`);

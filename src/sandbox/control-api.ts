@@ -144,8 +144,10 @@ export function controlApi(deps: ControlDeps): Handler {
         unavailableRate: rate('unavailableRate'),
         resetRate: rate('resetRate'),
         lostWriteAnswerRate: rate('lostWriteAnswerRate'),
+        truncateRate: rate('truncateRate'),
         slowRate: rate('slowRate'),
         slowMs: optInt(args, 'slowMs', 0, 600_000),
+        routes: optStrings(args, 'routes'),
       });
       return { ok: true };
     },

@@ -24,7 +24,7 @@ export function graphApi(deps: GraphDeps): Handler {
     const route = `${req.method} ${url.pathname.replace(/\/+$/, '')}`;
     if (route === 'GET /v3.0/free/domains') {
       const started = process.hrtime.bigint();
-      const fault = await conditions.before();
+      const fault = await conditions.before(req);
       if (fault === 'reset') return void req.socket.destroy();
       if (fault === 'unavailable') return fail(res, 503, 'AUTH_UNAVAILABLE', 'Service temporarily unavailable');
       const ms = Number(process.hrtime.bigint() - started) / 1e6;

@@ -44,6 +44,17 @@ export function sendJson(
   res.end(data);
 }
 
+/** Sends the head and about half of `body`, then destroys the connection (FaultOptions.truncateRate). */
+export function sendTruncated(
+  res: http.ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer,
+): void {
+  res.writeHead(status, { ...headers, 'content-length': String(body.length) });
+  res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
+}
+
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -93,9 +104,24 @@ export interface FaultOptions {
    * and then lose their connection before the answer: the client cannot know it happened.
    */
   lostWriteAnswerRate?: number;
+  /**
+   * Share of answers (command results, raw downloads) cut off: the status line, the headers and
+   * part of the body are sent, then the connection is destroyed.
+   */
+  truncateRate?: number;
   /** Share of requests delayed by an extra slowMs. */
   slowRate?: number;
   slowMs?: number;
+  /**
+   * The routes that get these faults, as `METHOD /path` (e.g. `GET /v1/raw`); every vendor
+   * route when absent. Lets a test break one download while the rest of the vendor works.
+   */
+  routes?: string[];
+}
+
+/** `METHOD /path` of a request, as FaultOptions.routes names it. */
+export function routeOf(req: http.IncomingMessage): string {
+  return `${req.method} ${new URL(req.url ?? '/', 'http://sandbox').pathname.replace(/\/+$/, '')}`;
 }
 
 /**
@@ -113,17 +139,24 @@ export class Conditions {
     this.rng = new Rng(hash32(seed, 0xfa17));
   }
 
+  /** The faults of `req`'s route: none when FaultOptions.routes leaves it out. */
+  of(req: http.IncomingMessage): FaultOptions {
+    const { routes } = this.faults;
+    return !routes || routes.includes(routeOf(req)) ? this.faults : {};
+  }
+
   roll(rate: number | undefined): boolean {
     return rate !== undefined && rate > 0 && this.rng.next() < rate;
   }
 
   /** Waits the configured latency (plus a slow-down if drawn) and says which fault to inject. */
-  async before(): Promise<'reset' | 'unavailable' | null> {
+  async before(req: http.IncomingMessage): Promise<'reset' | 'unavailable' | null> {
+    const faults = this.of(req);
     let wait = this.latencyMs;
-    if (this.roll(this.faults.slowRate)) wait += this.faults.slowMs ?? 1000;
+    if (this.roll(faults.slowRate)) wait += faults.slowMs ?? 1000;
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    if (this.roll(this.faults.resetRate)) return 'reset';
-    if (this.roll(this.faults.unavailableRate)) return 'unavailable';
+    if (this.roll(faults.resetRate)) return 'reset';
+    if (this.roll(faults.unavailableRate)) return 'unavailable';
     return null;
   }
 }

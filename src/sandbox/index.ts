@@ -1,7 +1,7 @@
 import { Accounts } from './accounts';
 import { controlApi } from './control-api';
 import { graphApi } from './graph-api';
-import { Conditions, listen, sendJson, type FaultOptions, type Listener } from './http';
+import { Conditions, listen, sendJson, type FaultOptions, type Handler, type Listener } from './http';
 import { mailApi, type OutboxEntry } from './mail-api';
 import { Quarantine } from './quarantine';
 import { readApi } from './read-api';
@@ -52,6 +52,8 @@ export interface Sandbox {
   advanceClock(ms: number): void;
   now(): number;
   stats(mailbox?: string): SandboxStats;
+  /** Every request the vendor hosts received since the last resetStats, refused ones included. */
+  received(): number;
   resetStats(): void;
   setFaults(f: FaultOptions): void;
   setLatency(ms: number): void;
@@ -99,6 +101,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const revokeTokens = (mailbox: string) => tokens.revoke(mailbox.toLowerCase());
   const setFaults = (f: FaultOptions) => (conditions.faults = { ...f });
   const setLatency = (ms: number) => (conditions.latencyMs = ms);
+  /** Counts every request a vendor host receives, before anything can refuse it. */
+  const counted =
+    (handler: Handler): Handler =>
+    (req, res, url) => {
+      traffic.received++;
+      return handler(req, res, url);
+    };
   const internal = (body: Record<string, unknown>) => (res: Parameters<typeof sendJson>[0]) => sendJson(res, 500, body);
 
   const listeners: Listener[] = [];
@@ -106,21 +115,21 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const read = await listen(
       host,
       ports.read ?? 0,
-      readApi({ store, tokens, traffic, conditions, wireFormat }),
+      counted(readApi({ store, tokens, traffic, conditions, wireFormat })),
       internal({ type: wireFormat.errorType, code: 'INTERNAL', message: 'internal error' }),
     );
     listeners.push(read);
     const mail = await listen(
       host,
       ports.mail ?? 0,
-      mailApi({ store, accounts, quarantine, conditions, wireFormat, outbox, now }),
+      counted(mailApi({ store, accounts, quarantine, conditions, wireFormat, outbox, now })),
       internal({ error: 'Unexpected server error', code: 'INTERNAL_SERVER_ERROR' }),
     );
     listeners.push(mail);
     const graph = await listen(
       host,
       ports.graph ?? 0,
-      graphApi({ store, accounts, conditions, wireFormat, domains }),
+      counted(graphApi({ store, accounts, conditions, wireFormat, domains })),
       internal({ error: 'Unexpected server error', code: 'INTERNAL_SERVER_ERROR' }),
     );
     listeners.push(graph);
@@ -168,6 +177,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       },
       now,
       stats: (m) => traffic.stats(m),
+      received: () => traffic.received,
       resetStats: () => traffic.reset(),
       setFaults,
       setLatency,

@@ -57,12 +57,12 @@ export async function keyedRoute(
   accounts: Accounts,
   handle: Keyed,
 ): Promise<void> {
-  const fault = await conditions.before();
+  const fault = await conditions.before(req);
   if (fault === 'reset') return void req.socket.destroy();
   if (fault === 'unavailable') return fail(res, 503, 'AUTH_UNAVAILABLE', 'Service temporarily unavailable');
   const auth = accounts.authenticate(req);
   if (!auth.ok) return fail(res, auth.status, auth.code, auth.error);
-  if (conditions.roll(conditions.faults.errorRate))
+  if (conditions.roll(conditions.of(req).errorRate))
     return fail(res, 500, 'INTERNAL_SERVER_ERROR', 'Unexpected server error; retry');
   const body = await readJson(req, bodyLimit);
   if (!body.ok) return fail(res, body.status, 'VALIDATION_ERROR', body.message);

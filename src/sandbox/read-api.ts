@@ -4,7 +4,7 @@ import type http from 'node:http';
 import type { WireFormat } from './wire-format';
 import type { CommandResult } from '../upstream/types';
 import { ArgError } from './args';
-import { isObject, readJson, sendJson, type Conditions, type Handler } from './http';
+import { isObject, readJson, sendJson, sendTruncated, type Conditions, type Handler } from './http';
 import { commandTable, type CommandContext } from './read-commands';
 import type { SandboxStore } from './store';
 import { accessLifetimeMs, type TokenAuthority } from './tokens';
@@ -14,6 +14,7 @@ import type { Traffic } from './traffic';
 
 export const maxCommandsPerRequest = 20;
 const bodyLimit = 10 * 1024 * 1024;
+const jsonType = { 'content-type': 'application/json; charset=utf-8' };
 
 export interface ReadDeps {
   store: SandboxStore;
@@ -80,13 +81,13 @@ export function readApi(deps: ReadDeps): Handler {
 
   /** Latency and faults; false when the request was answered (or dropped) by a fault. */
   async function survive(req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> {
-    const fault = await conditions.before();
+    const fault = await conditions.before(req);
     if (fault === 'reset') req.socket.destroy();
     else if (fault === 'unavailable') fail(res, 503, 'AUTH_UNAVAILABLE', 'authentication temporarily unavailable');
     return fault === null;
   }
 
-  function runCommand(ctx: CommandContext, cmd: unknown, position: number): CommandResult {
+  function runCommand(ctx: CommandContext, cmd: unknown, position: number, errorRate?: number): CommandResult {
     const name = isObject(cmd) && typeof cmd.command === 'string' ? cmd.command : '';
     const base = { command: name, id: String(position) };
     const error = (code: string, message: string): CommandResult => ({ ...base, type: a.errorType, code, message });
@@ -95,7 +96,7 @@ export function readApi(deps: ReadDeps): Handler {
     const fn = commands.get(name);
     if (!fn) return error(a.unknownCommandCode, `unknown command: ${name}`);
     if (cmd.args !== undefined && !isObject(cmd.args)) return error('INVALID_ARGS', 'args must be an object');
-    if (conditions.roll(conditions.faults.errorRate)) return error('INTERNAL', 'internal error');
+    if (conditions.roll(errorRate)) return error('INTERNAL', 'internal error');
     try {
       return { ...base, type: 'SUCCESS', data: fn((cmd.args as Record<string, unknown>) ?? {}, ctx) };
     } catch (err) {
@@ -117,9 +118,12 @@ export function readApi(deps: ReadDeps): Handler {
     const box = store.mailbox(mailbox);
     if (!box) return fail(res, 401, 'INVALID_TOKEN', 'the mailbox of this token no longer exists');
     const ctx: CommandContext = { store, box, wireFormat: a };
-    const results = list.map((cmd, i) => runCommand(ctx, cmd, i));
+    const faults = conditions.of(req);
+    const results = list.map((cmd, i) => runCommand(ctx, cmd, i, faults.errorRate));
     const writes = list.some((cmd) => isObject(cmd) && writeCommands.has(String(cmd.command)));
-    if (writes && conditions.roll(conditions.faults.lostWriteAnswerRate)) req.socket.destroy();
+    if (writes && conditions.roll(faults.lostWriteAnswerRate)) req.socket.destroy();
+    else if (conditions.roll(faults.truncateRate))
+      sendTruncated(res, 200, jsonType, Buffer.from(JSON.stringify({ type: 'SUCCESS', results })));
     else sendJson(res, 200, { type: 'SUCCESS', results });
   }
 
@@ -136,11 +140,10 @@ export function readApi(deps: ReadDeps): Handler {
       .find((f) => f.meta.attachment_id === attachmentId);
     if (!file) return fail(res, 404, 'NOT_FOUND', 'no such message or attachment');
     traffic.countRaw(mailbox);
-    res.writeHead(200, {
-      'content-type': 'application/octet-stream',
-      'content-length': String(file.meta.size_bytes),
-      'x-original-content-type': file.meta.mime_type,
-    });
+    const head = { 'content-type': 'application/octet-stream', 'x-original-content-type': file.meta.mime_type };
+    if (conditions.roll(conditions.of(req).truncateRate))
+      return sendTruncated(res, 200, head, Buffer.concat([...file.chunks()]));
+    res.writeHead(200, { ...head, 'content-length': String(file.meta.size_bytes) });
     // a stream pipeline cleans up its listeners, unlike racing once() per chunk
     await pipeline(Readable.from(file.chunks()), res).catch(() => undefined);
   }

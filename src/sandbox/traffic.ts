@@ -55,6 +55,8 @@ export type Admission = { ok: true; done(): void } | { ok: false; retryAfter: nu
 export class Traffic {
   private readonly limiters = new Map<string, { window: SlidingWindow; inFlight: number }>();
   private readonly mailboxes = new Map<string, MailboxTraffic>();
+  /** Requests the vendor hosts received, refused ones included (a dead token is tied to no mailbox). */
+  received = 0;
 
   /**
    * `clock` is monotonic milliseconds, not the sandbox's calendar clock: jumping that one by hours
@@ -144,6 +146,7 @@ export class Traffic {
 
   /** Zeroes the counters; requests still in flight keep being tracked. */
   reset(): void {
+    this.received = 0;
     for (const t of this.mailboxes.values()) {
       t.stats = emptyStats();
       t.window = new SlidingWindow();

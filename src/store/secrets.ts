@@ -110,11 +110,18 @@ export class SecretStore extends TokenRecords {
   }
 }
 
-/** Config-file tokens seed the store once; afterwards the rotated pair in the store wins. */
+/**
+ * Config-file tokens seed the store once; afterwards the rotated pair in the store wins, unless
+ * the vendor refused it and the config holds another pair (put there to replace it, then reload).
+ */
 export async function importInitialTokens(config: Config, secrets: TokenVault): Promise<void> {
+  const wanted = (a: Config['accounts'][number]) => {
+    const stored = secrets.get(a.mailbox);
+    return !stored || (stored.needsNewTokens !== undefined && stored.refreshToken !== a.refreshToken);
+  };
   // started together: a synchronous store has written them all before this returns
   const writes = config.accounts.flatMap((a) =>
-    secrets.get(a.mailbox) || !a.accessToken || !a.refreshToken
+    !a.accessToken || !a.refreshToken || !wanted(a)
       ? []
       : [secrets.putTokens(a.mailbox, { accessToken: a.accessToken, refreshToken: a.refreshToken })],
   );

@@ -105,8 +105,16 @@ export interface MailboxApi {
   move(ids: string[], folder: string, lane?: Lane): Promise<BulkResult>;
   /** The assumed send command (A8): one call for every recipient; answers the sent copy's uid. Lane `write`. */
   sendMessage(message: MailboxSend): Promise<{ messageUid: string }>;
-  /** Attachment bytes from GET /v1/raw, streamed. Default lane `content`. */
+  /**
+   * Attachment bytes from GET /v1/raw, read whole within the request's retries (as every reader
+   * keeps them whole anyway), then handed over as a stream. Default lane `content`.
+   */
   raw(messageUid: string, attachmentId: string, lane?: Lane): Promise<RawContent>;
+  /**
+   * Attachment bytes from GET /v1/raw, read whole within the request's retries (a connection
+   * lost mid-body is repeated like any transient failure); null when larger than `upTo` bytes.
+   */
+  rawBytes(messageUid: string, attachmentId: string, upTo: number, lane: Lane): Promise<Buffer | null>;
   /** Cheap authenticated call used by `doctor`; refreshes the token if needed. Lane `content`: a person waits. */
   verify(): Promise<void>;
 }

@@ -4,6 +4,7 @@ import type { MailboxApi } from './api';
 import type { Assumptions } from './assumptions';
 import type { Lane } from './rate-limiter';
 import type { VendorMessage } from './types';
+import { VendorError } from './errors';
 import { toMailMessage } from './vendor-message';
 
 /**
@@ -79,32 +80,45 @@ export function compositionOf(
   };
 }
 
-async function readAll(api: MailboxApi, messageUid: string, attachmentId: string, lane?: Lane): Promise<string> {
-  const { stream } = await api.raw(messageUid, attachmentId, lane);
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString('base64');
+/**
+ * An answer that stays the same however often it is asked for: the vendor does not have the
+ * attachment, or refuses the request itself (4xx). Anything else (5xx, a lost connection, a
+ * rate limit after the retries, refused credentials) says nothing about the message.
+ */
+function permanent(err: unknown): boolean {
+  return err instanceof VendorError && (err.kind === 'not_found' || err.kind === 'invalid' || err.kind === 'gone');
 }
 
-/** The message/* attachments' bytes; one that cannot be fetched is left out (served as a file). */
+/**
+ * The message/* attachments' bytes. Only a permanent answer (not found, larger than the
+ * configured size) leaves one out, served as a file; any other failure is thrown, so no
+ * composition is stored and the next read composes again: a composition is stored once and
+ * a UID's bytes never change, so one bad second of the vendor must not shape it.
+ */
 async function fetchMessageParts(
   api: MailboxApi,
   msg: VendorMessage,
   s: CompositionSettings,
   logger: Logger,
-  lane?: Lane,
+  lane: Lane,
 ): Promise<Record<string, string>> {
   const parts: Record<string, string> = {};
   for (const att of msg.attachments ?? []) {
     if (!/^message\//i.test(att.mime_type ?? '') || att.size_bytes > s.messagePartsUpTo) continue;
+    const where = { mailbox: api.mailbox, message: msg.message_uid, attachment: att.attachment_id };
+    let bytes: Buffer | null;
     try {
-      parts[att.attachment_id] = await readAll(api, msg.message_uid, att.attachment_id, lane);
+      bytes = await api.rawBytes(msg.message_uid, att.attachment_id, s.messagePartsUpTo, lane);
     } catch (err) {
+      if (!permanent(err)) throw err;
       logger.warn(
-        { mailbox: api.mailbox, message: msg.message_uid, attachment: att.attachment_id, err: (err as Error).message },
-        'message/* attachment not fetched; served as a file',
+        { ...where, err: (err as Error).message },
+        'message/* attachment not at the vendor; served as a file',
       );
+      continue;
     }
+    if (bytes) parts[att.attachment_id] = bytes.toString('base64');
+    else logger.warn(where, 'message/* attachment larger than its listed size and the limit; served as a file');
   }
   return parts;
 }

@@ -77,6 +77,8 @@ export class TransportError extends Error {
     readonly cause?: unknown,
     /** False only when the request provably never left (no connection): safe to repeat even for writes. */
     readonly maybeSent = true,
+    /** The vendor did not answer within the configured timeout (it stalls: asking again at once would stall too). */
+    readonly timedOut = false,
   ) {
     super(message);
     this.name = 'TransportError';

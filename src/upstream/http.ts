@@ -26,6 +26,9 @@ const connectFailures = new Set([
   'ENETUNREACH',
 ]);
 
+/** The vendor took longer than the configured timeout to answer. */
+const timeouts = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
 export interface HttpResponse<T> {
   status: number;
   body: T;
@@ -107,12 +110,27 @@ export class Http {
         `${describe(method, url)} failed: ${redactSecrets((err as Error).message)}`,
         err,
         !unsent,
+        typeof code === 'string' && timeouts.has(code),
       );
     }
     report(outcomeOf(res.statusCode));
     if (res.statusCode >= 200 && res.statusCode < 300)
       return { status: res.statusCode, body: res.body, headers: res.headers };
     throw errorFromResponse(res.statusCode, await readText(res.body, method, url), res.headers);
+  }
+
+  /**
+   * A 2xx answer with its body read whole, or null as soon as that grows past `upTo` bytes. A connection lost
+   * while reading is a TransportError, so the caller's retries cover the body too.
+   */
+  async bytes(
+    url: string,
+    headers: Record<string, string>,
+    upTo: number,
+    onAnswer?: () => void,
+  ): Promise<HttpResponse<Buffer | null>> {
+    const res = await this.stream('GET', url, headers, undefined, onAnswer);
+    return { status: res.status, body: await readBody(res.body, 'GET', url, upTo), headers: res.headers };
   }
 
   close(): Promise<void> {
@@ -131,14 +149,32 @@ function describe(method: Method, url: string): string {
   return `${method} ${new URL(url).pathname}`;
 }
 
-async function readText(body: Readable, method: Method, url: string): Promise<string> {
+async function readBody(body: Readable, method: Method, url: string, upTo = Infinity): Promise<Buffer | null> {
   try {
     const chunks: Buffer[] = [];
-    for await (const chunk of body) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
+    let size = 0;
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > upTo) {
+        body.destroy();
+        return null;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks);
   } catch (err) {
-    throw new TransportError(`${describe(method, url)}: connection lost while reading the answer`, err);
+    const code = (err as { code?: unknown }).code;
+    throw new TransportError(
+      `${describe(method, url)}: connection lost while reading the answer`,
+      err,
+      true,
+      typeof code === 'string' && timeouts.has(code),
+    );
   }
+}
+
+async function readText(body: Readable, method: Method, url: string): Promise<string> {
+  return ((await readBody(body, method, url)) as Buffer).toString('utf8');
 }
 
 /** Retry-After is either delay-seconds or an HTTP date (RFC 9110 10.2.3). */

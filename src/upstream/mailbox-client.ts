@@ -1,4 +1,4 @@
-import { finished, type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { redactSecrets, type Logger } from '../log';
 import type { Assumptions } from './assumptions';
 import type { BulkResult, VendorFlagChange, FolderList, ListScope, MailboxApi, MailboxSend, RawContent } from './api';
@@ -11,6 +11,7 @@ import { highestLane, laneRank, type GateLane, type Lane, type RateLimiter } fro
 import { TokenManager } from './token-manager';
 import type { Command, CommandResponse, CommandResult, VendorFolder, VendorMessage, VendorThread } from './types';
 import type { TokenPair, TokenVault } from '../store';
+import { systemClock, type Clock } from '../util/clock';
 
 /** Vendor limits (spec section 8). */
 export const maxCommandsPerRequest = 20;
@@ -25,7 +26,6 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** 200, 400, 800 ms plus jitter, so that callers failing together do not retry together. */
 const backoff = (attempt: number) => 200 * 2 ** attempt + Math.random() * 100;
 
@@ -58,7 +58,8 @@ type Recovery = (err: unknown) => Promise<boolean>;
  * caller's lane; an expired access token is refreshed once (the refresh itself is a request
  * in the gate's first lane) and the request repeated; 429 pauses the mailbox for Retry-After
  * and repeats. Reads (list_*, get_messages, search) also repeat transient failures (5xx,
- * resets, command-level INTERNAL) with backoff. Writes are repeated only after answers
+ * resets, command-level INTERNAL) with backoff, but not a timeout: a stalled vendor is reported
+ * within the configured timeout. Writes are repeated only after answers
  * proving the vendor did nothing (429, TOKEN_EXPIRED, AUTH_UNAVAILABLE, no connection): a
  * write that may have been applied is never sent twice, it throws OutcomeUnknownError.
  */
@@ -94,6 +95,8 @@ export class MailboxClient implements MailboxApi {
     private readonly limiter: RateLimiter,
     private readonly logger: Logger,
     private readonly observer: VendorObserver = ignoreVendorTraffic,
+    /** Times the retries' backoff and the dead-token retries (tests move it). */
+    private readonly clock: Clock = systemClock,
   ) {
     const c = assumptions.commands;
     this.readCommands = new Set([c.listFolders.name, c.listThreads.name, c.getMessages.name, c.search.name]);
@@ -105,7 +108,12 @@ export class MailboxClient implements MailboxApi {
       secrets,
       (refreshToken) => this.gated('refresh', false, (answered) => refreshCall(refreshToken, answered)),
       logger,
+      clock,
     );
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((r) => this.clock.after(ms, r));
   }
 
   /**
@@ -116,23 +124,23 @@ export class MailboxClient implements MailboxApi {
     lane: Lane,
     idempotent: boolean,
     call: (token: string, answered: () => void) => Promise<T>,
-    bodyOf?: (result: T) => Readable,
   ): Promise<T> {
-    let token = this.tokens.current();
+    let token = await this.tokens.usable();
     let refreshed = false;
     const recover: Recovery = async (err) => {
-      if (err instanceof VendorError && err.code === 'TOKEN_EXPIRED' && !refreshed) {
-        this.observer.retry('token_expired');
+      if (!(err instanceof VendorError)) return false;
+      const newer = err.code === 'INVALID_TOKEN' ? this.tokens.replacement(token) : null;
+      if (newer) token = newer;
+      // a revoked access token may come with a live refresh token; a refused refresh marks the account
+      else if ((err.code === 'TOKEN_EXPIRED' || err.code === 'INVALID_TOKEN') && !refreshed) {
+        if (err.code === 'TOKEN_EXPIRED') this.observer.retry('token_expired');
         token = await this.tokens.refresh(token);
         refreshed = true;
-        return true;
-      }
-      const newer = err instanceof VendorError && err.code === 'INVALID_TOKEN' ? this.tokens.replacement(token) : null;
-      if (newer) token = newer;
-      return newer !== null;
+      } else return false;
+      return true;
     };
     try {
-      const result = await this.gated(lane, idempotent, (answered) => call(token, answered), bodyOf, recover);
+      const result = await this.gated(lane, idempotent, (answered) => call(token, answered), recover);
       this.observer.mailboxResult(this.mailbox, null);
       return result;
     } catch (err) {
@@ -145,14 +153,12 @@ export class MailboxClient implements MailboxApi {
 
   /**
    * One call through the gate with the retry policy above. The slot is held until the call
-   * settles or, when `bodyOf` names a streamed body, until that stream is done; it is given
-   * back before any waiting (refresh, backoff).
+   * settles (a body read included); it is given back before any waiting (refresh, backoff).
    */
   private async gated<T>(
     lane: GateLane,
     idempotent: boolean,
     call: (answered: () => void) => Promise<T>,
-    bodyOf?: (result: T) => Readable,
     recover?: Recovery,
   ): Promise<T> {
     let rateRetries = 0;
@@ -178,21 +184,23 @@ export class MailboxClient implements MailboxApi {
         const neverApplied =
           (err instanceof VendorError && err.code === 'AUTH_UNAVAILABLE') ||
           (err instanceof TransportError && !err.maybeSent);
-        const transient = (err instanceof VendorError || err instanceof TransportError) && err.transient;
+        // a vendor that let the timeout pass stalls: the caller hears so within the timeout, not after every retry's
+        const transient =
+          (err instanceof VendorError || err instanceof TransportError) &&
+          err.transient &&
+          !(err instanceof TransportError && err.timedOut);
         if (transient && (idempotent || neverApplied) && transientRetries < maxTransientRetries) {
           this.logger.debug(
             { mailbox: this.mailbox, attempt: transientRetries + 1, error: (err as Error).message },
             'transient vendor failure; retrying',
           );
           this.observer.retry('transient');
-          await sleep(backoff(transientRetries++));
+          await this.sleep(backoff(transientRetries++));
           continue;
         }
         throw err;
       }
-      const body = bodyOf?.(result);
-      if (body) finished(body, () => slot.release());
-      else slot.release();
+      slot.release();
       return result;
     }
   }
@@ -298,7 +306,7 @@ export class MailboxClient implements MailboxApi {
         'transient command failures; repeating those reads',
       );
       this.observer.retry('transient');
-      await sleep(backoff(attempt));
+      await this.sleep(backoff(attempt));
       const repeated = await this.runOnce(
         again.map((i) => commands[i]),
         lane,
@@ -504,28 +512,30 @@ export class MailboxClient implements MailboxApi {
     return { messageUid: String(data.message_uid ?? '') };
   }
 
-  async raw(messageUid: string, attachmentId: string, lane: Lane = 'content'): Promise<RawContent> {
-    const query = new URLSearchParams({ message_id: messageUid, attachment_id: attachmentId });
-    const res = await this.authed(
-      lane,
-      true,
-      (token, answered) =>
-        this.http.stream(
-          'GET',
-          `${this.readUrl}/v1/raw?${query}`,
-          { authorization: `Bearer ${token}` },
-          undefined,
-          answered,
-        ),
-      (r) => r.body,
+  private rawUrl(messageUid: string, attachmentId: string): string {
+    return `${this.readUrl}/v1/raw?${new URLSearchParams({ message_id: messageUid, attachment_id: attachmentId })}`;
+  }
+
+  /** GET /v1/raw read whole within the request's retries: a connection lost mid-body is repeated too. */
+  private download(messageUid: string, attachmentId: string, upTo: number, lane: Lane) {
+    return this.authed(lane, true, (token, answered) =>
+      this.http.bytes(this.rawUrl(messageUid, attachmentId), { authorization: `Bearer ${token}` }, upTo, answered),
     );
-    const type = res.headers['x-original-content-type'];
-    const length = Number(res.headers['content-length']);
+  }
+
+  async raw(messageUid: string, attachmentId: string, lane: Lane = 'content'): Promise<RawContent> {
+    const { body, headers } = await this.download(messageUid, attachmentId, Number.POSITIVE_INFINITY, lane);
+    const bytes = body ?? Buffer.alloc(0);
+    const type = headers['x-original-content-type'];
     return {
-      stream: res.body,
+      stream: Readable.from([bytes]),
       contentType: typeof type === 'string' ? type : null,
-      length: Number.isFinite(length) ? length : null,
+      length: bytes.length,
     };
+  }
+
+  async rawBytes(messageUid: string, attachmentId: string, upTo: number, lane: Lane): Promise<Buffer | null> {
+    return (await this.download(messageUid, attachmentId, upTo, lane)).body;
   }
 
   async verify(): Promise<void> {

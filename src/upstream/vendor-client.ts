@@ -10,6 +10,7 @@ import { ignoreVendorTraffic, type VendorObserver } from './observer';
 import { RateLimiter, type LimiterOptions } from './rate-limiter';
 import type { SendRequest, SharedDomainList } from './types';
 import { accountId } from '../model/account-id';
+import { systemClock, type Clock } from '../util/clock';
 
 /**
  * One typed function per documented route. Mailbox routes get a client (own limiter, own
@@ -30,6 +31,8 @@ export class VendorClient implements VendorApi {
     /** Limiter settings per mailbox and for the key routes; the vendor's limits unless overridden (tests). */
     private readonly limits: Partial<LimiterOptions> = {},
     private readonly observer: VendorObserver = ignoreVendorTraffic,
+    /** Times the mailboxes' gates, retries and dead-token retries (tests move it). */
+    private readonly clock: Clock = systemClock,
   ) {
     this.http = new Http(vendor.timeoutMs, observer);
     this.keyLimiter = new RateLimiter({ ...limits, observer: observer.gate('key') });
@@ -46,9 +49,10 @@ export class VendorClient implements VendorApi {
         this.assumptions,
         this.secrets,
         (refreshToken, answered) => this.refreshTokens(refreshToken, answered),
-        new RateLimiter({ ...this.limits, observer: this.observer.gate(key) }),
+        new RateLimiter({ ...this.limits, observer: this.observer.gate(key) }, this.clock),
         this.logger,
         this.observer,
+        this.clock,
       );
       this.mailboxes.set(key, client);
     }

@@ -26,6 +26,8 @@ export interface Harness {
 
 export interface HarnessOptions {
   sandbox?: SandboxOptions;
+  /** A running sandbox to bridge to instead of a new one (a second bridge on the same vendor); left running by close(). */
+  vendor?: Sandbox;
   config?: Record<string, unknown>;
   /** The bridge's logger; silent by default. */
   logger?: Logger;
@@ -36,7 +38,7 @@ export interface HarnessOptions {
 
 /** Sandbox vendor + bridge on ephemeral loopback ports with a fresh state dir. */
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const sandbox = await startSandbox({ messages: 60, ...opts.sandbox });
+  const sandbox = opts.vendor ?? (await startSandbox({ messages: 60, ...opts.sandbox }));
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-test-'));
   const tokens = sandbox.issueTokens(mailbox);
   const raw = {
@@ -88,7 +90,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
     async close() {
       await bridge.close();
-      await sandbox.close();
+      if (!opts.vendor) await sandbox.close();
       fs.rmSync(stateDir, { recursive: true, force: true });
     },
   };

@@ -1,6 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { compositionOf } from '../../src/upstream/composition';
+import { createLogger } from '../../src/log';
+import type { MailboxApi } from '../../src/upstream/api';
+import { composedMessages, compositionOf } from '../../src/upstream/composition';
 import { resolveAssumptions } from '../../src/upstream/assumptions';
+import { TransportError, VendorError } from '../../src/upstream/errors';
 import type { VendorMessage } from '../../src/upstream/types';
 import { richVendorMessage } from '../mime/fixtures';
 
@@ -65,5 +68,50 @@ describe('composition from the vendor data', () => {
     expect(compositionOf(message({}, 4.9), a, settings, {}).spam).toEqual({ score: 4.9, flagged: false });
     expect(compositionOf(message({}, 5), a, settings, {}).spam).toEqual({ score: 5, flagged: true });
     expect(compositionOf(message({}, 4.9), a, { ...settings, spamFlagThreshold: 3 }, {}).spam?.flagged).toBe(true);
+  });
+});
+
+describe('message/* parts', () => {
+  const report = {
+    attachment_id: 'report',
+    file_name: 'report.txt',
+    mime_type: 'message/feedback-report',
+    size_bytes: 40,
+    inline: false,
+    content_id: null,
+  };
+  const vendorMessage = { ...richVendorMessage(), attachments: [report] };
+
+  /** The parts of a message whose message/* download ends as `download` does. */
+  function parts(download: () => Promise<Buffer | null>) {
+    const api = {
+      mailbox: 'alice@example.org',
+      getMessages: async () => ({ messages: [vendorMessage], notFound: [] }),
+      rawBytes: download,
+    } as unknown as MailboxApi;
+    return composedMessages(api, resolveAssumptions({}), settings, createLogger('silent'), ['m'], [], 'content').then(
+      ({ messages }) => messages[0].composition?.messageParts,
+    );
+  }
+
+  test('fetched bytes are inlined', async () => {
+    expect(await parts(async () => Buffer.from('Feedback-Type: abuse\r\n'))).toEqual({
+      report: Buffer.from('Feedback-Type: abuse\r\n').toString('base64'),
+    });
+  });
+
+  test('a permanent answer (not found, larger than the limit) leaves the part a file', async () => {
+    expect(await parts(() => Promise.reject(new VendorError('NOT_FOUND', 'no such attachment', 404)))).toEqual({});
+    expect(await parts(async () => null)).toEqual({});
+  });
+
+  test('a transient failure composes nothing: the read fails', async () => {
+    for (const err of [
+      new VendorError('INTERNAL_SERVER_ERROR', 'down', 500),
+      new VendorError('RATE_LIMITED', 'slow down', 429),
+      new VendorError('INVALID_TOKEN', 'revoked', 401),
+      new TransportError('connection reset'),
+    ])
+      await expect(parts(() => Promise.reject(err))).rejects.toBe(err);
   });
 });

@@ -9,6 +9,7 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandb
 import { SecretStore, importInitialTokens } from '../../src/store/secrets';
 import type { LimiterOptions } from '../../src/upstream/rate-limiter';
 import { VendorClient } from '../../src/upstream/vendor-client';
+import type { Clock } from '../../src/util/clock';
 import type { ManualClock } from '../support/manual-clock';
 
 export const mailbox = 'alice@sandbox.test';
@@ -23,7 +24,11 @@ export interface UpstreamHarness {
   logger: Logger;
   clients: VendorClient[];
   fresh(): Promise<void>;
-  client(limits?: Partial<LimiterOptions>, config?: Config): { client: VendorClient; secrets: SecretStore };
+  client(
+    limits?: Partial<LimiterOptions>,
+    config?: Config,
+    clock?: Clock,
+  ): { client: VendorClient; secrets: SecretStore };
 }
 
 /**
@@ -75,10 +80,10 @@ export function useUpstreamHarness(
     },
 
     /** A store and client over the current state dir, as the daemon makes them at start. */
-    client(limits, config = h.config) {
+    client(limits, config = h.config, clock?: Clock) {
       const secrets = SecretStore.open(h.stateDir);
       importInitialTokens(config, secrets);
-      const client = new VendorClient(config.vendor, config.assumptions, secrets, h.logger, limits);
+      const client = new VendorClient(config.vendor, config.assumptions, secrets, h.logger, limits, undefined, clock);
       h.clients.push(client);
       return { client, secrets };
     },

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { SecretStore, importInitialTokens } from '../../src/store/secrets';
 import { NeedsNewTokensError } from '../../src/upstream/errors';
+import { ManualClock } from '../support/manual-clock';
 import { hour, mailbox, useUpstreamHarness } from './harness';
 
 const h = useUpstreamHarness({ messages: 20 });
@@ -159,6 +160,82 @@ describe('token lifecycle', () => {
     SecretStore.open(h.stateDir).putTokens(mailbox, fresh);
     expect((await client.mailbox(mailbox).listFolders()).length).toBeGreaterThan(0);
     expect(secrets.get(mailbox)?.needsNewTokens).toBeUndefined();
+  });
+});
+
+describe('revoked tokens', () => {
+  test('one refused refresh marks the account; calls cost no request until a retry is due; a stored pair recovers', async () => {
+    await h.fresh();
+    const clock = new ManualClock();
+    const { client, secrets } = h.client({}, h.config, clock);
+    const api = client.mailbox(mailbox);
+    await api.listFolders();
+    remember(secrets);
+    // the user generated a new key pair in webmail: the vendor refuses both tokens
+    h.sandbox.revokeTokens(mailbox);
+    h.sandbox.resetStats();
+    const err = await api.listFolders().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NeedsNewTokensError);
+    expect((err as Error).message).toContain(`mailbridge account add --mailbox ${mailbox}`);
+    expect(secrets.get(mailbox)?.needsNewTokens).toMatch(/mailbridge account add/);
+    // the refused command and the refused refresh
+    expect(h.sandbox.received()).toBe(2);
+
+    h.sandbox.resetStats();
+    for (let i = 0; i < 20; i++) await expect(api.listFolders()).rejects.toBeInstanceOf(NeedsNewTokensError);
+    clock.skip(59_000);
+    await expect(api.listFolders()).rejects.toBeInstanceOf(NeedsNewTokensError);
+    expect(h.sandbox.received()).toBe(0);
+    // a minute after: one retry of the refresh token, then two minutes of quiet, then four...
+    for (const wait of [1_000, 120_000, 240_000]) {
+      clock.skip(wait - 1);
+      await expect(api.listFolders()).rejects.toBeInstanceOf(NeedsNewTokensError);
+      expect(h.sandbox.received()).toBe(0);
+      clock.skip(1);
+      h.sandbox.resetStats();
+      await expect(api.listFolders()).rejects.toBeInstanceOf(NeedsNewTokensError);
+      await expect(api.listFolders()).rejects.toBeInstanceOf(NeedsNewTokensError);
+      expect(h.sandbox.received()).toBe(1);
+      h.sandbox.resetStats();
+    }
+
+    // "mailbridge account add" in another process: the next call uses the new pair, no restart
+    const fresh = h.sandbox.issueTokens(mailbox);
+    for (const t of [fresh.accessToken, fresh.refreshToken]) seen.add(t);
+    SecretStore.open(h.stateDir).putTokens(mailbox, fresh);
+    expect((await api.listFolders()).length).toBeGreaterThan(0);
+    expect(h.sandbox.received()).toBe(1);
+    expect(secrets.get(mailbox)?.needsNewTokens).toBeUndefined();
+  });
+
+  test('a revoked access token with a live refresh token is refreshed, not reported', async () => {
+    await h.fresh();
+    const { client, secrets } = h.client();
+    const api = client.mailbox(mailbox);
+    await api.listFolders();
+    // another pair issued and rotated elsewhere would leave this one's refresh token alive: revoke
+    // only the access token by storing a made-up one
+    const stored = secrets.get(mailbox)!;
+    secrets.putTokens(mailbox, { accessToken: 'sbx_at_unknown_to_the_vendor', refreshToken: stored.refreshToken });
+    h.sandbox.resetStats();
+    expect((await api.listFolders()).length).toBeGreaterThan(0);
+    expect(h.sandbox.stats(mailbox).refreshes).toBe(1);
+    expect(secrets.get(mailbox)?.needsNewTokens).toBeUndefined();
+    remember(secrets);
+  });
+
+  test('a reload brings config tokens in place of a pair the vendor refused', async () => {
+    await h.fresh();
+    const { client, secrets } = h.client();
+    h.sandbox.revokeTokens(mailbox);
+    await expect(client.mailbox(mailbox).listFolders()).rejects.toBeInstanceOf(NeedsNewTokensError);
+    const fresh = h.sandbox.issueTokens(mailbox);
+    for (const t of [fresh.accessToken, fresh.refreshToken]) seen.add(t);
+    const edited = { ...h.config, accounts: [{ ...h.config.accounts[0], ...fresh }] };
+    await importInitialTokens(edited, secrets);
+    expect(secrets.get(mailbox)?.accessToken).toBe(fresh.accessToken);
+    expect(secrets.get(mailbox)?.needsNewTokens).toBeUndefined();
+    expect((await client.mailbox(mailbox).listFolders()).length).toBeGreaterThan(0);
   });
 });
 

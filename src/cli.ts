@@ -499,6 +499,11 @@ function defaultArgs(argv: string[]): string[] {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // `mailbridge status | head`: a reader that stops early is not an error of ours
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(defaultArgs(argv));

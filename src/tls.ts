@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { ConfigError } from './config';
 import { writeFileAtomic } from './util/atomic-file';
 import { workerScript } from './util/worker-script';
 
@@ -40,7 +41,7 @@ export async function loadOrCreateTls(
   tls: { cert: string | null; key: string | null },
   stateDir: string,
 ): Promise<TlsPair> {
-  if (tls.cert && tls.key) return { cert: fs.readFileSync(tls.cert, 'utf8'), key: fs.readFileSync(tls.key, 'utf8') };
+  if (tls.cert && tls.key) return { cert: readConfigured('cert', tls.cert), key: readConfigured('key', tls.key) };
   const keyFile = path.join(stateDir, 'tls-key.pem');
   const certFile = path.join(stateDir, 'tls-cert.pem');
   if (fs.existsSync(keyFile) && fs.existsSync(certFile)) {
@@ -50,6 +51,18 @@ export async function loadOrCreateTls(
   writeFileAtomic(keyFile, pems.private);
   writeFileAtomic(certFile, pems.cert);
   return { key: pems.private, cert: pems.cert };
+}
+
+/** A configured TLS file, or the one line that says which setting to fix. */
+function readConfigured(field: 'cert' | 'key', file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ConfigError(
+      `config field "tls.${field}": cannot read ${file} (${code}); point it at the ${field === 'cert' ? 'certificate' : 'private key'} file, or remove "tls" to use the bridge's own certificate`,
+    );
+  }
 }
 
 /**

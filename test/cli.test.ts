@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig, ConfigError } from '../src/config';
 import { startSandbox, type Sandbox } from '../src/sandbox';
-import { mailbridge } from './support/cli-process';
+import { spawn } from 'node:child_process';
+import { cliPath, mailbridge } from './support/cli-process';
 import { vendorSettings } from '../src/sandbox/vendor-settings';
 
 let sandbox: Sandbox;
@@ -230,6 +231,57 @@ describe('a start that cannot work says in one line what to change, with exit 2'
     } finally {
       busy.close();
     }
+  });
+
+  test('configured TLS files that cannot be read are named, for start and cert export', async () => {
+    const tls = { cert: path.join(dir, 'no-cert.pem'), key: path.join(dir, 'no-key.pem') };
+    const started = await startWith({ tls, stateDir: path.join(dir, 'tls-state') });
+    expect(started.code).toBe(2);
+    expect(oneLine(started.stderr)).toBe(
+      `mailbridge: config field "tls.cert": cannot read ${tls.cert} (ENOENT); point it at the certificate file, or remove "tls" to use the bridge's own certificate`,
+    );
+    const exported = await mailbridge([
+      'cert',
+      'export',
+      '--config',
+      file('tls.json', JSON.stringify({ vendor, tls, stateDir: path.join(dir, 'tls-state') })),
+    ]);
+    expect(exported.code).toBe(2);
+    expect(oneLine(exported.stderr)).toContain(`cannot read ${tls.cert} (ENOENT)`);
+  });
+
+  test('a reader that stops early (status | head) ends the command quietly', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '-r',
+        'tsx/cjs',
+        cliPath,
+        'client-config',
+        'generic',
+        '--config',
+        file(
+          'pipe.json',
+          JSON.stringify({
+            vendor,
+            accounts: [{ mailbox: 'ann@example.test' }],
+            stateDir: path.join(dir, 'pipe-state'),
+          }),
+        ),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    // closed before the process has even started: its first write meets a pipe nobody reads
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(stderr).not.toMatch(/EPIPE|Error/);
+    expect(code).toBe(0);
   });
 
   test('without any configuration, a command says where one comes from', async () => {

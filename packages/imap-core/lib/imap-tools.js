@@ -853,6 +853,7 @@ module.exports.sendCapabilityResponse = connection => {
         capabilities.push('SPECIAL-USE');
         capabilities.push('UIDPLUS');
         capabilities.push('CONDSTORE');
+        capabilities.push('ESEARCH');
         capabilities.push('UTF8=ACCEPT');
 
         capabilities.push('MOVE');
@@ -878,6 +879,7 @@ module.exports.sendCapabilityResponse = connection => {
         capabilities.push('UIDPLUS');
         capabilities.push('ENABLE');
         capabilities.push('CONDSTORE');
+        capabilities.push('ESEARCH');
         capabilities.push('UTF8=ACCEPT');
 
         capabilities.push('MOVE');

@@ -132,6 +132,7 @@ function normaliseResponse(r: string): string | null {
   if (/^\* CAPABILITY /i.test(r)) return null;
   // mod-sequences count differently on every server; both send them where RFC 7162 allows
   if (/^\* OK \[HIGHESTMODSEQ /i.test(r)) return null;
+  if (/^\* ESEARCH /i.test(r)) return r.replace(/ MODSEQ \d+$/i, ' MODSEQ <modseq>');
   const list = /^\* (LIST|LSUB) \((.*?)\) (\S+) (.*)$/s.exec(r);
   if (list) {
     // child information (RFC 3348) is optional without RETURN (CHILDREN); an atom and a quoted name are the same name

@@ -4,6 +4,52 @@ const iconv = require('iconv-lite');
 const imapHandler = require('../handler/imap-handler');
 const imapTools = require('../imap-tools');
 
+// RFC 4731 ESEARCH: what SEARCH RETURN (...) may ask for
+const RETURN_OPTIONS = new Set(['MIN', 'MAX', 'ALL', 'COUNT']);
+
+/**
+ * `SEARCH RETURN (options) criteria`: the options asked for (ALL for an empty list) and the
+ * criteria after them, or false options for a plain SEARCH. An unknown option throws (BAD).
+ */
+function returnOptionsOf(attributes) {
+    let first = attributes[0];
+    if (attributes.length < 2 || !first || first.type !== 'ATOM' || String(first.value).toUpperCase() !== 'RETURN' || !Array.isArray(attributes[1])) {
+        return { options: false, criteria: attributes };
+    }
+    let options = new Set();
+    for (let option of attributes[1]) {
+        let name = option && typeof option.value === 'string' ? option.value.toUpperCase() : '';
+        if (!RETURN_OPTIONS.has(name)) {
+            throw new Error('Unknown search return option ' + (name || '()'));
+        }
+        options.add(name);
+    }
+    return { options: options.size ? options : new Set(['ALL']), criteria: attributes.slice(2) };
+}
+
+/** The `* ESEARCH` line (RFC 4731 3.1) for ascending numbers, with items in Dovecot's order. */
+function esearchLine(tag, isUid, options, numbers, modseq) {
+    let line = '* ESEARCH (TAG "' + tag + '")' + (isUid ? ' UID' : '');
+    if (numbers.length) {
+        if (options.has('MIN')) {
+            line += ' MIN ' + numbers[0];
+        }
+        if (options.has('MAX')) {
+            line += ' MAX ' + numbers[numbers.length - 1];
+        }
+        if (options.has('ALL')) {
+            line += ' ALL ' + imapTools.packMessageRange(numbers);
+        }
+    }
+    if (options.has('COUNT')) {
+        line += ' COUNT ' + numbers.length;
+    }
+    if (modseq && numbers.length) {
+        line += ' MODSEQ ' + modseq;
+    }
+    return line;
+}
+
 // the charsets a search string may be given in (RFC 3501 6.4.4); UTF-8 when none is named
 const SEARCH_CHARSETS = ['UTF-8', 'US-ASCII', 'ISO-8859-1', 'WINDOWS-1252'];
 
@@ -41,6 +87,13 @@ module.exports = {
 
         let isUid = (command.command || '').toString().toUpperCase() === 'UID SEARCH' ? true : false;
 
+        let returned;
+        try {
+            returned = returnOptionsOf([].concat(command.attributes || []));
+        } catch (E) {
+            return callback(E);
+        }
+
         let terms = [];
         let getTerms = elements => {
             elements.forEach(element => {
@@ -51,7 +104,7 @@ module.exports = {
                 terms.push(element === null ? 'NIL' : element.value);
             });
         };
-        getTerms([].concat(command.attributes || []));
+        getTerms(returned.criteria);
 
         let charset = 'UTF-8';
         if (terms.length > 1 && String(terms[0]).toUpperCase() === 'CHARSET') {
@@ -126,6 +179,7 @@ module.exports = {
                     command: 'SEARCH',
                     attributes: []
                 };
+                let numbers = [];
 
                 if (Array.isArray(matches) && matches.length) {
                     matches.sort((a, b) => a - b);
@@ -134,7 +188,6 @@ module.exports = {
                     // was quadratic, 10,000 matches in a 10,000-message folder took ~10 ms)
                     let uidList = this.selected.uidList;
                     let pos = 0;
-                    let numbers = [];
                     matches.forEach(nr => {
                         if (!isUid) {
                             while (pos < uidList.length && uidList[pos] < nr) {
@@ -158,8 +211,17 @@ module.exports = {
                     }
                 }
 
+                let modseq = results.highestModseq && parsed.terms.indexOf('modseq') >= 0 ? results.highestModseq : false;
+
+                if (returned.options) {
+                    this.send(esearchLine(command.tag, isUid, returned.options, numbers, modseq));
+                    return callback(null, {
+                        response: 'OK'
+                    });
+                }
+
                 // append (MODSEQ 123) for queries that include MODSEQ criteria
-                if (results.highestModseq && parsed.terms.indexOf('modseq') >= 0) {
+                if (modseq) {
                     response.attributes.push([
                         {
                             type: 'atom',

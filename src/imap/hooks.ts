@@ -14,6 +14,7 @@ import { fetchMessages, type FetchOptions } from './fetch';
 import { folderFlags } from './folder-flags';
 import type { RecentMessages } from './recent';
 import { searchMessages } from './search-handler';
+import { type SortKey, sortMessages } from './sort';
 import { refuseInvalidKeywords, storeFlags, type StoreUpdate } from './store-handler';
 
 /**
@@ -235,6 +236,13 @@ export function installHooks(
     const folder = await selected(view, key);
     if (!folder) return ['NONEXISTENT'];
     return [await searchMessages(view, folder, options.query, session, claimRecent(session))];
+  });
+
+  server.onSort = hook('sort', async (view, session, key: string, options: { query: unknown[]; sort: SortKey[] }) => {
+    const folder = await selected(view, key);
+    if (!folder) return ['NONEXISTENT'];
+    const { uidList } = await searchMessages(view, folder, options.query, session, claimRecent(session));
+    return [{ uidList: await sortMessages(view, folder, uidList, options.sort) }];
   });
 }
 

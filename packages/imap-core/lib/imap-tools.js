@@ -854,6 +854,9 @@ module.exports.sendCapabilityResponse = connection => {
         capabilities.push('UIDPLUS');
         capabilities.push('CONDSTORE');
         capabilities.push('ESEARCH');
+        if (typeof connection._server.onSort === 'function') {
+            capabilities.push('SORT');
+        }
         capabilities.push('UTF8=ACCEPT');
 
         capabilities.push('MOVE');
@@ -880,6 +883,9 @@ module.exports.sendCapabilityResponse = connection => {
         capabilities.push('ENABLE');
         capabilities.push('CONDSTORE');
         capabilities.push('ESEARCH');
+        if (typeof connection._server.onSort === 'function') {
+            capabilities.push('SORT');
+        }
         capabilities.push('UTF8=ACCEPT');
 
         capabilities.push('MOVE');

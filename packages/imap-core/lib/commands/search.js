@@ -27,6 +27,51 @@ function returnOptionsOf(attributes) {
     return { options: options.size ? options : new Set(['ALL']), criteria: attributes.slice(2) };
 }
 
+/** NO [BADCHARSET] naming the charsets a search string may be in. */
+function badCharset() {
+    return {
+        response: 'NO',
+        code: 'BADCHARSET (' + SEARCH_CHARSETS.join(' ') + ')',
+        message: 'Unsupported charset'
+    };
+}
+
+/**
+ * Search criteria as the backend takes them ({query, terms}), from the parsed attributes. The
+ * charset is `CHARSET x` in front of them (SEARCH) or given apart (SORT); `badCharset` is set
+ * for one the bridge cannot read. Throws on a syntax error (BAD).
+ */
+function searchCriteria(attributes, charset, uidList) {
+    let terms = [];
+    let getTerms = elements => {
+        elements.forEach(element => {
+            if (Array.isArray(element)) {
+                return getTerms(element);
+            }
+            // NIL is the parser's null; as a search argument it is the atom "NIL" (RFC 3501 astring)
+            terms.push(element === null ? 'NIL' : element.value);
+        });
+    };
+    getTerms(attributes);
+
+    if (!charset) {
+        charset = 'UTF-8';
+        if (terms.length > 1 && String(terms[0]).toUpperCase() === 'CHARSET') {
+            charset = String(terms[1]).toUpperCase();
+        }
+    }
+    if (!SEARCH_CHARSETS.includes(charset)) {
+        return { badCharset: true };
+    }
+
+    let parsed = parseQueryTerms(decodeTerms(terms, charset), uidList);
+    if (parsed.query.length && parsed.query[0].key === 'charset') {
+        parsed.query.shift();
+        parsed.terms = parsed.terms.filter(term => term !== 'charset');
+    }
+    return parsed;
+}
+
 /** The `* ESEARCH` line (RFC 4731 3.1) for ascending numbers, with items in Dovecot's order. */
 function esearchLine(tag, isUid, options, numbers, modseq) {
     let line = '* ESEARCH (TAG "' + tag + '")' + (isUid ? ' UID' : '');
@@ -94,41 +139,14 @@ module.exports = {
             return callback(E);
         }
 
-        let terms = [];
-        let getTerms = elements => {
-            elements.forEach(element => {
-                if (Array.isArray(element)) {
-                    return getTerms(element);
-                }
-                // NIL is the parser's null; as a search argument it is the atom "NIL" (RFC 3501 astring)
-                terms.push(element === null ? 'NIL' : element.value);
-            });
-        };
-        getTerms(returned.criteria);
-
-        let charset = 'UTF-8';
-        if (terms.length > 1 && String(terms[0]).toUpperCase() === 'CHARSET') {
-            charset = String(terms[1]).toUpperCase();
-            if (!SEARCH_CHARSETS.includes(charset)) {
-                return callback(null, {
-                    response: 'NO',
-                    code: 'BADCHARSET (' + SEARCH_CHARSETS.join(' ') + ')',
-                    message: 'Unsupported charset'
-                });
-            }
-        }
-
         let parsed;
-
         try {
-            parsed = parseQueryTerms(decodeTerms(terms, charset), this.selected.uidList);
+            parsed = searchCriteria(returned.criteria, null, this.selected.uidList);
         } catch (E) {
             return callback(E);
         }
-
-        if (parsed.query.length && parsed.query[0].key === 'charset') {
-            parsed.query.shift();
-            parsed.terms = parsed.terms.filter(term => term !== 'charset');
+        if (parsed.badCharset) {
+            return callback(null, badCharset());
         }
 
         // mark CONDSTORE as enabled
@@ -243,7 +261,9 @@ module.exports = {
         );
     },
 
-    parseQueryTerms // expose for testing
+    parseQueryTerms, // expose for testing
+    // SORT (./sort.js) reads its criteria as SEARCH does
+    searchCriteria
 };
 
 function parseQueryTerms(terms, uidList) {

@@ -30,7 +30,7 @@ function sentDate(lines: readonly string[], row: MessageRow): number {
   return Number.isNaN(parsed) ? row.idate : parsed;
 }
 
-function valueOf(key: SortKey['key'], row: MessageRow, lines: readonly string[]): SortValue {
+function sortValue(key: SortKey['key'], row: MessageRow, lines: readonly string[]): SortValue {
   switch (key) {
     case 'arrival':
       return row.idate;
@@ -63,7 +63,7 @@ export async function sortMessages(
   const headers = needsHeaders ? await view.headers(rows.map((r) => r.messageUid)) : new Map<string, string[]>();
   const keyed = rows.map((row, position) => {
     const lines = headers.get(row.messageUid) ?? [];
-    return { uid: row.uid, position, values: program.map((k) => valueOf(k.key, row, lines)) };
+    return { uid: row.uid, position, values: program.map((k) => sortValue(k.key, row, lines)) };
   });
   keyed.sort((a, b) => {
     for (let i = 0; i < program.length; i++) {

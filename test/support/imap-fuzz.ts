@@ -47,6 +47,8 @@ export const commandNames = [
   'UID FETCH',
   'SEARCH',
   'UID SEARCH',
+  'SORT',
+  'UID SORT',
   'ENABLE',
   'GETQUOTAROOT',
   'SETQUOTA',
@@ -106,6 +108,10 @@ const fetchItems = [
   'BODY[999]',
 ];
 const searchKeys = [
+  'RETURN (MIN MAX COUNT ALL)',
+  'RETURN ()',
+  '(REVERSE DATE SUBJECT)',
+  '(ARRIVAL)',
   'ALL',
   'ANSWERED',
   'BCC',

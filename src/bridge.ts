@@ -3,7 +3,7 @@ import { type Config, loadConfig } from './config';
 import type { Logger } from './log';
 import { LoginGuard } from './auth/login-guard';
 import { AccountRegistry } from './domain/account-registry';
-import { vendorConnector } from './upstream/vendor-connector';
+import { vendorConnectors } from './upstream/vendor-connector';
 import { storeCheckedWrites } from './domain/store-checked-writes';
 import type { MailboxPoller } from './domain/poller';
 import { BridgedAccounts } from './bridged-accounts';
@@ -105,16 +105,8 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   const logins = new LoginGuard({ freeFailures: config.limits.freeLoginFailures }, logger);
   const registry = new AccountRegistry(secrets);
   // a vendor write goes out only when its outcome can be stored (the store reachable, the mailbox ours)
-  const connector = (mailbox: string) =>
-    storeCheckedWrites(
-      vendorConnector(
-        vendor.mailbox(mailbox),
-        config.assumptions,
-        { ...config.messages, authservId: config.messages.authservId ?? new URL(config.vendor.readUrl).hostname },
-        logger,
-      ),
-      () => state.writable(mailbox),
-    );
+  const vendorConnector = vendorConnectors(vendor, config, logger);
+  const connector = (mailbox: string) => storeCheckedWrites(vendorConnector(mailbox), () => state.writable(mailbox));
   accounts = new BridgedAccounts(
     {
       registry,

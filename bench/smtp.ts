@@ -6,6 +6,7 @@ import nodemailer, { type SendMailOptions } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { generate } from 'selfsigned';
 import { parseConfig } from '../src/config';
+import { Quarantine } from '../src/domain/quarantine';
 import { createLogger } from '../src/log';
 import { buildSubmission } from '../src/smtp/payload';
 import { createSmtpServer } from '../src/smtp/server';
@@ -13,6 +14,8 @@ import { openDatabase } from '../src/store/db';
 import { QuarantineStore } from '../src/store/quarantine';
 import { SecretStore } from '../src/store/secrets';
 import { createVendorClient } from '../src/upstream/vendor-client';
+import { vendorConnectors } from '../src/upstream/vendor-connector';
+import { vendorQuarantine } from '../src/upstream/vendor-submission';
 import { spawnSandbox } from './sandbox-process';
 import { vendorSettings } from '../src/sandbox/vendor-settings';
 
@@ -79,12 +82,13 @@ export async function runSmtpBench(): Promise<Record<string, unknown>> {
   const db = openDatabase(stateDir);
   const bridgeVendor = createVendorClient(config, secrets, logger);
   const directVendor = createVendorClient(config, secrets, logger);
+  const directConnector = vendorConnectors(directVendor, config, logger)(alice);
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' });
   const smtp = createSmtpServer({
     config,
-    vendor: bridgeVendor,
+    connector: vendorConnectors(bridgeVendor, config, logger),
     secrets,
-    quarantine: new QuarantineStore(db),
+    quarantine: new Quarantine({ log: new QuarantineStore(db), vendor: vendorQuarantine(bridgeVendor) }),
     committed: () => Promise.resolve(),
     logger,
     tls: { key: pems.private, cert: pems.cert },
@@ -106,12 +110,12 @@ export async function runSmtpBench(): Promise<Record<string, unknown>> {
     const direct: number[] = [];
     let rawBytes = 0;
     for (let i = -10; i < rounds; i++) {
-      // the same bytes the client submits, turned into the payload the bridge would send
+      // the same bytes the client submits, turned into the copy the bridge would send
       const raw = await new MailComposer(message(i)).compile().build();
       rawBytes = raw.length;
-      const [payload] = (await buildSubmission(raw, alice, [bob], config.assumptions)).payloads;
+      const [copy] = (await buildSubmission(raw, alice, [bob])).copies;
       let start = performance.now();
-      await directVendor.send(payload);
+      await directConnector.submit(copy);
       const d = performance.now() - start;
       start = performance.now();
       await transport.sendMail({ envelope: { from: alice, to: [bob] }, raw });

@@ -3,7 +3,9 @@ import { type Config, loadConfig } from './config';
 import type { Logger } from './log';
 import { LoginGuard } from './auth/login-guard';
 import { AccountRegistry } from './domain/account-registry';
-import { vendorConnector } from './upstream/vendor-connector';
+import { vendorConnectors } from './upstream/vendor-connector';
+import { vendorQuarantine } from './upstream/vendor-submission';
+import { Quarantine } from './domain/quarantine';
 import { storeCheckedWrites } from './domain/store-checked-writes';
 import type { MailboxPoller } from './domain/poller';
 import { BridgedAccounts } from './bridged-accounts';
@@ -25,7 +27,6 @@ import { hopKey } from './imap/node-hop';
 import { mailboxMoving } from './imap/imap-error';
 import { createSmtpServer } from './smtp/server';
 import { ensureStateDir } from './state-dir';
-import { releaseQuarantine } from './smtp/quarantine-commands';
 import type { TokenVault } from './store';
 import { importInitialTokens } from './store/secrets';
 import { openStateStore } from './store/open-state';
@@ -81,7 +82,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   const state = await openStateStore(config, { node: logger });
   // on PostgreSQL another node may serve a mailbox: its clients are forwarded there
   const forwarding = config.state.postgres !== null;
-  const { secrets, quarantine } = state;
+  const { secrets } = state;
   await importInitialTokens(config, secrets);
   const activity = new AccountActivity(opts.now);
   const token = (mailbox: string) => tokenState(mailbox, secrets.get(mailbox), activity.now());
@@ -94,7 +95,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     activity,
     token,
     sessions: () => sessions(),
-    quarantine: () => quarantine.countByState(new Date(activity.now())),
+    quarantine: () => quarantine.countByState(),
     node: state.node,
   });
   const observers = opsObservers(metrics, activity);
@@ -105,17 +106,15 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   const notifier = new ChangeJournal();
   const logins = new LoginGuard({ freeFailures: config.limits.freeLoginFailures }, logger);
   const registry = new AccountRegistry(secrets);
+  const quarantine = new Quarantine({
+    log: state.quarantine,
+    vendor: vendorQuarantine(vendor),
+    now: () => activity.now(),
+    onHeld: (mailbox, held) => registry.get(mailbox)?.holdQuarantined(held),
+  });
   // a vendor write goes out only when its outcome can be stored (the store reachable, the mailbox ours)
-  const connector = (mailbox: string) =>
-    storeCheckedWrites(
-      vendorConnector(
-        vendor.mailbox(mailbox),
-        config.assumptions,
-        { ...config.messages, authservId: config.messages.authservId ?? new URL(config.vendor.readUrl).hostname },
-        logger,
-      ),
-      () => state.writable(mailbox),
-    );
+  const vendorConnector = vendorConnectors(vendor, config, logger);
+  const connector = (mailbox: string) => storeCheckedWrites(vendorConnector(mailbox), () => state.writable(mailbox));
   accounts = new BridgedAccounts(
     {
       registry,
@@ -124,11 +123,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
       notifier,
       logger,
       syncObserver: observers.sync,
-      quarantine: {
-        records: (account) => quarantine.list().filter((r) => r.account === account),
-        release: (quarantineId) => releaseQuarantine(vendor, quarantine, quarantineId),
-        now: () => activity.now(),
-      },
+      quarantine,
     },
     config,
   );
@@ -163,7 +158,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   });
   const smtpServer = createSmtpServer({
     config,
-    vendor,
+    connector,
     secrets,
     logins,
     quarantine,
@@ -172,7 +167,6 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     logger,
     tls,
     onSubmitted: ({ mailbox, messageId }) => registry.get(mailbox)?.recordSubmission(messageId),
-    onHeld: (mailbox, held) => registry.get(mailbox)?.holdQuarantined(held),
     owners: forwarding
       ? {
           route: async (mailbox) => {

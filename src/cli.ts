@@ -18,7 +18,8 @@ import { openStateStore } from './store/open-state';
 import { importInitialTokens } from './store/secrets';
 import { createVendorClient } from './upstream/vendor-client';
 import { readTokensFromEnvOrStdin } from './util/read-secret';
-import { listQuarantine, releaseQuarantine } from './smtp/quarantine-commands';
+import { listQuarantine, Quarantine } from './domain/quarantine';
+import { vendorQuarantine } from './upstream/vendor-submission';
 import { certificateForTrustStore, loadOrCreateTls } from './tls';
 import { accountId } from './model/account-id';
 import { explainListenError, portSettings } from './listen-error';
@@ -434,7 +435,8 @@ export function buildProgram(): Command {
     .addOption(configOption())
     .action(async (id: string, opts: { config?: string }) => {
       await withVendor(opts.config, async (_cfg, vendor, _secrets, state) => {
-        const result = await releaseQuarantine(vendor, state.quarantine, id);
+        const quarantine = new Quarantine({ log: state.quarantine, vendor: vendorQuarantine(vendor) });
+        const result = await quarantine.release(id);
         await state.committed();
         print(result.text);
         process.exitCode = result.ok ? 0 : 1;

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { MailMessage } from './message';
+import type { CopyOutcome, OutgoingCopy, OutgoingMessage } from './submission';
 
 /**
  * What the domain needs of a mail vendor, in the domain's own terms: the narrow interface a
@@ -97,6 +98,22 @@ export interface Connector {
   move(ids: string[], folder: string, lane?: Lane): Promise<WriteResult>;
   /** An attachment's bytes, streamed. */
   attachment(messageId: string, attachmentId: string, lane?: Lane): Promise<AttachmentContent>;
+  /**
+   * Submission from this mailbox (submission.ts), never repeated here since a lost answer may
+   * still have sent it: one recipient's copy, sent or held by the spam filter, or the whole
+   * message at once, answered with the sent email's id. Both throw SubmissionRefused.
+   */
+  submit(copy: OutgoingCopy): Promise<CopyOutcome>;
+  submitMessage(message: OutgoingMessage): Promise<string>;
+}
+
+/**
+ * The vendor's spam quarantine. It belongs to the bridge's send key rather than to a mailbox:
+ * a held copy is released by its id alone.
+ */
+export interface QuarantineConnector {
+  /** Delivers the held copy; the delivered email's id when the vendor names it. Throws ReleaseRefused. */
+  release(quarantineId: string): Promise<string | null>;
 }
 
 /**

@@ -6,8 +6,8 @@ import { Refusal } from './refusal';
 
 /**
  * The `Quarantine` mailbox: the submissions the vendor's spam filter held, as they were
- * submitted, under UIDs of their own. Its source of truth is the quarantine log (SMTP records
- * every hold there); the bytes are kept as local messages (`local:q:<quarantine_id>`), so FETCH
+ * submitted, under UIDs of their own. Its source of truth is the Quarantine (quarantine.ts,
+ * where SMTP records every hold); the bytes are kept as local messages (`local:q:<quarantine_id>`), so FETCH
  * and SEARCH serve them like drafts. A MOVE or COPY to INBOX or Sent, or `STORE +FLAGS
  * ($Release)`, releases a message through the vendor; released and expired records leave the
  * mailbox (EXPUNGE to every session). Nothing here is ever synced with the vendor's folders.
@@ -24,7 +24,7 @@ export function isQuarantine(folder: ImapFolder): boolean {
   return folder.key === quarantineKey;
 }
 
-/** What the quarantine log offers the mailbox: the account's records, and a release through the vendor. */
+/** What the Quarantine (quarantine.ts) offers the mailbox: the account's records, and a release through the vendor. */
 export interface QuarantineAccess {
   records(account: string): QuarantineRecord[];
   /** Asks the vendor to release the record and notes the outcome in the log; `text` says why not. */

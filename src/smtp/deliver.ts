@@ -1,31 +1,20 @@
 import type { Logger } from '../log';
 import type { AccountId } from '../model/account-id';
-import type { HeldSubmission } from '../domain/quarantine-folder';
-import type { QuarantineLog } from '../store';
-import { quarantineLifetimeMs } from '../store/quarantine';
 import type { Config } from '../config';
-import type { MailboxSend, VendorApi } from '../upstream/api';
-import { VendorError } from '../upstream/errors';
-import type { SendRequest } from '../upstream/types';
-import {
-  answerFor,
-  describeHold,
-  smtpError,
-  spamAnswer,
-  spamHoldOf,
-  type SmtpAnswer,
-  type SpamHold,
-} from './error-map';
+import type { Connector } from '../domain/connector';
+import type { Hold, Quarantine } from '../domain/quarantine';
+import { type CopyOutcome, type OutgoingCopy, type OutgoingMessage, SubmissionRefused } from '../domain/submission';
+import { answerFor, describeHold, smtpError, spamAnswer, type SmtpAnswer } from './error-map';
 import type { Submission } from './payload';
 
 /**
  * One submission, one SMTP answer: one send command for all recipients when configured (and
- * the message can be expressed as one), otherwise one /v3.0/send call per recipient. 250 only when every
+ * the message can be expressed as one), otherwise one copy per recipient. 250 only when every
  * call returned an email id. The first recipient goes alone: account-level refusals (key,
  * credits, rate) then fail the whole submission before anyone got it, and the client's retry
- * of a 4xx cannot duplicate anything. The rest go together, paced by the vendor client's
- * limiter. A spam hold does not stop the rest, so every recipient's copy has its own
- * quarantine_id and releasing them all delivers to everyone.
+ * of a 4xx cannot duplicate anything. The rest go together, paced by the vendor connector. A
+ * spam hold does not stop the rest, so every recipient's copy has its own quarantine id and
+ * releasing them all delivers to everyone.
  */
 
 export type SubmissionRecipients = Config['submission']['recipients'];
@@ -52,67 +41,51 @@ export interface Submitted {
 }
 
 export interface DeliverDeps {
-  vendor: VendorApi;
-  quarantine: QuarantineLog;
+  /** The submitting mailbox's connector. */
+  connector: Connector;
+  quarantine: Pick<Quarantine, 'hold'>;
   logger: Logger;
   onSubmitted?(submitted: Submitted): void;
-  /** Each recipient copy the vendor's spam filter held, with the bytes as submitted (the Quarantine mailbox). */
-  onHeld?(mailbox: AccountId, held: HeldSubmission): void;
   /** The config file the bridge runs with, named in the release commands it prints. */
   configFile?: string | null;
 }
 
-type Outcome = { to: string; sent: string } | { to: string; held: SpamHold } | { to: string; failed: SmtpAnswer };
+type Outcome = { to: string; sent: string } | { to: string; held: Hold } | { to: string; failed: SmtpAnswer };
 
-async function sendOne(deps: DeliverDeps, mailbox: AccountId, sub: Submission, payload: SendRequest): Promise<Outcome> {
+/** The vendor's code of a refusal, or the name of the bridge's own failure, for the log. */
+const failureCode = (err: unknown) =>
+  err instanceof SubmissionRefused ? (err.vendorCode ?? err.reason) : (err as Error).name;
+
+async function sendOne(deps: DeliverDeps, mailbox: AccountId, sub: Submission, copy: OutgoingCopy): Promise<Outcome> {
+  let outcome: CopyOutcome;
   try {
-    return { to: payload.to, sent: (await deps.vendor.send(payload)).id };
+    outcome = await deps.connector.submit(copy);
   } catch (err) {
-    const code = err instanceof VendorError ? err.code : (err as Error).name;
-    if (err instanceof VendorError && err.code === 'SPAM_DETECTED') {
-      const heldAt = new Date();
-      const held = spamHoldOf(err, heldAt, quarantineLifetimeMs);
-      if (held.quarantineId) {
-        deps.quarantine.record({
-          quarantineId: held.quarantineId,
-          account: mailbox,
-          recipient: payload.to,
-          subject: sub.subject,
-          messageId: sub.messageId,
-          heldAt,
-          expiresAt: held.expiresAt,
-        });
-        deps.onHeld?.(mailbox, {
-          quarantineId: held.quarantineId,
-          recipient: payload.to,
-          expiresAt: held.expiresAt,
-          raw: sub.raw,
-        });
-      }
-      deps.logger.warn(
-        { mailbox, recipient: payload.to, code, quarantineId: held.quarantineId, detectionId: held.detectionId },
-        'submission held by the vendor spam filter',
-      );
-      return { to: payload.to, held };
-    }
     const failed = answerFor(err);
-    deps.logger.warn({ mailbox, recipient: payload.to, code, smtp: failed.code }, 'send refused');
-    return { to: payload.to, failed };
+    deps.logger.warn({ mailbox, recipient: copy.to, code: failureCode(err), smtp: failed.code }, 'send refused');
+    return { to: copy.to, failed };
   }
+  if ('sent' in outcome) return { to: copy.to, sent: outcome.sent };
+  const { raw, subject, messageId } = sub;
+  const held = deps.quarantine.hold(mailbox, { recipient: copy.to, subject, messageId, raw }, outcome.held);
+  deps.logger.warn(
+    { mailbox, recipient: copy.to, quarantineId: held.quarantineId, detectionId: held.detectionId },
+    'submission held by the vendor spam filter',
+  );
+  return { to: copy.to, held };
 }
 
 /** One send command for every recipient (submission.recipients "command"). */
-async function deliverByCommand(deps: DeliverDeps, mailbox: AccountId, sub: Submission, message: MailboxSend) {
+async function deliverByCommand(deps: DeliverDeps, mailbox: AccountId, sub: Submission, message: OutgoingMessage) {
   const recipients = message.to.length + message.cc.length + message.bcc.length;
   try {
-    const { messageUid } = await deps.vendor.mailbox(mailbox).sendMessage(message);
+    const messageUid = await deps.connector.submitMessage(message);
     deps.onSubmitted?.({ mailbox, messageId: sub.messageId, vendorIds: [messageUid] });
     deps.logger.info({ mailbox, recipients }, 'submission sent by the send command');
     return `Sent to ${recipients} recipient(s) in one send command, vendor message uid ${messageUid}`;
   } catch (err) {
     const failed = answerFor(err);
-    const code = err instanceof VendorError ? err.code : (err as Error).name;
-    deps.logger.warn({ mailbox, code, smtp: failed.code }, 'send command refused');
+    deps.logger.warn({ mailbox, code: failureCode(err), smtp: failed.code }, 'send command refused');
     throw smtpError(failed);
   }
 }
@@ -125,7 +98,7 @@ export async function deliver(
   recipients: SubmissionRecipients = 'headers',
 ): Promise<string> {
   if (recipients === 'command' && sub.message) return deliverByCommand(deps, mailbox, sub, sub.message);
-  const [first, ...rest] = sub.payloads;
+  const [first, ...rest] = sub.copies;
   const firstOutcome = await sendOne(deps, mailbox, sub, first);
   if ('failed' in firstOutcome) throw smtpError(firstOutcome.failed);
   const outcomes = [firstOutcome, ...(await Promise.all(rest.map((p) => sendOne(deps, mailbox, sub, p))))];

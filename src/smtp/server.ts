@@ -7,10 +7,10 @@ import { ConnectionGate, tooManyConnections } from '../listen/connection-gate';
 import { dismissWhenIdle } from '../listen/drain';
 import { LoginDeadlines } from '../listen/login-deadline';
 import type { Logger } from '../log';
-import type { QuarantineLog, TokenVault } from '../store';
+import type { TokenVault } from '../store';
 import { type TlsPair, tlsPolicy } from '../tls';
-import type { HeldSubmission } from '../domain/quarantine-folder';
-import type { VendorApi } from '../upstream/api';
+import type { Connector } from '../domain/connector';
+import type { Quarantine } from '../domain/quarantine';
 import { isLoopback } from '../util/net';
 import { deliver, failedOutcome, type SubmissionOutcome, type Submitted } from './deliver';
 import { answerFor, smtpError } from './error-map';
@@ -20,18 +20,20 @@ import { buildSubmission } from './payload';
 /**
  * The local submission server: STARTTLS on listen.smtpPort, implicit TLS on listen.smtpsPort
  * when set. Clients log in with the mailbox address and its bridge password; every accepted
- * message becomes /v3.0/send calls (./deliver.ts).
+ * message is sent through the mailbox's connector (./deliver.ts).
  */
 
 export type { SubmissionOutcome, Submitted } from './deliver';
 
 export interface SmtpServerOptions {
   config: Config;
-  vendor: VendorApi;
+  /** The mailbox's connector to the vendor, what submissions are sent through. */
+  connector(mailbox: AccountId): Connector;
   secrets: Pick<TokenVault, 'verifyBridgePassword'>;
   /** Shared with IMAP so a peer's failures count across both; by default one of its own. */
   logins?: LoginGuard;
-  quarantine: QuarantineLog;
+  /** Where the copies the vendor's spam filter held are recorded. */
+  quarantine: Pick<Quarantine, 'hold'>;
   /** Resolves once a submission's state writes (quarantine records, its Message-ID) are durable: 250 waits for it. */
   committed(mailbox: string): Promise<void>;
   /** Rejects while the mailbox's state cannot be stored (store-errors.ts): then nothing is sent. */
@@ -40,8 +42,6 @@ export interface SmtpServerOptions {
   tls: TlsPair;
   /** Each accepted submission, so IMAP can recognise the client's APPEND of its Sent copy. */
   onSubmitted?(submitted: Submitted): void;
-  /** Each recipient copy the vendor's spam filter held, with the bytes as submitted (the Quarantine mailbox). */
-  onHeld?(mailbox: AccountId, held: HeldSubmission): void;
   /** How each submission ended (metrics). */
   onOutcome?(outcome: SubmissionOutcome): void;
   /**
@@ -241,12 +241,12 @@ function serverOptions(
             raw,
             mailbox,
             session.envelope.rcptTo.map((r) => r.address),
-            config.assumptions,
           );
           // nothing goes to the vendor that the bridge could not then record
           await opts.writable?.(mailbox);
+          const { quarantine, logger, onSubmitted } = opts;
           const answer = await deliver(
-            { ...opts, configFile: config.configFile },
+            { connector: opts.connector(mailbox), quarantine, logger, onSubmitted, configFile: config.configFile },
             mailbox,
             sub,
             config.submission.recipients,

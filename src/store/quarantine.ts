@@ -22,9 +22,6 @@ interface Row {
   detail: string | null;
 }
 
-/** Spec sections 1 and 3: a record is releasable for 3 hours. */
-export const quarantineLifetimeMs = 3 * 60 * 60 * 1000;
-
 export class QuarantineStore implements QuarantineLog {
   constructor(private readonly db: Database) {}
 
@@ -71,16 +68,11 @@ export class QuarantineStore implements QuarantineLog {
       .run(emailId, quarantineId);
   }
 
-  /**
-   * A refused release of a held record: 410 ends it (expired), and 404 too (the vendor no longer
-   * holds it: released elsewhere, or never known); any other refusal leaves it held with the
-   * code noted. A released record stays released.
-   */
-  markRefused(quarantineId: string, code: string): void {
-    const ends: Record<string, QuarantineStatus> = { QUARANTINE_EXPIRED: 'expired', QUARANTINE_NOT_FOUND: 'released' };
+  /** A refused release of a held record: its status from now on, and the refusal noted. A released record stays released. */
+  markRefused(quarantineId: string, status: QuarantineStatus, refusal: string): void {
     this.db
       .prepare("UPDATE quarantine SET status = ?, detail = ? WHERE quarantine_id = ? AND status = 'held'")
-      .run(ends[code] ?? 'held', code, quarantineId);
+      .run(status, refusal, quarantineId);
   }
 }
 

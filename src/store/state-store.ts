@@ -68,7 +68,8 @@ export interface QuarantineLog {
   list(): QuarantineRecord[];
   countByState(now: Date): Record<QuarantineStatus, number>;
   markReleased(quarantineId: string, emailId: string | null): void;
-  markRefused(quarantineId: string, code: string): void;
+  /** A refused release of a held record: its status from now on (held, expired, released) and the refusal. */
+  markRefused(quarantineId: string, status: QuarantineStatus, refusal: string): void;
 }
 
 /**

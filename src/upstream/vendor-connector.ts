@@ -8,17 +8,20 @@ import {
   OutcomeUnknownError,
 } from '../domain/connector';
 import type { Logger } from '../log';
-import type { MailboxApi, VendorFlagChange } from './api';
+import type { Config } from '../config';
+import type { MailboxApi, VendorApi, VendorFlagChange } from './api';
 import type { Assumptions } from './assumptions';
 import { type CompositionSettings, composedMessages } from './composition';
 import { type ErrorKind, NeedsNewTokensError, TransportError, VendorError } from './errors';
 import type { VendorMessage, VendorThread } from './types';
 import { toMailMessage } from './vendor-message';
+import { type SendRoute, vendorSubmission } from './vendor-submission';
 
 /**
  * The domain's Connector (domain/connector.ts) over one mailbox of the HTTP/JSON vendor: lists
  * through list_threads, reads through get_messages with the includes the assumptions name,
- * writes through the command endpoint. Every answer leaves here in the domain's model.
+ * writes through the command endpoint, sends through the send route or the send command
+ * (./vendor-submission.ts). Every answer leaves here in the domain's model.
  */
 
 /** Include list of a content read: body and attachment list, headers for the spam and auth info. */
@@ -72,6 +75,7 @@ const mailFolder = ({ name, role, total, unread }: MailFolder): MailFolder => ({
 
 export function vendorConnector(
   api: MailboxApi,
+  send: SendRoute,
   assumptions: Assumptions,
   composition: CompositionSettings,
   logger: Logger,
@@ -113,5 +117,16 @@ export function vendorConnector(
     label: (ids, change, lane) => translated(api.label(ids, change, lane)),
     move: (ids, folder, lane) => translated(api.move(ids, folder, lane)),
     attachment: (messageId, attachmentId, lane) => translated(api.raw(messageId, attachmentId, lane)),
+    ...vendorSubmission(api, send, assumptions),
   };
+}
+
+/** The connector of each mailbox the vendor client serves, as the config sets them up. */
+export function vendorConnectors(vendor: VendorApi, config: Config, logger: Logger): (mailbox: string) => Connector {
+  const composition = {
+    ...config.messages,
+    authservId: config.messages.authservId ?? new URL(config.vendor.readUrl).hostname,
+  };
+  return (mailbox) =>
+    vendorConnector(vendor.mailbox(mailbox), (req) => vendor.send(req), config.assumptions, composition, logger);
 }

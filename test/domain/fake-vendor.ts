@@ -132,4 +132,12 @@ export class FakeVendor implements Connector {
   async attachment(): Promise<never> {
     throw new Error('the fake vendor holds no attachments');
   }
+
+  async submit(): Promise<never> {
+    throw new Error('the fake vendor sends nothing');
+  }
+
+  async submitMessage(): Promise<never> {
+    throw new Error('the fake vendor sends nothing');
+  }
 }

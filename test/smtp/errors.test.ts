@@ -3,11 +3,15 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseConfig } from '../../src/config';
 import { createLogger } from '../../src/log';
+import { listQuarantine } from '../../src/domain/quarantine';
 import { answerFor } from '../../src/smtp/error-map';
-import { listQuarantine, releaseQuarantine } from '../../src/smtp/quarantine-commands';
 import { createSmtpServer } from '../../src/smtp/server';
+import type { MailboxApi } from '../../src/upstream/api';
+import { defaultAssumptions } from '../../src/upstream/assumptions';
 import { TransportError, VendorError } from '../../src/upstream/errors';
 import { createVendorClient } from '../../src/upstream/vendor-client';
+import { vendorConnectors } from '../../src/upstream/vendor-connector';
+import { vendorSubmission } from '../../src/upstream/vendor-submission';
 import { alice, bob, refusal, selfSigned, startSmtpHarness, type SmtpHarness } from './harness';
 
 /** This checkout's bin: commands printed to users name it, since `mailbridge` is not on PATH here. */
@@ -34,6 +38,12 @@ const mail = (subject: string, to: string | string[] = bob) => ({
 const send = (subject: string, to?: string | string[]) => h.transport().sendMail(mail(subject, to));
 const inbox = async (mailbox = bob) => (await h.messages(mailbox)).map((m) => m.subject);
 const quarantineIdIn = (text: string) => /quarantine_id (q_\w+)/.exec(text)?.[1];
+
+/** What a submission is answered when the vendor's send route fails with `err`. */
+async function answerTo(err: unknown) {
+  const failing = vendorSubmission({ mailbox: alice } as MailboxApi, () => Promise.reject(err), defaultAssumptions);
+  return answerFor(await failing.submit({ to: bob, subject: 's', html: '<p>x</p>', headers: {} }).catch((e) => e));
+}
 
 describe('spam quarantine', () => {
   let held: string;
@@ -70,12 +80,12 @@ describe('spam quarantine', () => {
   });
 
   test('release delivers it; a second release is explained as already released', async () => {
-    const first = await releaseQuarantine(h.vendor, h.quarantine, held);
+    const first = await h.quarantine.release(held);
     expect(first.ok).toBe(true);
     expect(first.text).toMatch(new RegExp(`^Released ${held}: .* to ${bob} \\(email id em_\\w+\\)\\.$`));
     expect(await inbox()).toContain('You are a lottery winner');
     expect(h.quarantine.get(held)?.status).toBe('released');
-    const again = await releaseQuarantine(h.vendor, h.quarantine, held);
+    const again = await h.quarantine.release(held);
     expect(again).toEqual({
       ok: false,
       text: expect.stringMatching(
@@ -122,7 +132,7 @@ describe('spam quarantine', () => {
       body: JSON.stringify({ to: bob, from: 'other@sandbox.test', subject: 'viagra', body: '<p>x</p>' }),
     });
     const foreign = ((await res.json()) as { quarantine_id: string }).quarantine_id;
-    const r = await releaseQuarantine(h.vendor, h.quarantine, foreign);
+    const r = await h.quarantine.release(foreign);
     expect(r).toEqual({
       ok: false,
       text:
@@ -133,11 +143,11 @@ describe('spam quarantine', () => {
 
   test('corrupt payload and an unknown id are explained', async () => {
     const corrupt = quarantineIdIn((await refusal(send('viagra CORRUPT_PAYLOAD'))).response)!;
-    expect((await releaseQuarantine(h.vendor, h.quarantine, corrupt)).text).toContain(
+    expect((await h.quarantine.release(corrupt)).text).toContain(
       'cannot read the held copy (corrupt payload); send the email again',
     );
     expect(h.quarantine.get(corrupt)).toMatchObject({ status: 'held', detail: 'QUARANTINE_CORRUPT' });
-    expect((await releaseQuarantine(h.vendor, h.quarantine, 'q_nope')).text).toBe(
+    expect((await h.quarantine.release('q_nope')).text).toBe(
       'Could not release q_nope: not found: the id is unknown to the vendor or the email was already released',
     );
   });
@@ -145,7 +155,7 @@ describe('spam quarantine', () => {
   test('expired: after 3 hours the release says to resend, and the record is marked expired', async () => {
     const id = quarantineIdIn((await refusal(send('lottery winner, late'))).response)!;
     h.sandbox.advanceClock(3 * 3600_000 + 60_000);
-    const r = await releaseQuarantine(h.vendor, h.quarantine, id);
+    const r = await h.quarantine.release(id);
     expect(r.text).toBe(
       `Could not release ${id}: expired: the vendor keeps held emails for 3 hours only and this one is gone; ` +
         'send the email again (after changing what tripped the spam filter)',
@@ -164,8 +174,8 @@ describe('spam quarantine', () => {
         .catch((e: VendorError) => e);
       ids.push(String((err as VendorError).details.quarantine_id));
     }
-    for (const id of ids.slice(0, 10)) expect((await releaseQuarantine(h.vendor, h.quarantine, id)).ok).toBe(true);
-    expect((await releaseQuarantine(h.vendor, h.quarantine, ids[10])).text).toBe(
+    for (const id of ids.slice(0, 10)) expect((await h.quarantine.release(id)).ok).toBe(true);
+    expect((await h.quarantine.release(ids[10])).text).toBe(
       `Could not release ${ids[10]}: limit reached: the vendor allows 10 releases per 3 hours ` +
         'and has put the account under review; wait, or contact the vendor',
     );
@@ -249,7 +259,7 @@ describe('vendor errors', () => {
       const client = createVendorClient(config, h.secrets, createLogger('silent'));
       const smtp = createSmtpServer({
         config,
-        vendor: client,
+        connector: vendorConnectors(client, config, createLogger('silent')),
         secrets: h.secrets,
         quarantine: h.quarantine,
         committed: () => Promise.resolve(),
@@ -272,7 +282,7 @@ describe('vendor errors', () => {
     }
   });
 
-  test('codes the sandbox cannot produce on send: passing conditions stay queued, refusals bounce', () => {
+  test('codes the sandbox cannot produce on send: passing conditions stay queued, refusals bounce', async () => {
     const cases: Array<[unknown, 4 | 5]> = [
       [new VendorError('RATE_LIMITED', 'slow down', 429), 4],
       [new VendorError('AUTH_UNAVAILABLE', 'later', 503), 4],
@@ -281,11 +291,13 @@ describe('vendor errors', () => {
       [new TransportError('reset'), 4],
     ];
     for (const [err, replyClass] of cases) {
-      const a = answerFor(err);
+      const a = await answerTo(err);
       expect(Math.floor(a.code / 100)).toBe(replyClass);
       expect(Number(a.enhanced[0])).toBe(replyClass);
     }
     // an unforeseen refusal carries the vendor's own words, so a person can act on it
-    expect(answerFor(new VendorError('SOMETHING_NEW', 'subject too long', 400)).text).toContain('subject too long');
+    expect((await answerTo(new VendorError('SOMETHING_NEW', 'subject too long', 400))).text).toContain(
+      'subject too long',
+    );
   });
 });

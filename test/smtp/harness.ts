@@ -12,11 +12,14 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { parseConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox';
+import { Quarantine } from '../../src/domain/quarantine';
 import { createSmtpServer, type SmtpServer, type Submitted } from '../../src/smtp/server';
 import { openDatabase, type Database } from '../../src/store/db';
 import { QuarantineStore } from '../../src/store/quarantine';
 import { SecretStore } from '../../src/store/secrets';
 import { createVendorClient, type VendorClient } from '../../src/upstream/vendor-client';
+import { vendorConnectors } from '../../src/upstream/vendor-connector';
+import { vendorQuarantine } from '../../src/upstream/vendor-submission';
 import type { VendorMessage } from '../../src/upstream/types';
 import { vendorSettings } from '../../src/sandbox/vendor-settings';
 
@@ -36,7 +39,8 @@ export interface SmtpHarness {
   config: Config;
   vendor: VendorClient;
   secrets: SecretStore;
-  quarantine: QuarantineStore;
+  /** The held copies, released through the vendor client. */
+  quarantine: Quarantine;
   password: string;
   port: number;
   securePort: number;
@@ -115,12 +119,12 @@ export async function startSmtpHarness(opts: SmtpHarnessOptions = {}): Promise<S
   secrets.putTokens(alice, sandbox.issueTokens(alice));
   const password = secrets.setBridgePassword(alice);
   const db: Database = openDatabase(stateDir);
-  const quarantine = new QuarantineStore(db);
   const vendor = createVendorClient(config, secrets, logger);
+  const quarantine = new Quarantine({ log: new QuarantineStore(db), vendor: vendorQuarantine(vendor) });
   const submitted: Submitted[] = [];
   const smtp: SmtpServer = createSmtpServer({
     config,
-    vendor,
+    connector: vendorConnectors(vendor, config, logger),
     secrets,
     quarantine,
     committed: () => Promise.resolve(),

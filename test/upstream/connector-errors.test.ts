@@ -13,6 +13,7 @@ function failingConnector(err: unknown) {
   const api = { mailbox: 'me@sandbox.test', folderList: fail, move: fail, search: fail } as unknown as MailboxApi;
   return vendorConnector(
     api,
+    fail,
     defaultAssumptions,
     { authservId: 'sandbox.test', spamFlagThreshold: 5, messagePartsUpTo: 0 },
     createLogger('silent'),

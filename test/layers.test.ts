@@ -1,0 +1,61 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+
+/**
+ * The layering rules of biome.json: the protocols (IMAP, SMTP) and the domain reach the vendor
+ * only through the Connector, so none of them may import src/upstream; the domain and the
+ * vendor connector never import the protocols. Checked by linting, with the project's own
+ * biome.json, a file with such an import in each place. (A file takes its rule options from the
+ * last override that sets them, so two overrides covering one folder would drop a rule.)
+ */
+
+const root = path.resolve(__dirname, '..');
+const biome = path.join(root, 'node_modules', '.bin', 'biome');
+let dir: string;
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-layers-'));
+  fs.copyFileSync(path.join(root, 'biome.json'), path.join(dir, 'biome.json'));
+});
+afterAll(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Lints `src/<room>/probe-<n>.ts`, which imports `../<target>/x`: its exit code and what biome said. */
+async function lint(room: string, target: string): Promise<{ code: number; output: string }> {
+  const file = `src/${room}/probe-${target}.ts`;
+  fs.mkdirSync(path.join(dir, 'src', room), { recursive: true });
+  fs.writeFileSync(path.join(dir, file), `import { x } from '../${target}/x';\n\nexport const probe = x;\n`);
+  try {
+    const { stdout, stderr } = await promisify(execFile)(biome, ['lint', '--vcs-enabled=false', file], { cwd: dir });
+    return { code: 0, output: stdout + stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, output: e.stdout + e.stderr };
+  }
+}
+
+test.each(['smtp', 'imap', 'domain', 'mime', 'store'])('src/%s may not import src/upstream', async (room) => {
+  const { code, output } = await lint(room, 'upstream');
+  expect(code).toBe(1);
+  expect(output).toContain('lint/style/noRestrictedImports');
+  expect(output).toContain('only through its Connector');
+});
+
+test.each(['upstream', 'domain', 'mime', 'store'])('src/%s may import neither protocol', async (room) => {
+  for (const target of ['imap', 'smtp']) {
+    const { code, output } = await lint(room, target);
+    expect(code).toBe(1);
+    expect(output).toContain('never know the protocols');
+  }
+});
+
+test('the wiring (src/ops, like bridge.ts and the CLI) may import both', async () => {
+  for (const target of ['upstream', 'smtp']) {
+    expect(await lint('ops', target)).toEqual({ code: 0, output: expect.not.stringContaining('noRestrictedImports') });
+  }
+});

@@ -1,4 +1,4 @@
-import libmime from 'libmime';
+import { headerText } from './header-text';
 import { casemap } from './casemap';
 
 /**
@@ -38,7 +38,7 @@ function leaderLength(s: string): { length: number; refwd: boolean } {
 
 export function baseSubject(subject: string): BaseSubject {
   // (1) encoded words decoded, then every run of white space one space
-  let s = casemap(libmime.decodeWords(subject)).replace(/[ \t\r\n]+/g, ' ');
+  let s = casemap(headerText(subject)).replace(/[ \t\r\n]+/g, ' ');
   let replyOrForward = false;
   for (;;) {
     // (2) subj-trailer = "(fwd)" / WSP, repeatedly

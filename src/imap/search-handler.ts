@@ -1,4 +1,4 @@
-import libmime from 'libmime';
+import { headerText } from './header-text';
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import type { MailMessage } from '../domain/message';
@@ -59,7 +59,7 @@ class LocalText {
   header(c: SearchCandidate, needle: string): boolean {
     let header = this.headers.get(c.messageUid);
     if (header === undefined) {
-      header = casemap(c.headerLines.map((l) => libmime.decodeWords(l)).join('\n'));
+      header = casemap(c.headerLines.map((l) => headerText(l)).join('\n'));
       this.headers.set(c.messageUid, header);
     }
     return header.includes(needle);

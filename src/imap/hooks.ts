@@ -14,6 +14,8 @@ import { fetchMessages, type FetchOptions } from './fetch';
 import { folderFlags } from './folder-flags';
 import type { RecentMessages } from './recent';
 import { searchMessages } from './search-handler';
+import { sortedSearch } from './ordered-search';
+import type { SortCriterion } from './sort';
 import { refuseInvalidKeywords, storeFlags, type StoreUpdate } from './store-handler';
 
 /**
@@ -236,6 +238,15 @@ export function installHooks(
     if (!folder) return ['NONEXISTENT'];
     return [await searchMessages(view, folder, options.query, session, claimRecent(session))];
   });
+
+  server.onSort = hook(
+    'sort',
+    async (view, session, key: string, options: { query: unknown[]; sort: SortCriterion[] }) => {
+      const folder = await selected(view, key);
+      if (!folder) return ['NONEXISTENT'];
+      return [await sortedSearch(view, folder, options, session, claimRecent(session))];
+    },
+  );
 }
 
 function toListEntry(f: ImapFolder) {

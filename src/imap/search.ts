@@ -97,7 +97,7 @@ function compare(operator: string | undefined, left: number, right: number): boo
 }
 
 /** A header field's values as written, unfolded. */
-function rawHeaderValues(lines: readonly string[], name: string): string[] {
+export function rawHeaderValues(lines: readonly string[], name: string): string[] {
   const prefix = `${name.toLowerCase()}:`;
   return lines
     .filter((l) => l.toLowerCase().startsWith(prefix))

@@ -892,6 +892,11 @@ module.exports.sendCapabilityResponse = connection => {
 
     }
 
+    // RFC 5256: offered only by a server whose hooks answer them
+    if (typeof connection._server.onSort === 'function') {
+        capabilities.push('SORT');
+    }
+
     capabilities.sort((a, b) => a.localeCompare(b));
 
     let protocolCaps = connection._server.options.aps?.enabled ? ['XAPPLEPUSHSERVICE', 'IMAP4rev1'] : ['IMAP4rev1'];

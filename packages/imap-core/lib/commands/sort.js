@@ -1,0 +1,65 @@
+'use strict';
+
+const search = require('./search');
+
+// RFC 5256 sort-key, each optionally preceded by REVERSE
+const SORT_KEYS = ['ARRIVAL', 'CC', 'DATE', 'FROM', 'SIZE', 'SUBJECT', 'TO'];
+
+/** The parenthesised sort criteria as [{key, reverse}]; throws on anything else. */
+function parseCriteria(list) {
+    if (!Array.isArray(list) || !list.length) {
+        throw new Error('SORT needs a parenthesised list of sort criteria');
+    }
+    let criteria = [];
+    let reverse = false;
+    list.forEach(element => {
+        let key = String((element && element.type === 'ATOM' && element.value) || '').toUpperCase();
+        if (key === 'REVERSE' && !reverse) {
+            reverse = true;
+        } else if (SORT_KEYS.includes(key)) {
+            criteria.push({ key: key.toLowerCase(), reverse });
+            reverse = false;
+        } else {
+            throw new Error('Invalid sort criterion ' + (key || '?'));
+        }
+    });
+    if (reverse) {
+        throw new Error('REVERSE must precede a sort key');
+    }
+    return criteria;
+}
+
+/**
+ * SORT and UID SORT (RFC 5256): `SORT (criteria) charset search-keys`. The onSort hook gets
+ * `{sort, query, terms, isUid}` and answers the matching UIDs in sort order.
+ */
+module.exports = {
+    state: 'Selected',
+
+    schema: false,
+
+    handler(command, callback) {
+        let isUid = (command.command || '').toString().toUpperCase() === 'UID SORT';
+        let [list, charset, ...keys] = [].concat(command.attributes || []);
+
+        let sort;
+        try {
+            sort = parseCriteria(list);
+            if (!charset || Array.isArray(charset) || !keys.length) {
+                throw new Error('SORT needs a charset and search keys');
+            }
+        } catch (E) {
+            return callback(E);
+        }
+
+        let terms = ['CHARSET', charset.value].concat(search.flattenTerms(keys));
+        search.runSearch(this, 'onSort', terms, { sort, isUid }, callback, (results, parsed) => {
+            let numbers = results.uidList;
+            if (!isUid) {
+                let sequence = new Map(this.selected.uidList.map((uid, i) => [uid, i + 1]));
+                numbers = numbers.map(uid => sequence.get(uid)).filter(nr => nr);
+            }
+            this.send(search.numbersResponse('SORT', numbers.join(' '), search.modseqAttributes(results, parsed)));
+        });
+    }
+};

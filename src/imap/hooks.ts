@@ -14,7 +14,7 @@ import { fetchMessages, type FetchOptions } from './fetch';
 import { folderFlags } from './folder-flags';
 import type { RecentMessages } from './recent';
 import { searchMessages } from './search-handler';
-import { sortedSearch } from './ordered-search';
+import { sortedSearch, threadedSearch } from './ordered-search';
 import type { SortCriterion } from './sort';
 import { refuseInvalidKeywords, storeFlags, type StoreUpdate } from './store-handler';
 
@@ -245,6 +245,15 @@ export function installHooks(
       const folder = await selected(view, key);
       if (!folder) return ['NONEXISTENT'];
       return [await sortedSearch(view, folder, options, session, claimRecent(session))];
+    },
+  );
+
+  server.onThread = hook(
+    'thread',
+    async (view, session, key: string, options: { query: unknown[]; algorithm: 'orderedsubject' | 'references' }) => {
+      const folder = await selected(view, key);
+      if (!folder) return ['NONEXISTENT'];
+      return [await threadedSearch(view, folder, options, session, claimRecent(session))];
     },
   );
 }

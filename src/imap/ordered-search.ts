@@ -3,6 +3,7 @@ import type { ImapFolder } from '../domain/mailbox-map';
 import { searchMessages } from './search-handler';
 import type { ImapSession } from './session';
 import { sortMessages, type Sortable, type SortCriterion } from './sort';
+import { orderedSubjectThreads, referencesThreads, type ThreadNode } from './thread';
 
 /**
  * SORT and THREAD: a SEARCH, then its matches ordered from the store's rows and header
@@ -37,4 +38,15 @@ export async function sortedSearch(
 ): Promise<{ uidList: number[]; highestModseq: number }> {
   const { messages, highestModseq } = await sortables(view, folder, options.query, session, recent);
   return { uidList: sortMessages(messages, options.sort), highestModseq };
+}
+
+export async function threadedSearch(
+  view: AccountView,
+  folder: ImapFolder,
+  options: { query: unknown[]; algorithm: 'orderedsubject' | 'references' },
+  session: ImapSession,
+  recent: ReadonlySet<number>,
+): Promise<{ threads: ThreadNode[] }> {
+  const { messages } = await sortables(view, folder, options.query, session, recent);
+  return { threads: (options.algorithm === 'references' ? referencesThreads : orderedSubjectThreads)(messages) };
 }

@@ -896,6 +896,9 @@ module.exports.sendCapabilityResponse = connection => {
     if (typeof connection._server.onSort === 'function') {
         capabilities.push('SORT');
     }
+    if (typeof connection._server.onThread === 'function') {
+        capabilities.push('THREAD=ORDEREDSUBJECT', 'THREAD=REFERENCES');
+    }
 
     capabilities.sort((a, b) => a.localeCompare(b));
 

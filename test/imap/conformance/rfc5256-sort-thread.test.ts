@@ -188,12 +188,52 @@ section(
       ],
     },
     { name: 'no match', commands: ['SORT (DATE) UTF-8 SUBJECT nothing-like-this', 'UID SORT (DATE) UTF-8 DELETED'] },
+    {
+      name: 'THREAD=ORDEREDSUBJECT',
+      commands: ['THREAD ORDEREDSUBJECT UTF-8 ALL', 'UID THREAD ORDEREDSUBJECT UTF-8 ALL'],
+    },
+    {
+      name: 'THREAD=REFERENCES: dummies, loops, duplicate ids, merging by subject, siblings by date',
+      commands: ['THREAD REFERENCES UTF-8 ALL', 'UID THREAD REFERENCES UTF-8 ALL'],
+    },
+    {
+      name: 'THREAD of some messages',
+      commands: [
+        'THREAD REFERENCES UTF-8 NOT FROM bob',
+        'THREAD REFERENCES US-ASCII SUBJECT plan',
+        'THREAD ORDEREDSUBJECT UTF-8 SUBJECT budget',
+      ],
+    },
+    {
+      name: 'THREAD without a match',
+      commands: ['THREAD REFERENCES UTF-8 SUBJECT nothing-like-this'],
+      differs:
+        'the bridge answers `* THREAD`, as RFC 5256 thread-data says ("THREAD" [SP 1*thread-list]); Dovecot 2.3 adds a space',
+    },
   ],
   ['EXAMINE Drafts'],
 );
 
+section(
+  'RFC 5256 THREAD: the vendor messages',
+  servers,
+  [
+    {
+      name: 'both algorithms',
+      commands: [
+        'THREAD ORDEREDSUBJECT UTF-8 ALL',
+        'THREAD REFERENCES UTF-8 ALL',
+        'UID THREAD REFERENCES UTF-8 ALL',
+        'UID THREAD REFERENCES UTF-8 UNSEEN',
+      ],
+    },
+    { name: 'errors', commands: ['THREAD SOMETHING UTF-8 ALL', 'THREAD REFERENCES UTF-8', 'THREAD REFERENCES'] },
+  ],
+  ['EXAMINE INBOX'],
+);
+
 /** What both servers advertise once logged in (capability lists are normalised away in the cases). */
-const offered = ['SORT'];
+const offered = ['SORT', 'THREAD=ORDEREDSUBJECT', 'THREAD=REFERENCES'];
 
 test(`${offered.join(', ')} advertised, as by Dovecot`, async () => {
   for (const server of [servers.current.bridge, servers.current.dovecot]) {

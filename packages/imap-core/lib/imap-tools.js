@@ -892,6 +892,10 @@ module.exports.sendCapabilityResponse = connection => {
 
     }
 
+    // RFC 4731: SEARCH RETURN, answered by the engine from any onSearch hook's matches
+    if (typeof connection._server.onSearch === 'function') {
+        capabilities.push('ESEARCH');
+    }
     // RFC 5256: offered only by a server whose hooks answer them
     if (typeof connection._server.onSort === 'function') {
         capabilities.push('SORT');

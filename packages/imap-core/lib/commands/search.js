@@ -67,6 +67,9 @@ function parseSearchKeys(terms, uidList) {
         parsed.query.shift();
         parsed.terms = parsed.terms.filter(term => term !== 'charset');
     }
+    if (!parsed.query.length) {
+        throw new Error('Missing search keys');
+    }
     return parsed;
 }
 
@@ -159,6 +162,67 @@ function numbersResponse(command, text, more) {
     });
 }
 
+// RFC 4731 search-return-opt
+const RETURN_OPTIONS = ['MIN', 'MAX', 'COUNT', 'ALL'];
+
+/** `RETURN (options)` as a set of option names; `RETURN ()` is `RETURN (ALL)`. */
+function parseReturnOptions(list) {
+    if (!Array.isArray(list)) {
+        throw new Error('RETURN needs a parenthesised list of options');
+    }
+    let options = new Set();
+    list.forEach(element => {
+        let option = String((element && element.type === 'ATOM' && element.value) || '').toUpperCase();
+        if (!RETURN_OPTIONS.includes(option)) {
+            throw new Error('Unknown RETURN option ' + (option || '?'));
+        }
+        options.add(option);
+    });
+    if (!options.size) {
+        options.add('ALL');
+    }
+    return options;
+}
+
+/** Ascending numbers as a sequence set of ranges ("2,10:11"), in one walk. */
+function sequenceSet(numbers) {
+    let parts = [];
+    for (let i = 0; i < numbers.length; i++) {
+        let start = numbers[i];
+        while (i + 1 < numbers.length && numbers[i + 1] === numbers[i] + 1) {
+            i++;
+        }
+        parts.push(start === numbers[i] ? String(start) : start + ':' + numbers[i]);
+    }
+    return parts.join(',');
+}
+
+/**
+ * `* ESEARCH (TAG "t") [UID] [MIN n] [MAX n] [ALL set] [COUNT n]` (RFC 4731) for ascending
+ * numbers: MIN, MAX and ALL only when something matched, COUNT always; MODSEQ last (RFC 7162).
+ */
+function esearchResponse(tag, isUid, options, numbers, modseq) {
+    let attributes = [[{ type: 'atom', value: 'TAG' }, { type: 'string', value: tag }]];
+    let item = (name, value) => attributes.push({ type: 'atom', value: name }, { type: 'atom', value: String(value) });
+    if (isUid) {
+        attributes.push({ type: 'atom', value: 'UID' });
+    }
+    if (numbers.length && options.has('MIN')) {
+        item('MIN', numbers[0]);
+    }
+    if (numbers.length && options.has('MAX')) {
+        item('MAX', numbers[numbers.length - 1]);
+    }
+    if (numbers.length && options.has('ALL')) {
+        item('ALL', sequenceSet(numbers));
+    }
+    if (options.has('COUNT')) {
+        item('COUNT', numbers.length);
+    }
+    [].concat(...modseq).forEach(node => attributes.push(node));
+    return { tag: '*', command: 'ESEARCH', attributes };
+}
+
 module.exports = {
     state: 'Selected',
 
@@ -166,11 +230,26 @@ module.exports = {
 
     handler(command, callback) {
         let isUid = (command.command || '').toString().toUpperCase() === 'UID SEARCH' ? true : false;
+        let attributes = [].concat(command.attributes || []);
 
-        runSearch(this, 'onSearch', flattenTerms(command.attributes), { isUid }, callback, (results, parsed) => {
+        let returns = false;
+        if (attributes.length > 1 && attributes[0] && String(attributes[0].value).toUpperCase() === 'RETURN') {
+            try {
+                returns = parseReturnOptions(attributes[1]);
+            } catch (E) {
+                return callback(E);
+            }
+            attributes = attributes.slice(2);
+        }
+
+        runSearch(this, 'onSearch', flattenTerms(attributes), { isUid }, callback, (results, parsed) => {
             let matches = results.uidList.slice().sort((a, b) => a - b);
             let numbers = isUid ? matches : ascendingSequenceNumbers(this.selected.uidList, matches);
-            this.send(numbersResponse('SEARCH', numbers.join(' '), modseqAttributes(results, parsed)));
+            if (!returns) {
+                this.send(numbersResponse('SEARCH', numbers.join(' '), modseqAttributes(results, parsed)));
+                return;
+            }
+            this.send(imapHandler.compiler(esearchResponse(command.tag, isUid, returns, numbers, modseqAttributes(results, parsed))));
         });
     },
 

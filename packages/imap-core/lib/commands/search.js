@@ -52,7 +52,7 @@ const BADCHARSET_RESPONSE = {
  * charset: what SEARCH, SORT and THREAD evaluate. `{badCharset: true}` for a charset not
  * supported; a syntax error throws.
  */
-function parseSearchKeys(terms, uidList) {
+function parseSearchKeys(terms, uidList, saved) {
     let charset = 'UTF-8';
     if (terms.length > 1 && String(terms[0]).toUpperCase() === 'CHARSET') {
         charset = String(terms[1]).toUpperCase();
@@ -61,7 +61,7 @@ function parseSearchKeys(terms, uidList) {
         }
     }
 
-    let parsed = parseQueryTerms(decodeTerms(terms, charset), uidList);
+    let parsed = parseQueryTerms(decodeTerms(terms, charset), uidList, saved);
 
     if (parsed.query.length && parsed.query[0].key === 'charset') {
         parsed.query.shift();
@@ -89,7 +89,7 @@ function runSearch(connection, hookName, terms, extra, callback, answer) {
 
     let parsed;
     try {
-        parsed = parseSearchKeys(terms, connection.selected.uidList);
+        parsed = parseSearchKeys(terms, connection.selected.uidList, connection.selected.searchResult);
     } catch (E) {
         return callback(E);
     }
@@ -163,9 +163,9 @@ function numbersResponse(command, text, more) {
 }
 
 // RFC 4731 search-return-opt
-const RETURN_OPTIONS = ['MIN', 'MAX', 'COUNT', 'ALL'];
+const RETURN_OPTIONS = ['MIN', 'MAX', 'COUNT', 'ALL', 'SAVE'];
 
-/** `RETURN (options)` as a set of option names; `RETURN ()` is `RETURN (ALL)`. */
+/** `RETURN (options)` as a set of option names; `RETURN ()` is `RETURN (ALL)`, SAVE is RFC 5182's. */
 function parseReturnOptions(list) {
     if (!Array.isArray(list)) {
         throw new Error('RETURN needs a parenthesised list of options');
@@ -182,6 +182,17 @@ function parseReturnOptions(list) {
         options.add('ALL');
     }
     return options;
+}
+
+/**
+ * What RETURN (SAVE) keeps of ascending matching UIDs (RFC 5182 2.4): only the lowest and
+ * highest when SAVE comes with MIN or MAX but neither ALL nor COUNT, else all of them.
+ */
+function savedResult(options, uids) {
+    if (!uids.length || options.has('ALL') || options.has('COUNT') || !(options.has('MIN') || options.has('MAX'))) {
+        return uids;
+    }
+    return [...new Set([].concat(options.has('MIN') ? uids[0] : [], options.has('MAX') ? uids[uids.length - 1] : []))];
 }
 
 /** Ascending numbers as a sequence set of ranges ("2,10:11"), in one walk. */
@@ -242,12 +253,30 @@ module.exports = {
             attributes = attributes.slice(2);
         }
 
-        runSearch(this, 'onSearch', flattenTerms(attributes), { isUid }, callback, (results, parsed) => {
+        let done = callback;
+        if (returns && returns.has('SAVE')) {
+            // a SEARCH that saves and answers NO leaves $ empty; one answered BAD leaves it as it was (RFC 5182 2.1)
+            done = (err, response) => {
+                if (!err && response.response === 'NO') {
+                    this.selected.searchResult = [];
+                }
+                callback(err, response);
+            };
+        }
+
+        runSearch(this, 'onSearch', flattenTerms(attributes), { isUid }, done, (results, parsed) => {
             let matches = results.uidList.slice().sort((a, b) => a - b);
             let numbers = isUid ? matches : ascendingSequenceNumbers(this.selected.uidList, matches);
             if (!returns) {
                 this.send(numbersResponse('SEARCH', numbers.join(' '), modseqAttributes(results, parsed)));
                 return;
+            }
+            if (returns.has('SAVE')) {
+                this.selected.searchResult = savedResult(returns, matches);
+                if (returns.size === 1) {
+                    // SAVE alone answers no ESEARCH (RFC 5182 2.4)
+                    return;
+                }
             }
             this.send(imapHandler.compiler(esearchResponse(command.tag, isUid, returns, numbers, modseqAttributes(results, parsed))));
         });
@@ -278,7 +307,7 @@ function ascendingSequenceNumbers(uidList, uids) {
     return numbers;
 }
 
-function parseQueryTerms(terms, uidList) {
+function parseQueryTerms(terms, uidList, saved) {
     terms = [].concat(terms || []);
 
     let pos = 0;
@@ -313,9 +342,9 @@ function parseQueryTerms(terms, uidList) {
 
         if (!termType) {
             // try if it is a sequence set
-            if (imapTools.validateSequence(term)) {
+            if (imapTools.validateSequence(term, true)) {
                 // resolve sequence list to an array of UID values
-                curTerm = ['uid', imapTools.getMessageRange(uidList, term, false)];
+                curTerm = ['uid', imapTools.getMessageRange(uidList, term, false, saved)];
             } else {
                 // no idea what the term is for
                 throw new Error('Unknown search term ' + term.toUpperCase());
@@ -325,11 +354,11 @@ function parseQueryTerms(terms, uidList) {
                 if (termType[i] === 'expression') {
                     curTerm.push(getTerm(level + 1));
                 } else if (termType[i] === 'sequence') {
-                    if (!imapTools.validateSequence(terms[pos])) {
+                    if (!imapTools.validateSequence(terms[pos], true)) {
                         throw new Error('Invalid sequence set for ' + term.toUpperCase());
                     }
                     // resolve sequence list to an array of UID values
-                    curTerm.push(imapTools.getMessageRange(uidList, terms[pos++], true));
+                    curTerm.push(imapTools.getMessageRange(uidList, terms[pos++], true, saved));
                 } else {
                     curTerm.push(terms[pos++]);
                 }

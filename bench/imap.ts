@@ -15,6 +15,8 @@ import { vendorSettings } from '../src/sandbox/vendor-settings';
  *    minimum the vendor limits allow;
  *  - the same fetch warm (zero vendor requests expected), beside Dovecot serving the same bytes
  *    (BENCH_DOVECOT=0 skips Dovecot);
+ *  - `UID SORT (DATE)` and `UID THREAD REFERENCES` on that folder, warm, beside Dovecot (issue 23:
+ *    at most Dovecot's time, zero vendor requests);
  *  - RSS after syncing a 100,000-message mailbox.
  * The bridge is the compiled daemon in its own process (bench/daemon-process.ts), as users run
  * it. Times are taken with a raw-socket client (raw-imap.ts) that only waits for the server's
@@ -114,6 +116,20 @@ async function rawFetch(raw: RawImap): Promise<{ ms: number; count: number; mb: 
   return { ms: Math.round(r.ms), count: r.fetches, mb: +(r.bytes / 1e6).toFixed(1) };
 }
 
+const orderingCommands = ['UID SORT (DATE) UTF-8 ALL', 'UID THREAD REFERENCES UTF-8 ALL'];
+
+/** Each ordering command's time in ms, after one untimed run (Dovecot builds its sort and thread indexes then). */
+async function rawOrderings(raw: RawImap): Promise<Record<string, number>> {
+  const times: Record<string, number> = {};
+  for (const command of orderingCommands) {
+    if ((await raw.command(command)).status !== 'OK') throw new Error(`${command} failed`);
+    const r = await raw.command(command);
+    if (r.status !== 'OK') throw new Error(`${command} failed: ${r.text}`);
+    times[command] = Math.round(r.ms);
+  }
+  return times;
+}
+
 export const progress = (msg: string) =>
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
@@ -167,6 +183,9 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
     await sandbox.control('POST', '/stats/reset', {});
     const warm = await rawFetch(raw);
     const warmStats = await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`);
+    await sandbox.control('POST', '/stats/reset', {});
+    const orderings = await rawOrderings(raw);
+    const orderingStats = await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`);
     await raw.logout();
     const c = await client();
     await c.mailboxOpen('INBOX');
@@ -174,6 +193,7 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
     const warmImapflow = await timedFetch(c);
 
     let dovecotWarm = { ms: Number.NaN, count: 0 };
+    let dovecotOrderings: Record<string, number> = {};
     let dovecotImapflow = { ms: Number.NaN, count: 0, clientCpuMs: Number.NaN };
     if (process.env.BENCH_DOVECOT !== '0') {
       progress('warm fetch done; exporting the same bytes to Dovecot');
@@ -201,6 +221,7 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
         const rawDovecot = await RawImap.login(dovecot.port, dovecot.user, dovecot.password);
         await rawDovecot.command('SELECT INBOX');
         dovecotWarm = await rawFetch(rawDovecot);
+        dovecotOrderings = await rawOrderings(rawDovecot);
         await rawDovecot.logout();
       } finally {
         await dovecot.stop();
@@ -238,6 +259,19 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
         bridgeOverDovecot: +(warm.ms / dovecotWarm.ms).toFixed(2),
         imapflowMs: Math.round(dovecotImapflow.ms),
         imapflowCpuMs: dovecotImapflow.clientCpuMs,
+      },
+      orderings: {
+        vendorRequests: orderingStats.requests,
+        ...Object.fromEntries(
+          orderingCommands.map((command) => [
+            command,
+            {
+              ms: orderings[command],
+              dovecotMs: dovecotOrderings[command] ?? Number.NaN,
+              bridgeOverDovecot: +(orderings[command] / dovecotOrderings[command]).toFixed(2),
+            },
+          ]),
+        ),
       },
       bridgeRssMb: daemon.rssMb(),
     };

@@ -1,39 +1,63 @@
-/**
- * RFC 5256 2.1: the base subject SORT and THREAD compare, from the decoded Subject (step 1, the
- * caller's: RFC 2047 words decoded). Steps 2 to 6 follow the RFC's ABNF:
- *   subj-trailer = "(fwd)" / WSP;  subj-blob = "[" *BLOBCHAR "]" *WSP
- *   subj-refwd = ("re" / ("fw" ["d"])) *WSP [subj-blob] ":"
- *   subj-leader = (*subj-blob subj-refwd) / WSP;  subj-fwd-hdr = "[fwd:";  subj-fwd-trl = "]"
- */
-const trailer = /(?:\(fwd\)|[ \t])$/i;
-const leader = /^(?:(?:\[[^[\]]*\][ \t]*)*(?:re|fwd?)[ \t]*(?:\[[^[\]]*\][ \t]*)?:|[ \t])/i;
-const blob = /^\[[^[\]]*\][ \t]*/;
+import { headerText } from './header-text';
+import { casemap } from './casemap';
 
-export function baseSubject(decoded: string): string {
-  // step 1's whitespace rule: folding and tabs become one space
-  let subject = decoded.replace(/\r?\n/g, '').replace(/[ \t]+/g, ' ');
+/**
+ * The "base subject" of RFC 5256 section 2.1, which SORT SUBJECT and both THREAD algorithms
+ * compare: the subject without its reply and forward markers ("Re:", "Fwd:", "[list]",
+ * "(fwd)", "[Fwd: ...]"). Computed on the i;unicode-casemap form (./casemap.ts), so the ABNF's
+ * case-insensitive literals are matched as capitals and two base subjects compare with `===`.
+ */
+
+export interface BaseSubject {
+  /** The base subject, in casemap form. */
+  base: string;
+  /**
+   * Whether a subj-refwd, "(fwd)" trailer or "[fwd: ...]" was removed: THREAD=REFERENCES
+   * prefers the original over its replies when merging threads by subject (RFC 5256 section 3).
+   */
+  replyOrForward: boolean;
+}
+
+/** subj-blob = "[" *BLOBCHAR "]" *WSP, at the start; its length or 0. */
+function blobLength(s: string): number {
+  const m = /^\[[^[\]]*\] ?/.exec(s);
+  return m ? m[0].length : 0;
+}
+
+/** subj-leader = (*subj-blob subj-refwd) / WSP; subj-refwd = ("re" / ("fw" ["d"])) *WSP [subj-blob] ":". */
+function leaderLength(s: string): { length: number; refwd: boolean } {
+  if (s.startsWith(' ')) return { length: 1, refwd: false };
+  let at = 0;
+  for (let blob = blobLength(s); blob; blob = blobLength(s.slice(at))) at += blob;
+  const marker = /^(?:RE|FWD?) ?/.exec(s.slice(at));
+  if (!marker) return { length: 0, refwd: false };
+  at += marker[0].length;
+  at += blobLength(s.slice(at));
+  return s[at] === ':' ? { length: at + 1, refwd: true } : { length: 0, refwd: false };
+}
+
+export function baseSubject(subject: string): BaseSubject {
+  // (1) encoded words decoded, then every run of white space one space
+  let s = casemap(headerText(subject)).replace(/[ \t\r\n]+/g, ' ');
+  let replyOrForward = false;
   for (;;) {
-    // (2) trailers, as long as there are any
-    while (trailer.test(subject)) subject = subject.replace(trailer, '');
-    // (3) to (5): leaders, and a blob that does not leave the subject empty
+    // (2) subj-trailer = "(fwd)" / WSP, repeatedly
+    for (let trailer = /(?: |\(FWD\))$/.exec(s); trailer; trailer = /(?: |\(FWD\))$/.exec(s)) {
+      if (trailer[0] !== ' ') replyOrForward = true;
+      s = s.slice(0, -trailer[0].length);
+    }
+    // (3) a subj-leader, (4) a subj-blob that leaves something, (5) until neither matches
     for (;;) {
-      const lead = leader.exec(subject);
-      if (lead) {
-        subject = subject.slice(lead[0].length);
-        continue;
-      }
-      const b = blob.exec(subject);
-      if (b && b[0].length < subject.length) {
-        subject = subject.slice(b[0].length);
-        continue;
-      }
-      break;
+      const leader = leaderLength(s);
+      if (leader.refwd) replyOrForward = true;
+      s = s.slice(leader.length);
+      const blob = blobLength(s);
+      if (blob && blob < s.length) s = s.slice(blob);
+      else if (!leader.length) break;
     }
-    // (6) a forwarded subject "[fwd: ...]" is taken apart and read again from (2)
-    if (/^\[fwd:/i.test(subject) && subject.endsWith(']')) {
-      subject = subject.slice(5, -1);
-      continue;
-    }
-    return subject;
+    // (6) subj-fwd-hdr "[fwd:" ... subj-fwd-trl "]", then again from (2)
+    if (!(s.startsWith('[FWD:') && s.endsWith(']'))) return { base: s, replyOrForward };
+    s = s.slice(5, -1);
+    replyOrForward = true;
   }
 }

@@ -14,7 +14,8 @@ import { fetchMessages, type FetchOptions } from './fetch';
 import { folderFlags } from './folder-flags';
 import type { RecentMessages } from './recent';
 import { searchMessages } from './search-handler';
-import { type SortKey, sortMessages } from './sort';
+import { sortedSearch, threadedSearch } from './ordered-search';
+import type { SortCriterion } from './sort';
 import { refuseInvalidKeywords, storeFlags, type StoreUpdate } from './store-handler';
 
 /**
@@ -238,12 +239,23 @@ export function installHooks(
     return [await searchMessages(view, folder, options.query, session, claimRecent(session))];
   });
 
-  server.onSort = hook('sort', async (view, session, key: string, options: { query: unknown[]; sort: SortKey[] }) => {
-    const folder = await selected(view, key);
-    if (!folder) return ['NONEXISTENT'];
-    const { uidList } = await searchMessages(view, folder, options.query, session, claimRecent(session));
-    return [{ uidList: await sortMessages(view, folder, uidList, options.sort) }];
-  });
+  server.onSort = hook(
+    'sort',
+    async (view, session, key: string, options: { query: unknown[]; sort: SortCriterion[] }) => {
+      const folder = await selected(view, key);
+      if (!folder) return ['NONEXISTENT'];
+      return [await sortedSearch(view, folder, options, session, claimRecent(session))];
+    },
+  );
+
+  server.onThread = hook(
+    'thread',
+    async (view, session, key: string, options: { query: unknown[]; algorithm: 'orderedsubject' | 'references' }) => {
+      const folder = await selected(view, key);
+      if (!folder) return ['NONEXISTENT'];
+      return [await threadedSearch(view, folder, options, session, claimRecent(session))];
+    },
+  );
 }
 
 function toListEntry(f: ImapFolder) {

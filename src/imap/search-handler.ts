@@ -1,8 +1,8 @@
-import libmime from 'libmime';
+import { headerText } from './header-text';
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import type { MailMessage } from '../domain/message';
-import { isLocalMessage } from '../store';
+import { isLocalMessage, type MessageRow } from '../store';
 import { casemap } from './casemap';
 import { compileQuery, orBranches, textTerms, type SearchCandidate, type SearchTerm } from './search';
 import { RecentMessages } from './recent';
@@ -59,7 +59,7 @@ class LocalText {
   header(c: SearchCandidate, needle: string): boolean {
     let header = this.headers.get(c.messageUid);
     if (header === undefined) {
-      header = casemap(c.headerLines.map((l) => libmime.decodeWords(l)).join('\n'));
+      header = casemap(c.headerLines.map((l) => headerText(l)).join('\n'));
       this.headers.set(c.messageUid, header);
     }
     return header.includes(needle);
@@ -77,7 +77,7 @@ export async function searchMessages(
   rawQuery: unknown[],
   session: ImapSession,
   recent: ReadonlySet<number>,
-): Promise<{ uidList: number[]; highestModseq: number }> {
+): Promise<{ uidList: number[]; highestModseq: number; rows: MessageRow[] }> {
   const query = rawQuery as SearchTerm[];
   const visible = new Set(session.selected ? session.selected.uidList : []);
   const rows = view.allRows(folder).filter((r) => visible.has(r.uid));
@@ -108,7 +108,7 @@ export async function searchMessages(
     if (hits && !isLocalMessage(c.messageUid) && !hits.has(c.messageUid)) return false;
     return local.body(c, folded);
   });
-  const uidList: number[] = [];
+  const matched: MessageRow[] = [];
   let highestModseq = 0;
   for (const row of rows) {
     const candidate: SearchCandidate = {
@@ -121,9 +121,9 @@ export async function searchMessages(
       headerLines: headers.get(row.messageUid) ?? noHeaders,
     };
     if (matches(candidate)) {
-      uidList.push(row.uid);
+      matched.push(row);
       highestModseq = Math.max(highestModseq, row.modseq);
     }
   }
-  return { uidList, highestModseq };
+  return { uidList: matched.map((r) => r.uid), highestModseq, rows: matched };
 }

@@ -1,4 +1,4 @@
-import libmime from 'libmime';
+import { headerText } from './header-text';
 import addressparser, { type Address } from 'nodemailer/lib/addressparser';
 import { casemap } from './casemap';
 
@@ -109,8 +109,8 @@ export function rawHeaderValues(lines: readonly string[], name: string): string[
     );
 }
 
-export function headerValues(lines: readonly string[], name: string): string[] {
-  return rawHeaderValues(lines, name).map((v) => libmime.decodeWords(v));
+function headerValues(lines: readonly string[], name: string): string[] {
+  return rawHeaderValues(lines, name).map((v) => headerText(v));
 }
 
 /** Fields holding addresses: FROM, TO, CC, BCC and HEADER on them match the parsed addresses. */
@@ -124,9 +124,9 @@ const addressFields = new Set(['from', 'to', 'cc', 'bcc', 'sender', 'reply-to'])
 function writtenAddresses(value: string): string {
   const one = (a: Address): string =>
     a.group
-      ? `${libmime.decodeWords(a.name)}: ${a.group.map(one).join(', ')};`
+      ? `${headerText(a.name)}: ${a.group.map(one).join(', ')};`
       : a.name
-        ? `${libmime.decodeWords(a.name)} <${a.address}>`
+        ? `${headerText(a.name)} <${a.address}>`
         : a.address;
   return addressparser(value).map(one).join(', ');
 }

@@ -43,6 +43,14 @@ describe('SEARCH evaluation on cached metadata', () => {
     expect(matchAll(m, parse(['UID', '2:5'], [1, 2]), noText)).toBe(false);
   });
 
+  test('a header written in raw UTF-8 (RFC 6532) is searched as its text', () => {
+    // imap-core gives header lines as binary strings, one character a byte
+    const subject = Buffer.from('Subject: Re: RÉUNION à 10h', 'utf8').toString('latin1');
+    const m = msg({ headerLines: [subject] });
+    expect(matchAll(m, parse(['SUBJECT', 'réunion'], [1]), noText)).toBe(true);
+    expect(matchAll(m, parse(['SUBJECT', 'À 10H'], [1]), noText)).toBe(true);
+  });
+
   test('BODY/TEXT terms are delegated and collected', () => {
     const query = parse(['OR', 'BODY', 'invoice', 'TEXT', 'urgent'], [1]);
     expect(textTerms(query).map((t) => t.value)).toEqual(['invoice', 'urgent']);

@@ -49,6 +49,8 @@ const commands = new Map([
     ['UID SEARCH', require('./commands/search')],
     ['SORT', require('./commands/sort')],
     ['UID SORT', require('./commands/sort')],
+    ['THREAD', require('./commands/thread')],
+    ['UID THREAD', require('./commands/thread')],
     ['ENABLE', require('./commands/enable')],
     ['GETQUOTAROOT', require('./commands/getquotaroot')],
     ['SETQUOTA', require('./commands/setquota')],

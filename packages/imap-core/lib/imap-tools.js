@@ -268,7 +268,11 @@ module.exports.flagsResponses = function (flagList) {
     ];
 };
 
-module.exports.validateSequence = function (range) {
+module.exports.validateSequence = function (range, savedAllowed) {
+    // "$": the saved search result (RFC 5182), where the command's caller resolves it
+    if (savedAllowed && range === '$') {
+        return true;
+    }
     // sequence numbers and UIDs start at 1 (RFC 3501 seq-number is nz-number / "*")
     return !!(range.length && /^([1-9]\d*|\*)(:[1-9]\d*|:\*)?(,([1-9]\d*|\*)(:[1-9]\d*|:\*)?)*$/.test(range));
 };
@@ -443,8 +447,14 @@ module.exports.filterFolders = function (folders, query) {
     return folders.filter(folder => !!regex.test(folder.path));
 };
 
-module.exports.getMessageRange = function (uidList, range, isUid) {
+module.exports.getMessageRange = function (uidList, range, isUid, saved) {
     range = (range || '').toString();
+
+    if (range === '$') {
+        // the saved search result's UIDs (RFC 5182), with or without UID, less those expunged since
+        let present = new Set(uidList);
+        return (saved || []).filter(uid => present.has(uid));
+    }
 
     let result = [];
     let rangeParts = range.split(',');
@@ -853,10 +863,6 @@ module.exports.sendCapabilityResponse = connection => {
         capabilities.push('SPECIAL-USE');
         capabilities.push('UIDPLUS');
         capabilities.push('CONDSTORE');
-        capabilities.push('ESEARCH');
-        if (typeof connection._server.onSort === 'function') {
-            capabilities.push('SORT');
-        }
         capabilities.push('UTF8=ACCEPT');
 
         capabilities.push('MOVE');
@@ -882,10 +888,6 @@ module.exports.sendCapabilityResponse = connection => {
         capabilities.push('UIDPLUS');
         capabilities.push('ENABLE');
         capabilities.push('CONDSTORE');
-        capabilities.push('ESEARCH');
-        if (typeof connection._server.onSort === 'function') {
-            capabilities.push('SORT');
-        }
         capabilities.push('UTF8=ACCEPT');
 
         capabilities.push('MOVE');
@@ -898,6 +900,18 @@ module.exports.sendCapabilityResponse = connection => {
             capabilities.push('APPENDLIMIT=' + connection._server.options.maxMessage);
         }
 
+    }
+
+    // RFC 4731 and 5182: SEARCH RETURN and $, answered by the engine from any onSearch hook's matches
+    if (typeof connection._server.onSearch === 'function') {
+        capabilities.push('ESEARCH', 'SEARCHRES');
+    }
+    // RFC 5256: offered only by a server whose hooks answer them
+    if (typeof connection._server.onSort === 'function') {
+        capabilities.push('SORT');
+    }
+    if (typeof connection._server.onThread === 'function') {
+        capabilities.push('THREAD=ORDEREDSUBJECT', 'THREAD=REFERENCES');
     }
 
     capabilities.sort((a, b) => a.localeCompare(b));

@@ -43,10 +43,10 @@ module.exports = {
 
         let isUid = (command.command || '').toString().toUpperCase() === 'UID FETCH' ? true : false;
         let range = (command.attributes[0] && command.attributes[0].value) || '';
-        if (!imapTools.validateSequence(range)) {
+        if (!imapTools.validateSequence(range, true)) {
             return callback(new Error('Invalid sequence set for ' + command.command));
         }
-        let messages = imapTools.getMessageRange(this.selected.uidList, range, isUid);
+        let messages = imapTools.getMessageRange(this.selected.uidList, range, isUid, this.selected.searchResult);
         let flagsExist = false;
         let uidExist = false;
         let modseqExist = false;

@@ -35,11 +35,11 @@ module.exports = {
             return callback(new Error('Invalid mailbox argument for ' + cmd));
         }
 
-        if (!imapTools.validateSequence(range)) {
+        if (!imapTools.validateSequence(range, true)) {
             return callback(new Error('Invalid sequence set for ' + cmd));
         }
 
-        let messages = imapTools.getMessageRange(this.selected.uidList, range, cmd === 'UID MOVE');
+        let messages = imapTools.getMessageRange(this.selected.uidList, range, cmd === 'UID MOVE', this.selected.searchResult);
 
         let logdata = {
             short_message: '[MOVE]',

@@ -4,97 +4,6 @@ const iconv = require('iconv-lite');
 const imapHandler = require('../handler/imap-handler');
 const imapTools = require('../imap-tools');
 
-// RFC 4731 ESEARCH: what SEARCH RETURN (...) may ask for
-const RETURN_OPTIONS = new Set(['MIN', 'MAX', 'ALL', 'COUNT']);
-
-/**
- * `SEARCH RETURN (options) criteria`: the options asked for (ALL for an empty list) and the
- * criteria after them, or false options for a plain SEARCH. An unknown option throws (BAD).
- */
-function returnOptionsOf(attributes) {
-    let first = attributes[0];
-    if (attributes.length < 2 || !first || first.type !== 'ATOM' || String(first.value).toUpperCase() !== 'RETURN' || !Array.isArray(attributes[1])) {
-        return { options: false, criteria: attributes };
-    }
-    let options = new Set();
-    for (let option of attributes[1]) {
-        let name = option && typeof option.value === 'string' ? option.value.toUpperCase() : '';
-        if (!RETURN_OPTIONS.has(name)) {
-            throw new Error('Unknown search return option ' + (name || '()'));
-        }
-        options.add(name);
-    }
-    return { options: options.size ? options : new Set(['ALL']), criteria: attributes.slice(2) };
-}
-
-/** NO [BADCHARSET] naming the charsets a search string may be in. */
-function badCharset() {
-    return {
-        response: 'NO',
-        code: 'BADCHARSET (' + SEARCH_CHARSETS.join(' ') + ')',
-        message: 'Unsupported charset'
-    };
-}
-
-/**
- * Search criteria as the backend takes them ({query, terms}), from the parsed attributes. The
- * charset is `CHARSET x` in front of them (SEARCH) or given apart (SORT); `badCharset` is set
- * for one the bridge cannot read. Throws on a syntax error (BAD).
- */
-function searchCriteria(attributes, charset, uidList) {
-    let terms = [];
-    let getTerms = elements => {
-        elements.forEach(element => {
-            if (Array.isArray(element)) {
-                return getTerms(element);
-            }
-            // NIL is the parser's null; as a search argument it is the atom "NIL" (RFC 3501 astring)
-            terms.push(element === null ? 'NIL' : element.value);
-        });
-    };
-    getTerms(attributes);
-
-    if (!charset) {
-        charset = 'UTF-8';
-        if (terms.length > 1 && String(terms[0]).toUpperCase() === 'CHARSET') {
-            charset = String(terms[1]).toUpperCase();
-        }
-    }
-    if (!SEARCH_CHARSETS.includes(charset)) {
-        return { badCharset: true };
-    }
-
-    let parsed = parseQueryTerms(decodeTerms(terms, charset), uidList);
-    if (parsed.query.length && parsed.query[0].key === 'charset') {
-        parsed.query.shift();
-        parsed.terms = parsed.terms.filter(term => term !== 'charset');
-    }
-    return parsed;
-}
-
-/** The `* ESEARCH` line (RFC 4731 3.1) for ascending numbers, with items in Dovecot's order. */
-function esearchLine(tag, isUid, options, numbers, modseq) {
-    let line = '* ESEARCH (TAG "' + tag + '")' + (isUid ? ' UID' : '');
-    if (numbers.length) {
-        if (options.has('MIN')) {
-            line += ' MIN ' + numbers[0];
-        }
-        if (options.has('MAX')) {
-            line += ' MAX ' + numbers[numbers.length - 1];
-        }
-        if (options.has('ALL')) {
-            line += ' ALL ' + imapTools.packMessageRange(numbers);
-        }
-    }
-    if (options.has('COUNT')) {
-        line += ' COUNT ' + numbers.length;
-    }
-    if (modseq && numbers.length) {
-        line += ' MODSEQ ' + modseq;
-    }
-    return line;
-}
-
 // the charsets a search string may be given in (RFC 3501 6.4.4); UTF-8 when none is named
 const SEARCH_CHARSETS = ['UTF-8', 'US-ASCII', 'ISO-8859-1', 'WINDOWS-1252'];
 
@@ -116,157 +25,289 @@ function decodeTerms(terms, charset) {
     });
 }
 
+/** A command's arguments as one list of search terms (parenthesised keys flattened). */
+function flattenTerms(attributes) {
+    let terms = [];
+    let getTerms = elements => {
+        elements.forEach(element => {
+            if (Array.isArray(element)) {
+                return getTerms(element);
+            }
+            // NIL is the parser's null; as a search argument it is the atom "NIL" (RFC 3501 astring)
+            terms.push(element === null ? 'NIL' : element.value);
+        });
+    };
+    getTerms([].concat(attributes || []));
+    return terms;
+}
+
+const BADCHARSET_RESPONSE = {
+    response: 'NO',
+    code: 'BADCHARSET (' + SEARCH_CHARSETS.join(' ') + ')',
+    message: 'Unsupported charset'
+};
+
+/**
+ * Search terms, led by an optional CHARSET, as a query with its strings decoded from that
+ * charset: what SEARCH, SORT and THREAD evaluate. `{badCharset: true}` for a charset not
+ * supported; a syntax error throws.
+ */
+function parseSearchKeys(terms, uidList, saved) {
+    let charset = 'UTF-8';
+    if (terms.length > 1 && String(terms[0]).toUpperCase() === 'CHARSET') {
+        charset = String(terms[1]).toUpperCase();
+        if (!SEARCH_CHARSETS.includes(charset)) {
+            return { badCharset: true };
+        }
+    }
+
+    let parsed = parseQueryTerms(decodeTerms(terms, charset), uidList, saved);
+
+    if (parsed.query.length && parsed.query[0].key === 'charset') {
+        parsed.query.shift();
+        parsed.terms = parsed.terms.filter(term => term !== 'charset');
+    }
+    if (!parsed.query.length) {
+        throw new Error('Missing search keys');
+    }
+    return parsed;
+}
+
+/**
+ * Parses search terms and runs them through a search hook (onSearch, onSort, onThread): the
+ * hook gets `{query, terms, isUid}` and `extra`; its results go to `answer(results, parsed)`,
+ * which writes the untagged response, and the command ends OK. Parse errors are BAD, an
+ * unsupported charset NO [BADCHARSET], a hook error or code NO.
+ */
+function runSearch(connection, hookName, terms, extra, callback, answer) {
+    if (typeof connection._server[hookName] !== 'function') {
+        return callback(null, {
+            response: 'NO',
+            message: 'Not implemented'
+        });
+    }
+
+    let parsed;
+    try {
+        parsed = parseSearchKeys(terms, connection.selected.uidList, connection.selected.searchResult);
+    } catch (E) {
+        return callback(E);
+    }
+    if (parsed.badCharset) {
+        return callback(null, BADCHARSET_RESPONSE);
+    }
+
+    // mark CONDSTORE as enabled
+    if (parsed.terms.indexOf('modseq') >= 0 && !connection.selected.condstoreEnabled) {
+        connection.condstoreEnabled = connection.selected.condstoreEnabled = true;
+    }
+
+    connection._server[hookName](
+        connection.selected.mailbox,
+        Object.assign({ query: parsed.query, terms: parsed.terms }, extra),
+        connection.session,
+        (err, results) => {
+            if (err) {
+                return callback(null, imapTools.hookErrorResponse(err, {
+                    response: 'NO',
+                    code: 'TEMPFAIL'
+                }));
+            }
+            let code = typeof results === 'string' ? results : results.uidList || results.threads;
+            if (typeof code === 'string') {
+                return callback(null, {
+                    response: 'NO',
+                    code: code.toUpperCase()
+                });
+            }
+
+            answer(results, parsed);
+
+            return callback(null, {
+                response: 'OK'
+            });
+        }
+    );
+}
+
+/** `(MODSEQ n)` for an answer to a query with a MODSEQ key (RFC 7162 3.1.5), else nothing. */
+function modseqAttributes(results, parsed) {
+    if (!results.highestModseq || parsed.terms.indexOf('modseq') < 0) {
+        return [];
+    }
+    return [
+        [
+            {
+                type: 'atom',
+                value: 'MODSEQ'
+            },
+            {
+                type: 'atom',
+                value: String(results.highestModseq)
+            }
+        ]
+    ];
+}
+
+/**
+ * An untagged response whose numbers go as one text node, not an atom per number: the compiler
+ * looks at the response's last character before each node, which copies the whole response
+ * string so far, so thousands of atoms cost time quadratic in the answer's length.
+ */
+function numbersResponse(command, text, more) {
+    return imapHandler.compiler({
+        tag: '*',
+        command,
+        attributes: (text ? [{ type: 'text', value: text }] : []).concat(more || [])
+    });
+}
+
+// RFC 4731 search-return-opt
+const RETURN_OPTIONS = ['MIN', 'MAX', 'COUNT', 'ALL', 'SAVE'];
+
+/** `RETURN (options)` as a set of option names; `RETURN ()` is `RETURN (ALL)`, SAVE is RFC 5182's. */
+function parseReturnOptions(list) {
+    if (!Array.isArray(list)) {
+        throw new Error('RETURN needs a parenthesised list of options');
+    }
+    let options = new Set();
+    list.forEach(element => {
+        let option = String((element && element.type === 'ATOM' && element.value) || '').toUpperCase();
+        if (!RETURN_OPTIONS.includes(option)) {
+            throw new Error('Unknown RETURN option ' + (option || '?'));
+        }
+        options.add(option);
+    });
+    if (!options.size) {
+        options.add('ALL');
+    }
+    return options;
+}
+
+/**
+ * What RETURN (SAVE) keeps of ascending matching UIDs (RFC 5182 2.4): only the lowest and
+ * highest when SAVE comes with MIN or MAX but neither ALL nor COUNT, else all of them.
+ */
+function savedResult(options, uids) {
+    if (!uids.length || options.has('ALL') || options.has('COUNT') || !(options.has('MIN') || options.has('MAX'))) {
+        return uids;
+    }
+    return [...new Set([].concat(options.has('MIN') ? uids[0] : [], options.has('MAX') ? uids[uids.length - 1] : []))];
+}
+
+/** Ascending numbers as a sequence set of ranges ("2,10:11"), in one walk. */
+function sequenceSet(numbers) {
+    let parts = [];
+    for (let i = 0; i < numbers.length; i++) {
+        let start = numbers[i];
+        while (i + 1 < numbers.length && numbers[i + 1] === numbers[i] + 1) {
+            i++;
+        }
+        parts.push(start === numbers[i] ? String(start) : start + ':' + numbers[i]);
+    }
+    return parts.join(',');
+}
+
+/**
+ * `* ESEARCH (TAG "t") [UID] [MIN n] [MAX n] [ALL set] [COUNT n]` (RFC 4731) for ascending
+ * numbers: MIN, MAX and ALL only when something matched, COUNT always; MODSEQ last (RFC 7162).
+ */
+function esearchResponse(tag, isUid, options, numbers, modseq) {
+    let attributes = [[{ type: 'atom', value: 'TAG' }, { type: 'string', value: tag }]];
+    let item = (name, value) => attributes.push({ type: 'atom', value: name }, { type: 'atom', value: String(value) });
+    if (isUid) {
+        attributes.push({ type: 'atom', value: 'UID' });
+    }
+    if (numbers.length && options.has('MIN')) {
+        item('MIN', numbers[0]);
+    }
+    if (numbers.length && options.has('MAX')) {
+        item('MAX', numbers[numbers.length - 1]);
+    }
+    if (numbers.length && options.has('ALL')) {
+        item('ALL', sequenceSet(numbers));
+    }
+    if (options.has('COUNT')) {
+        item('COUNT', numbers.length);
+    }
+    [].concat(...modseq).forEach(node => attributes.push(node));
+    return { tag: '*', command: 'ESEARCH', attributes };
+}
+
 module.exports = {
     state: 'Selected',
 
     schema: false, // recursive, can't predefine
 
     handler(command, callback) {
-        // Check if SEARCH method is set
-        if (typeof this._server.onSearch !== 'function') {
-            return callback(null, {
-                response: 'NO',
-                message: command.command + ' not implemented'
-            });
-        }
-
         let isUid = (command.command || '').toString().toUpperCase() === 'UID SEARCH' ? true : false;
+        let attributes = [].concat(command.attributes || []);
 
-        let returned;
-        try {
-            returned = returnOptionsOf([].concat(command.attributes || []));
-        } catch (E) {
-            return callback(E);
-        }
-
-        let parsed;
-        try {
-            parsed = searchCriteria(returned.criteria, null, this.selected.uidList);
-        } catch (E) {
-            return callback(E);
-        }
-        if (parsed.badCharset) {
-            return callback(null, badCharset());
-        }
-
-        // mark CONDSTORE as enabled
-        if (parsed.terms.indexOf('modseq') >= 0 && !this.selected.condstoreEnabled) {
-            this.condstoreEnabled = this.selected.condstoreEnabled = true;
-        }
-
-        let logdata = {
-            short_message: '[SEARCH]',
-            _mail_action: 'search',
-            _user: this.session.user.id.toString(),
-            _mailbox: this.selected.mailbox,
-            _sess: this.id,
-            _query: JSON.stringify(parsed.query),
-            _terms: JSON.stringify(parsed.terms)
-        };
-        this._server.onSearch(
-            this.selected.mailbox,
-            {
-                query: parsed.query,
-                terms: parsed.terms,
-                isUid
-            },
-            this.session,
-            (err, results) => {
-                if (err) {
-                    logdata._error = err.message;
-                    logdata._code = err.code;
-                    logdata._response = err.response;
-                    this._server.loggelf(logdata);
-                    return callback(null, imapTools.hookErrorResponse(err, {
-                        response: 'NO',
-                        code: 'TEMPFAIL'
-                    }));
-                }
-
-                let matches = results.uidList;
-
-                if (typeof matches === 'string') {
-                    return callback(null, {
-                        response: 'NO',
-                        code: matches.toUpperCase()
-                    });
-                }
-
-                let response = {
-                    tag: '*',
-                    command: 'SEARCH',
-                    attributes: []
-                };
-                let numbers = [];
-
-                if (Array.isArray(matches) && matches.length) {
-                    matches.sort((a, b) => a - b);
-
-                    // both lists ascend: one walk finds every sequence number (indexOf per match
-                    // was quadratic, 10,000 matches in a 10,000-message folder took ~10 ms)
-                    let uidList = this.selected.uidList;
-                    let pos = 0;
-                    matches.forEach(nr => {
-                        if (!isUid) {
-                            while (pos < uidList.length && uidList[pos] < nr) {
-                                pos++;
-                            }
-                            if (pos < uidList.length && uidList[pos] === nr) {
-                                numbers.push(pos + 1);
-                            }
-                        } else {
-                            numbers.push(nr);
-                        }
-                    });
-                    // one text node, not an atom per number: the compiler looks at the response's
-                    // last character before each node, which copies the whole response string so
-                    // far, so thousands of atoms cost time quadratic in the answer's length
-                    if (numbers.length) {
-                        response.attributes.push({
-                            type: 'text',
-                            value: numbers.join(' ')
-                        });
-                    }
-                }
-
-                let modseq = results.highestModseq && parsed.terms.indexOf('modseq') >= 0 ? results.highestModseq : false;
-
-                if (returned.options) {
-                    this.send(esearchLine(command.tag, isUid, returned.options, numbers, modseq));
-                    return callback(null, {
-                        response: 'OK'
-                    });
-                }
-
-                // append (MODSEQ 123) for queries that include MODSEQ criteria
-                if (modseq) {
-                    response.attributes.push([
-                        {
-                            type: 'atom',
-                            value: 'MODSEQ'
-                        },
-                        {
-                            type: 'atom',
-                            value: String(results.highestModseq)
-                        }
-                    ]);
-                }
-
-                this.send(imapHandler.compiler(response));
-
-                return callback(null, {
-                    response: 'OK'
-                });
+        let returns = false;
+        if (attributes.length > 1 && attributes[0] && String(attributes[0].value).toUpperCase() === 'RETURN') {
+            try {
+                returns = parseReturnOptions(attributes[1]);
+            } catch (E) {
+                return callback(E);
             }
-        );
+            attributes = attributes.slice(2);
+        }
+
+        let done = callback;
+        if (returns && returns.has('SAVE')) {
+            // a SEARCH that saves and answers NO leaves $ empty; one answered BAD leaves it as it was (RFC 5182 2.1)
+            done = (err, response) => {
+                if (!err && response.response === 'NO') {
+                    this.selected.searchResult = [];
+                }
+                callback(err, response);
+            };
+        }
+
+        runSearch(this, 'onSearch', flattenTerms(attributes), { isUid }, done, (results, parsed) => {
+            let matches = results.uidList.slice().sort((a, b) => a - b);
+            let numbers = isUid ? matches : ascendingSequenceNumbers(this.selected.uidList, matches);
+            if (!returns) {
+                this.send(numbersResponse('SEARCH', numbers.join(' '), modseqAttributes(results, parsed)));
+                return;
+            }
+            if (returns.has('SAVE')) {
+                this.selected.searchResult = savedResult(returns, matches);
+                if (returns.size === 1) {
+                    // SAVE alone answers no ESEARCH (RFC 5182 2.4)
+                    return;
+                }
+            }
+            this.send(imapHandler.compiler(esearchResponse(command.tag, isUid, returns, numbers, modseqAttributes(results, parsed))));
+        });
     },
 
     parseQueryTerms, // expose for testing
-    // SORT (./sort.js) reads its criteria as SEARCH does
-    searchCriteria
+    flattenTerms,
+    runSearch,
+    modseqAttributes,
+    numbersResponse
 };
 
-function parseQueryTerms(terms, uidList) {
+/**
+ * The sequence numbers of ascending UIDs: both lists ascend, so one walk finds every one
+ * (indexOf per match was quadratic, 10,000 matches in a 10,000-message folder took ~10 ms).
+ */
+function ascendingSequenceNumbers(uidList, uids) {
+    let pos = 0;
+    let numbers = [];
+    uids.forEach(nr => {
+        while (pos < uidList.length && uidList[pos] < nr) {
+            pos++;
+        }
+        if (pos < uidList.length && uidList[pos] === nr) {
+            numbers.push(pos + 1);
+        }
+    });
+    return numbers;
+}
+
+function parseQueryTerms(terms, uidList, saved) {
     terms = [].concat(terms || []);
 
     let pos = 0;
@@ -301,9 +342,9 @@ function parseQueryTerms(terms, uidList) {
 
         if (!termType) {
             // try if it is a sequence set
-            if (imapTools.validateSequence(term)) {
+            if (imapTools.validateSequence(term, true)) {
                 // resolve sequence list to an array of UID values
-                curTerm = ['uid', imapTools.getMessageRange(uidList, term, false)];
+                curTerm = ['uid', imapTools.getMessageRange(uidList, term, false, saved)];
             } else {
                 // no idea what the term is for
                 throw new Error('Unknown search term ' + term.toUpperCase());
@@ -313,11 +354,11 @@ function parseQueryTerms(terms, uidList) {
                 if (termType[i] === 'expression') {
                     curTerm.push(getTerm(level + 1));
                 } else if (termType[i] === 'sequence') {
-                    if (!imapTools.validateSequence(terms[pos])) {
+                    if (!imapTools.validateSequence(terms[pos], true)) {
                         throw new Error('Invalid sequence set for ' + term.toUpperCase());
                     }
                     // resolve sequence list to an array of UID values
-                    curTerm.push(imapTools.getMessageRange(uidList, terms[pos++], true));
+                    curTerm.push(imapTools.getMessageRange(uidList, terms[pos++], true, saved));
                 } else {
                     curTerm.push(terms[pos++]);
                 }

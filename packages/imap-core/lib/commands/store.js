@@ -76,7 +76,7 @@ module.exports = {
             silent = true;
         }
 
-        if (!imapTools.validateSequence(range)) {
+        if (!imapTools.validateSequence(range, true)) {
             return callback(new Error('Invalid sequence set for STORE'));
         }
 
@@ -117,7 +117,7 @@ module.exports = {
             return true;
         });
 
-        let messages = imapTools.getMessageRange(this.selected.uidList, range, false);
+        let messages = imapTools.getMessageRange(this.selected.uidList, range, false, this.selected.searchResult);
 
         let logdata = {
             short_message: '[STORE]',

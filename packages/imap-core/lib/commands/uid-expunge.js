@@ -29,10 +29,10 @@ module.exports = {
         }
 
         let range = (command.attributes[0] && command.attributes[0].value) || '';
-        if (!imapTools.validateSequence(range)) {
+        if (!imapTools.validateSequence(range, true)) {
             return callback(new Error('Invalid sequence set for UID EXPUNGE'));
         }
-        let messages = imapTools.getMessageRange(this.selected.uidList, range, true);
+        let messages = imapTools.getMessageRange(this.selected.uidList, range, true, this.selected.searchResult);
 
         let logdata = {
             short_message: '[UID EXPUNGE]',

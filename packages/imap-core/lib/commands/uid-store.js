@@ -66,7 +66,7 @@ module.exports = {
             silent = true;
         }
 
-        if (!imapTools.validateSequence(range)) {
+        if (!imapTools.validateSequence(range, true)) {
             return callback(new Error('Invalid sequence set for UID STORE'));
         }
 
@@ -104,7 +104,7 @@ module.exports = {
             return true;
         });
 
-        let messages = imapTools.getMessageRange(this.selected.uidList, range, true);
+        let messages = imapTools.getMessageRange(this.selected.uidList, range, true, this.selected.searchResult);
 
         let logdata = {
             short_message: '[UID STORE]',

@@ -1,0 +1,56 @@
+'use strict';
+
+const search = require('./search');
+
+const ALGORITHMS = ['ORDEREDSUBJECT', 'REFERENCES'];
+
+/**
+ * A thread forest in RFC 5256's syntax: a node's children follow it, one as a plain number,
+ * several each in parentheses; a dummy (no number) is just its children.
+ */
+function formatThreads(roots, number) {
+    let members = node => {
+        let nested = node.children.length === 1 ? members(node.children[0]) : node.children.map(child => '(' + members(child) + ')').join('');
+        if (node.uid === null) {
+            return nested;
+        }
+        return nested ? number(node.uid) + ' ' + nested : String(number(node.uid));
+    };
+    return roots.map(root => '(' + members(root) + ')').join('');
+}
+
+/**
+ * THREAD and UID THREAD (RFC 5256): `THREAD algorithm charset search-keys`. The onThread hook
+ * gets `{algorithm, query, terms, isUid}` and answers `{threads}`: nodes `{uid, children}`,
+ * `uid` null for a dummy.
+ */
+module.exports = {
+    state: 'Selected',
+
+    schema: false,
+
+    handler(command, callback) {
+        let isUid = (command.command || '').toString().toUpperCase() === 'UID THREAD';
+        let [algorithm, charset, ...keys] = [].concat(command.attributes || []);
+        algorithm = String((algorithm && algorithm.type === 'ATOM' && algorithm.value) || '').toUpperCase();
+
+        if (!ALGORITHMS.includes(algorithm)) {
+            return callback(new Error('Unknown threading algorithm ' + (algorithm || '?')));
+        }
+        if (!charset || Array.isArray(charset) || !keys.length) {
+            return callback(new Error('THREAD needs a charset and search keys'));
+        }
+
+        let terms = ['CHARSET', charset.value].concat(search.flattenTerms(keys));
+        search.runSearch(this, 'onThread', terms, { algorithm: algorithm.toLowerCase(), isUid }, callback, results => {
+            let number = uid => uid;
+            if (!isUid) {
+                let sequence = new Map(this.selected.uidList.map((uid, i) => [uid, i + 1]));
+                number = uid => sequence.get(uid);
+            }
+            this.send(search.numbersResponse('THREAD', formatThreads(results.threads, number)));
+        });
+    },
+
+    formatThreads
+};

@@ -1,0 +1,52 @@
+import type { AccountView } from '../domain/account-view';
+import type { ImapFolder } from '../domain/mailbox-map';
+import { searchMessages } from './search-handler';
+import type { ImapSession } from './session';
+import { sortMessages, type Sortable, type SortCriterion } from './sort';
+import { orderedSubjectThreads, referencesThreads, type ThreadNode } from './thread';
+
+/**
+ * SORT and THREAD: a SEARCH, then its matches ordered from the store's rows and header
+ * lines, without vendor requests once the folder is synced.
+ */
+
+/** The matches of a search as what SORT and THREAD read, in mailbox order. */
+async function sortables(
+  view: AccountView,
+  folder: ImapFolder,
+  query: unknown[],
+  session: ImapSession,
+  recent: ReadonlySet<number>,
+): Promise<{ messages: Sortable[]; highestModseq: number }> {
+  const found = await searchMessages(view, folder, query, session, recent);
+  const headers = await view.headers(found.rows.map((r) => r.messageUid));
+  const messages = found.rows.map((r) => ({
+    uid: r.uid,
+    idate: r.idate,
+    size: r.size,
+    headerLines: headers.get(r.messageUid) ?? [],
+  }));
+  return { messages, highestModseq: found.highestModseq };
+}
+
+export async function sortedSearch(
+  view: AccountView,
+  folder: ImapFolder,
+  options: { query: unknown[]; sort: SortCriterion[] },
+  session: ImapSession,
+  recent: ReadonlySet<number>,
+): Promise<{ uidList: number[]; highestModseq: number }> {
+  const { messages, highestModseq } = await sortables(view, folder, options.query, session, recent);
+  return { uidList: sortMessages(messages, options.sort), highestModseq };
+}
+
+export async function threadedSearch(
+  view: AccountView,
+  folder: ImapFolder,
+  options: { query: unknown[]; algorithm: 'orderedsubject' | 'references' },
+  session: ImapSession,
+  recent: ReadonlySet<number>,
+): Promise<{ threads: ThreadNode[] }> {
+  const { messages } = await sortables(view, folder, options.query, session, recent);
+  return { threads: (options.algorithm === 'references' ? referencesThreads : orderedSubjectThreads)(messages) };
+}

@@ -1,0 +1,209 @@
+import { baseSubject, type BaseSubject } from './base-subject';
+import { rawHeaderValues } from './search';
+import { sentDate } from './sent-date';
+import type { Sortable } from './sort';
+
+/**
+ * THREAD=ORDEREDSUBJECT and THREAD=REFERENCES (RFC 5256 section 3) on the store's header lines.
+ * The answer is a forest: a node is a message (its UID) or, in REFERENCES, a dummy standing for
+ * a message that is referenced but not among the searched ones (uid null).
+ */
+
+export interface ThreadNode {
+  uid: number | null;
+  children: ThreadNode[];
+}
+
+/** A searched message with what both algorithms order and group it by. */
+interface Item {
+  uid: number;
+  /** Mailbox order: breaks ties of the sent date. */
+  position: number;
+  date: number;
+  subject: BaseSubject;
+  headerLines: readonly string[];
+}
+
+function items(messages: readonly Sortable[]): Item[] {
+  return messages.map((m, position) => {
+    const [subject] = rawHeaderValues(m.headerLines, 'subject');
+    return {
+      uid: m.uid,
+      position,
+      date: sentDate(m.headerLines, m.idate),
+      subject: subject === undefined ? { base: '', replyOrForward: false } : baseSubject(subject),
+      headerLines: m.headerLines,
+    };
+  });
+}
+
+const bySentDate = (a: Item, b: Item) => a.date - b.date || a.position - b.position;
+
+/**
+ * ORDEREDSUBJECT: the messages grouped by base subject; a thread is its first message (by sent
+ * date) with every other one as its child, and threads follow the sent date of their first.
+ */
+export function orderedSubjectThreads(messages: readonly Sortable[]): ThreadNode[] {
+  const groups = new Map<string, Item[]>();
+  for (const item of items(messages)) {
+    const group = groups.get(item.subject.base);
+    if (group) group.push(item);
+    else groups.set(item.subject.base, [item]);
+  }
+  const threads = [...groups.values()].map((group) => group.sort(bySentDate));
+  threads.sort((a, b) => bySentDate(a[0], b[0]));
+  return threads.map(([first, ...rest]) => ({
+    uid: first.uid,
+    children: rest.map((m) => ({ uid: m.uid, children: [] })),
+  }));
+}
+
+/** A message id as REFERENCES links them: the text between angle brackets. */
+function messageIds(headerLines: readonly string[], field: string): string[] {
+  const [value] = rawHeaderValues(headerLines, field);
+  return value ? [...value.matchAll(/<([^<>\s]+)>/g)].map((m) => m[1]) : [];
+}
+
+/** A node while threading: its message (none for a dummy), parent and children. */
+class Container {
+  parent: Container | null = null;
+  children: Container[] = [];
+  constructor(public item: Item | null) {}
+
+  /** Whether `other` is this container or below it. */
+  reaches(other: Container): boolean {
+    for (let c: Container | null = other; c; c = c.parent) if (c === this) return true;
+    return false;
+  }
+
+  /** Makes this a child of `parent`, unless that would make a loop. */
+  linkTo(parent: Container): void {
+    if (this.reaches(parent)) return;
+    this.unlink();
+    this.parent = parent;
+    parent.children.push(this);
+  }
+
+  unlink(): void {
+    if (!this.parent) return;
+    this.parent.children.splice(this.parent.children.indexOf(this), 1);
+    this.parent = null;
+  }
+
+  /** The message a thread is known by: its own, or for a dummy its first child's. */
+  get representative(): Item | null {
+    return this.item ?? this.children[0]?.representative ?? null;
+  }
+}
+
+/** Steps (1) and (2): containers linked by Message-ID, References and In-Reply-To; the roots. */
+function link(all: readonly Item[]): Container[] {
+  const byId = new Map<string, Container>();
+  const containers: Container[] = [];
+  const of = (id: string) => {
+    let c = byId.get(id);
+    if (!c) {
+      c = new Container(null);
+      byId.set(id, c);
+      containers.push(c);
+    }
+    return c;
+  };
+  for (const item of all) {
+    // (A) the message's container; without a Message-ID, or with one already taken, one of its own
+    const [id] = messageIds(item.headerLines, 'message-id');
+    let own = id === undefined ? undefined : of(id);
+    if (!own || own.item) {
+      own = new Container(null);
+      containers.push(own);
+    }
+    own.item = item;
+    // (B) the references linked in their order, where not linked already
+    const references = messageIds(item.headerLines, 'references');
+    const refs = references.length ? references : messageIds(item.headerLines, 'in-reply-to').slice(0, 1);
+    const chain = refs.map(of);
+    for (let i = 1; i < chain.length; i++) if (!chain[i].parent) chain[i].linkTo(chain[i - 1]);
+    // (C) the message's own parent is the last reference, replacing any other
+    own.unlink();
+    const parent = chain[chain.length - 1];
+    if (parent) own.linkTo(parent);
+  }
+  return containers.filter((c) => !c.parent);
+}
+
+/**
+ * Step (3): dummies without children deleted, dummies with children replaced by them, except a
+ * dummy among the roots with more than one child.
+ */
+function prune(siblings: readonly Container[], root: boolean): Container[] {
+  const out: Container[] = [];
+  for (const c of siblings) {
+    c.children = prune(c.children, false);
+    for (const child of c.children) child.parent = c;
+    if (c.item || (root && c.children.length > 1)) out.push(c);
+    else out.push(...c.children);
+  }
+  return out;
+}
+
+/** Siblings by sent date, a dummy by its first child's, after ordering every set below them first (step 6). */
+function sortTree(siblings: Container[]): void {
+  for (const c of siblings) sortTree(c.children);
+  siblings.sort((a, b) => bySentDate(a.representative!, b.representative!));
+}
+
+/** Step (5): threads among the roots with the same base subject merged; the roots left. */
+function mergeBySubject(roots: Container[]): Container[] {
+  const subjectOf = (c: Container) => c.representative!.subject.base;
+  const isDummy = (c: Container) => c.item === null;
+  const replyOrForward = (c: Container) => c.item?.subject.replyOrForward === true;
+  // (B) one thread per subject: a dummy rather than a message, an original rather than a reply
+  const table = new Map<string, Container>();
+  for (const c of roots) {
+    const subject = subjectOf(c);
+    if (!subject) continue;
+    const held = table.get(subject);
+    if (!held || (!isDummy(held) && (isDummy(c) || (replyOrForward(held) && !replyOrForward(c)))))
+      table.set(subject, c);
+  }
+  // (C) every other thread with that subject joins it
+  const merged = new Set<Container>();
+  const replaced = new Map<Container, Container>();
+  for (const c of roots) {
+    const subject = subjectOf(c);
+    const held = table.get(subject);
+    if (!subject || !held || held === c) continue;
+    merged.add(c);
+    if (isDummy(held) && isDummy(c)) {
+      for (const child of c.children) child.parent = held;
+      held.children.push(...c.children);
+    } else if (isDummy(held) || (replyOrForward(c) && !replyOrForward(held))) {
+      c.parent = held;
+      held.children.push(c);
+    } else {
+      const dummy = new Container(null);
+      dummy.children = [held, c];
+      held.parent = dummy;
+      c.parent = dummy;
+      // held is a message among the roots here: a dummy in the table takes the branches above
+      replaced.set(held, dummy);
+      table.set(subject, dummy);
+    }
+  }
+  return roots.filter((c) => !merged.has(c)).map((c) => replaced.get(c) ?? c);
+}
+
+function toNodes(containers: readonly Container[]): ThreadNode[] {
+  return containers.map((c) => ({ uid: c.item?.uid ?? null, children: toNodes(c.children) }));
+}
+
+/** REFERENCES: threads from the messages' references, then merged by base subject. */
+export function referencesThreads(messages: readonly Sortable[]): ThreadNode[] {
+  const roots = prune(link(items(messages)), true);
+  for (const c of roots) c.parent = null;
+  // (4) the roots by sent date, as the subject table is filled in that order
+  sortTree(roots);
+  const threads = mergeBySubject(roots);
+  sortTree(threads);
+  return toNodes(threads);
+}

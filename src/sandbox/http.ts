@@ -156,7 +156,7 @@ export class Conditions {
     const faults = this.of(req);
     let wait = this.latencyMs;
     if (this.roll(faults.slowRate)) wait += faults.slowMs ?? 1000;
-    if (wait > 0) await new Promise((r) => this.clock.after(wait, r));
+    if (wait > 0) await new Promise<void>((r) => this.clock.after(wait, r));
     if (this.roll(faults.resetRate)) return 'reset';
     if (this.roll(faults.unavailableRate)) return 'unavailable';
     return null;

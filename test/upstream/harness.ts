@@ -87,7 +87,15 @@ export function useUpstreamHarness(
     client(limits, config = h.config, clientClock: Clock = clock) {
       const secrets = SecretStore.open(h.stateDir);
       importInitialTokens(config, secrets);
-      const client = new VendorClient(config.vendor, config.assumptions, secrets, h.logger, limits, undefined, clientClock);
+      const client = new VendorClient(
+        config.vendor,
+        config.assumptions,
+        secrets,
+        h.logger,
+        limits,
+        undefined,
+        clientClock,
+      );
       h.clients.push(client);
       return { client, secrets };
     },

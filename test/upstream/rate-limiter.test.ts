@@ -199,7 +199,7 @@ describe('RateLimiter against a local HTTP server', () => {
     await Promise.all(
       delays.map((delay, i) =>
         limiter.run('sync', async (answered) => {
-          await new Promise((r) => clock.after(delay, r));
+          await new Promise<void>((r) => clock.after(delay, r));
           return client.json('GET', `${url}/late-${i}`, {}, undefined, answered);
         }),
       ),

@@ -1,8 +1,10 @@
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { MailMessage } from '../domain/message';
 import type { DescribeRequest, DescribeResponse } from './describe-worker';
 import { describeRecord, type MetadataRecord } from './metadata-record';
+import type { Clock } from '../util/clock';
 import { workerScript } from '../util/worker-script';
 
 /**
@@ -39,7 +41,19 @@ export interface DescribePoolOptions {
   youngGenerationMb: number;
   /** Scheduling priority of worker threads (Linux nice value, 0-19): below the main thread's. */
   nice: number;
+  /** Times the idle end (tests move it). */
+  clock: Clock;
 }
+
+/** Real timers that do not keep the process alive: an idle worker's end is no reason to stay. */
+const unrefClock: Clock = {
+  now: () => performance.now(),
+  after(ms, fn) {
+    const timer = setTimeout(fn, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
 
 /** MAILBRIDGE_DESCRIBE_WORKERS overrides the worker count (0: no workers). */
 function defaultWorkers(): number {
@@ -58,7 +72,8 @@ interface PoolWorker {
   worker: Worker;
   /** Handed out and not answered yet, by request id (a worker answers in order). */
   tasks: Map<number, Task>;
-  idleTimer: NodeJS.Timeout | null;
+  /** Cancels the idle end. */
+  idleTimer: (() => void) | null;
 }
 
 export class DescribePool {
@@ -77,6 +92,7 @@ export class DescribePool {
       idleMs: 1000,
       youngGenerationMb: 8,
       nice: 10,
+      clock: unrefClock,
       ...opts,
     };
   }
@@ -103,7 +119,7 @@ export class DescribePool {
   hold(): () => void {
     this.holds++;
     for (const w of this.workers) {
-      if (w.idleTimer) clearTimeout(w.idleTimer);
+      w.idleTimer?.();
       w.idleTimer = null;
     }
     let released = false;
@@ -162,7 +178,7 @@ export class DescribePool {
   }
 
   private run(w: PoolWorker, task: Task): void {
-    if (w.idleTimer) clearTimeout(w.idleTimer);
+    w.idleTimer?.();
     w.idleTimer = null;
     const req: DescribeRequest = { id: this.nextId++, messages: task.messages };
     w.tasks.set(req.id, task);
@@ -176,8 +192,7 @@ export class DescribePool {
     if (!w.tasks.size) {
       w.worker.unref();
       if (!this.holds) {
-        w.idleTimer = setTimeout(() => this.end(w), this.opts.idleMs);
-        w.idleTimer.unref();
+        w.idleTimer = this.opts.clock.after(this.opts.idleMs, () => this.end(w));
       }
     }
     if (task) {
@@ -202,7 +217,7 @@ export class DescribePool {
   }
 
   private async retire(w: PoolWorker, err: Error | null): Promise<void> {
-    if (w.idleTimer) clearTimeout(w.idleTimer);
+    w.idleTimer?.();
     for (const task of w.tasks.values()) task.reject(err ?? new Error('describe worker retired'));
     w.tasks.clear();
     w.worker.removeAllListeners('exit');

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { systemClock, type Clock } from '../util/clock';
 import { Rng, hash32 } from './rng';
 
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => Promise<void>;
@@ -135,6 +136,7 @@ export class Conditions {
     seed: number,
     public latencyMs: number,
     public faults: FaultOptions,
+    private readonly clock: Clock = systemClock,
   ) {
     this.rng = new Rng(hash32(seed, 0xfa17));
   }
@@ -154,7 +156,7 @@ export class Conditions {
     const faults = this.of(req);
     let wait = this.latencyMs;
     if (this.roll(faults.slowRate)) wait += faults.slowMs ?? 1000;
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (wait > 0) await new Promise<void>((r) => this.clock.after(wait, r));
     if (this.roll(faults.resetRate)) return 'reset';
     if (this.roll(faults.unavailableRate)) return 'unavailable';
     return null;

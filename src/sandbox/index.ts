@@ -1,3 +1,4 @@
+import type { Clock } from '../util/clock';
 import { Accounts } from './accounts';
 import { controlApi } from './control-api';
 import { graphApi } from './graph-api';
@@ -40,6 +41,8 @@ export interface SandboxOptions {
   now?: () => number;
   /** Monotonic clock of the rate limits (spec section 8); performance.now() unless a test steers it. */
   trafficClock?: () => number;
+  /** What latency and slow-downs wait on: real time unless a test moves it (requests on their way for clock time). */
+  latencyClock?: Clock;
 }
 
 export interface Sandbox {
@@ -86,7 +89,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   const tokens = new TokenAuthority(now);
   const traffic = new Traffic(opts.trafficClock);
-  const conditions = new Conditions(seed, opts.latencyMs ?? 0, opts.faults ?? {});
+  const conditions = new Conditions(seed, opts.latencyMs ?? 0, opts.faults ?? {}, opts.latencyClock);
   const accounts = new Accounts([apiKey, otherApiKey]);
   const quarantine = new Quarantine(seed, now);
   const outbox: OutboxEntry[] = [];

@@ -3,6 +3,7 @@ import { DescribePool, describeRecord } from '../../src/mime';
 import type { MailMessage } from '../../src/domain/message';
 import type { VendorMessage } from '../../src/upstream/types';
 import { toMailMessage } from '../../src/upstream/vendor-message';
+import { ManualClock } from '../support/manual-clock';
 import { richMessage, richVendorMessage } from './fixtures';
 
 function messages(n: number): MailMessage[] {
@@ -27,13 +28,14 @@ describe('DescribePool', () => {
   });
 
   it('keeps idle workers while held and ends them as soon as the last hold ends', async () => {
-    const quick = new DescribePool({ workers: 2, inlineBelow: 5, chunk: 7, idleMs: 20 });
+    const clock = new ManualClock();
+    const quick = new DescribePool({ workers: 2, inlineBelow: 5, chunk: 7, idleMs: 20, clock });
     try {
       const release = quick.hold();
       const again = quick.hold();
       await quick.describe(messages(20));
       expect(quick.running).toBe(2);
-      await new Promise((r) => setTimeout(r, 100)); // far past idleMs
+      await clock.advance(100); // far past idleMs
       expect(quick.running).toBe(2);
       release();
       expect(quick.running).toBe(2); // another hold remains
@@ -42,7 +44,9 @@ describe('DescribePool', () => {
       // without a hold, idle workers end after idleMs
       await quick.describe(messages(20));
       expect(quick.running).toBeGreaterThan(0);
-      await new Promise((r) => setTimeout(r, 100));
+      await clock.advance(19);
+      expect(quick.running).toBeGreaterThan(0);
+      await clock.advance(1);
       expect(quick.running).toBe(0);
     } finally {
       await quick.close();

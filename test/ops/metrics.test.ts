@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import nodemailer from 'nodemailer';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { control, mailbox, useImapSession } from '../support/bridge-harness';
@@ -7,8 +8,10 @@ import { scrape } from './prometheus';
 
 /** The injected clock of the readiness record: the tests move it past the staleness limit. */
 let clockOffset = 0;
+/** The vendor's rate windows follow real time, moved on by the test where it would wait for a second to pass. */
+let vendorSkipped = 0;
 const s = useImapSession({
-  sandbox: { messages: 40 },
+  sandbox: { messages: 40, trafficClock: () => performance.now() + vendorSkipped },
   config: { ops: { port: 0, staleAfterSeconds: 60 } },
   bridge: { now: () => Date.now() + clockOffset },
 });
@@ -71,13 +74,15 @@ describe('/metrics', () => {
 
   test('a 429 from the vendor is counted, and the request is retried after Retry-After', async () => {
     // 15 slow requests of the same mailbox from elsewhere fill the vendor's in-flight limit,
-    // so the bridge's next request is the 16th and gets 429
+    // so the bridge's next request is the 16th and gets 429. This waits on real time (the 2 s
+    // latency, the bridge's 1 s Retry-After pauses): the 15 must stay in flight, on real sockets,
+    // until a whole daemon's request has reached the vendor, however loaded the machine
     await control(s.h.sandbox, 'POST', '/latency', { ms: 2000 });
     const admitted = async () =>
       (await control<{ requests: number }>(s.h.sandbox, 'GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`))
         .requests;
     // the vendor's sliding second forgets the bridge's earlier requests, so all 15 are admitted
-    await new Promise((r) => setTimeout(r, 1100));
+    vendorSkipped += 1_000;
     const before = await admitted();
     const { accessToken } = s.h.sandbox.issueTokens(mailbox);
     const others = Array.from({ length: 15 }, () =>

@@ -5,6 +5,8 @@ export class ManualClock implements Clock {
   private t: number;
   private timers: Array<{ at: number; fn: () => void; id: number }> = [];
   private ids = 0;
+  private running = false;
+  private driving = false;
 
   constructor(start = 0) {
     this.t = start;
@@ -21,9 +23,39 @@ export class ManualClock implements Clock {
   after(ms: number, fn: () => void): () => void {
     const id = this.ids++;
     this.timers.push({ at: this.t + ms, fn, id });
+    if (this.running) void this.drive();
     return () => {
       this.timers = this.timers.filter((t) => t.id !== id);
     };
+  }
+
+  /**
+   * Until stop(), moves on to each pending timer in turn once real I/O has had a moment (a real
+   * millisecond): for code on this clock that also waits on sockets, like a vendor client and the
+   * sandbox sharing it. Time moves only to the next moment something waits for, never with the
+   * machine's speed; a request still on the wire when it moves has merely met a slow network.
+   */
+  run(): void {
+    this.running = true;
+    void this.drive();
+  }
+
+  stop(): void {
+    this.running = false;
+  }
+
+  private async drive(): Promise<void> {
+    if (this.driving) return;
+    this.driving = true;
+    try {
+      while (this.running && this.timers.length) {
+        await new Promise((r) => setTimeout(r, 1));
+        const next = Math.min(...this.timers.map((t) => t.at));
+        if (this.running && Number.isFinite(next)) await this.advance(Math.max(0, next - this.t));
+      }
+    } finally {
+      this.driving = false;
+    }
   }
 
   /** Moves time forward by `ms`, firing every timer that falls due on the way (with settled promises between). */

@@ -10,13 +10,15 @@ import { SecretStore, importInitialTokens } from '../../src/store/secrets';
 import type { LimiterOptions } from '../../src/upstream/rate-limiter';
 import { VendorClient } from '../../src/upstream/vendor-client';
 import type { Clock } from '../../src/util/clock';
-import type { ManualClock } from '../support/manual-clock';
+import { ManualClock } from '../support/manual-clock';
 
 export const mailbox = 'alice@sandbox.test';
 export const hour = 3600_000;
 
 export interface UpstreamHarness {
   sandbox: Sandbox;
+  /** The sandbox's rate windows and, unless a test passes another, every client's gate, retries and backoff. */
+  clock: ManualClock;
   stateDir: string;
   config: Config;
   /** Everything the logger wrote so far. */
@@ -34,14 +36,17 @@ export interface UpstreamHarness {
 /**
  * Per test file: one sandbox, a logger whose output is captured (to prove no token leaks),
  * and per test a fresh token pair and state dir. Clients made here are closed after each test.
- * With `trafficClock` the sandbox's rate windows follow that manual clock instead of real time.
+ * The sandbox's rate windows and the clients share one manual clock (`clock`, or the one passed):
+ * it moves on to whatever a client waits for (a place in its gate, Retry-After, a backoff) while
+ * the test runs, and a test moves it itself to let a vendor second pass instead of waiting one.
  */
 export function useUpstreamHarness(
   opts: SandboxOptions = { messages: 300 },
-  trafficClock?: ManualClock,
+  clock = new ManualClock(),
 ): UpstreamHarness {
   const h: UpstreamHarness = {
     sandbox: undefined as unknown as Sandbox,
+    clock,
     stateDir: '',
     config: undefined as unknown as Config,
     logText: '',
@@ -58,8 +63,7 @@ export function useUpstreamHarness(
 
     /** New tokens and state dir; the previous test's requests leave the vendor's 1 s window. */
     async fresh(): Promise<void> {
-      if (trafficClock) trafficClock.skip(1_000);
-      else await new Promise((r) => setTimeout(r, 1100));
+      clock.skip(1_000);
       h.stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-upstream-'));
       const tokens = h.sandbox.issueTokens(mailbox);
       const s = h.sandbox;
@@ -80,19 +84,29 @@ export function useUpstreamHarness(
     },
 
     /** A store and client over the current state dir, as the daemon makes them at start. */
-    client(limits, config = h.config, clock?: Clock) {
+    client(limits, config = h.config, clientClock: Clock = clock) {
       const secrets = SecretStore.open(h.stateDir);
       importInitialTokens(config, secrets);
-      const client = new VendorClient(config.vendor, config.assumptions, secrets, h.logger, limits, undefined, clock);
+      const client = new VendorClient(
+        config.vendor,
+        config.assumptions,
+        secrets,
+        h.logger,
+        limits,
+        undefined,
+        clientClock,
+      );
       h.clients.push(client);
       return { client, secrets };
     },
   };
 
   beforeAll(async () => {
-    h.sandbox = await startSandbox({ ...opts, trafficClock: trafficClock?.now });
+    h.sandbox = await startSandbox({ ...opts, trafficClock: clock.now });
+    clock.run();
   });
   afterAll(async () => {
+    clock.stop();
     await h.sandbox?.close();
   });
   afterEach(async () => {

@@ -1,6 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Http, retryAfterSeconds } from '../../src/upstream/http';
 import { type GateLane, type LimiterOptions, RateLimiter } from '../../src/upstream/rate-limiter';
@@ -168,32 +167,39 @@ describe('RateLimiter on an injected clock', () => {
 });
 
 describe('RateLimiter against a local HTTP server', () => {
+  // the limiter and the server share a manual clock: a request's way to the server and the
+  // server's answer take clock time, so what arrives where is the same on any machine
+  const clock = new ManualClock();
   let server: http.Server;
   let url: string;
   const arrivals: number[] = [];
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
-      arrivals.push(performance.now());
-      setTimeout(() => res.end(JSON.stringify({ n: req.url })), 40);
+      arrivals.push(clock.now());
+      clock.after(40, () => res.end(JSON.stringify({ n: req.url })));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    clock.run();
   });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  afterAll(() => {
+    clock.stop();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
 
   test('requests delayed on their way (busy event loop, slow network) still never crowd a server window', async () => {
     const client = new Http(5000);
     await Promise.all([1, 2, 3].map(() => client.json('GET', `${url}/warm`, {})));
     arrivals.length = 0;
-    const limiter = new RateLimiter({ perWindow: 5, maxInFlight: 5, windowMs: 250 });
+    const limiter = new RateLimiter({ perWindow: 5, maxInFlight: 5, windowMs: 250 }, clock);
     // every other request is held up to 120 ms after its slot is granted: far more than any
     // padding of a start-counting limiter would absorb
     const delays = Array.from({ length: 30 }, (_, i) => (i % 2 ? 120 : 0));
     await Promise.all(
       delays.map((delay, i) =>
         limiter.run('sync', async (answered) => {
-          await new Promise((r) => setTimeout(r, delay));
+          await new Promise<void>((r) => clock.after(delay, r));
           return client.json('GET', `${url}/late-${i}`, {}, undefined, answered);
         }),
       ),
@@ -205,7 +211,9 @@ describe('RateLimiter against a local HTTP server', () => {
 });
 
 describe('limits against the sandbox vendor', () => {
-  const h = useUpstreamHarness({ messages: 20 });
+  // requests spend the vendor's latency on the clock the client and the vendor's windows share
+  const clock = new ManualClock();
+  const h = useUpstreamHarness({ messages: 20, latencyClock: clock }, clock);
 
   /** Calls made one event-loop turn apart: reads made in the same turn would share requests. */
   async function separately<T>(n: number, call: () => Promise<T>): Promise<Array<Promise<T>>> {
@@ -220,6 +228,9 @@ describe('limits against the sandbox vendor', () => {
   test('300 concurrent calls never exceed 15 starts per second nor 15 in flight', async () => {
     await h.fresh();
     h.sandbox.setLatency(30);
+    // half of them answered 120 ms later: answers as uneven as a real vendor's, and requests still
+    // on their way while the clock moves on, which is what a start-counting gate stumbles over
+    h.sandbox.setFaults({ slowRate: 0.5, slowMs: 120 });
     const api = h.client().client.mailbox(mailbox);
     await Promise.all(await separately(300, () => api.listFolders()));
     const stats = h.sandbox.stats(mailbox);
@@ -248,7 +259,7 @@ describe('limits against the sandbox vendor', () => {
     const api = h.client().client.mailbox(mailbox);
     const [thread] = (await api.listThreads({ folder: 'INBOX', limit: 1 })).threads;
     const id = thread.last_message_uid;
-    await new Promise((r) => setTimeout(r, 1100)); // an empty window, so the order below is the gate's
+    h.clock.skip(1_000); // an empty window, so the order below is the gate's
     h.sandbox.resetStats();
     const finished: string[] = [];
     const track = (name: string, call: Promise<unknown>) => call.then(() => finished.push(name));

@@ -3,6 +3,9 @@
 const imapHandler = require('../handler/imap-handler');
 const imapTools = require('../imap-tools');
 
+// Max IMAP number is an unsigned 32-bit value
+const MAX_IMAP_NUMBER = 0xffffffff;
+
 module.exports = {
     state: 'Selected',
 
@@ -48,6 +51,7 @@ module.exports = {
             _mail_action: 'search',
             _user: this.session.user.id.toString(),
             _mailbox: this.selected.mailbox,
+            _mailbox_path: this.selected.path,
             _sess: this.id,
             _query: JSON.stringify(parsed.query),
             _terms: JSON.stringify(parsed.terms)
@@ -90,24 +94,34 @@ module.exports = {
                 if (Array.isArray(matches) && matches.length) {
                     matches.sort((a, b) => a - b);
 
-                    matches.forEach(nr => {
-                        let seq;
+                    if (isUid) {
+                        response.attributes.push({
+                            type: 'TEXT',
+                            value: matches.join(' ')
+                        });
+                    } else {
+                        let uidList = this.selected.uidList || [];
+                        let uidIndex = new Map();
+                        let seqList = [];
 
-                        if (!isUid) {
-                            seq = this.selected.uidList.indexOf(nr) + 1;
+                        for (let i = 0; i < uidList.length; i++) {
+                            uidIndex.set(uidList[i], i + 1);
+                        }
+
+                        for (let i = 0; i < matches.length; i++) {
+                            let seq = uidIndex.get(matches[i]);
                             if (seq) {
-                                response.attributes.push({
-                                    type: 'atom',
-                                    value: String(seq)
-                                });
+                                seqList.push(seq);
                             }
-                        } else {
+                        }
+
+                        if (seqList.length) {
                             response.attributes.push({
-                                type: 'atom',
-                                value: String(nr)
+                                type: 'TEXT',
+                                value: seqList.join(' ')
                             });
                         }
-                    });
+                    }
                 }
 
                 // append (MODSEQ 123) for queries that include MODSEQ criteria
@@ -135,6 +149,15 @@ module.exports = {
 
     parseQueryTerms // expose for testing
 };
+
+function isFixedRange(value) {
+    value = (value || '').toString();
+    return value.indexOf(':') >= 0 && value.indexOf(',') < 0;
+}
+
+function getWithinTargetDate(interval) {
+    return new Date(Math.floor(Date.now() / 1000) * 1000 - interval * 1000);
+}
 
 function parseQueryTerms(terms, uidList) {
     terms = [].concat(terms || []);
@@ -183,7 +206,14 @@ function parseQueryTerms(terms, uidList) {
                         throw new Error('Invalid sequence set for ' + term.toUpperCase());
                     }
                     // resolve sequence list to an array of UID values
-                    curTerm.push(imapTools.getMessageRange(uidList, terms[pos++], true));
+                    {
+                        let sequence = terms[pos++];
+                        let messageRange = imapTools.getMessageRange(uidList, sequence, true);
+                        if (isFixedRange(sequence)) {
+                            messageRange.isContiguous = true;
+                        }
+                        curTerm.push(messageRange);
+                    }
                 } else {
                     curTerm.push(terms[pos++]);
                 }
@@ -257,6 +287,24 @@ function parseQueryTerms(terms, uidList) {
                     throw new Error('Invalid MODSEQ argument');
                 }
                 response.value = Number(curTerm[curTerm.length - 1]) || 0;
+                break;
+
+            case 'older':
+            case 'younger':
+                {
+                    let interval = (curTerm[1] || '').toString();
+                    if (!/^[1-9]\d*$/.test(interval)) {
+                        throw new Error('Invalid interval argument for ' + term.toUpperCase());
+                    }
+                    interval = Number(interval);
+                    if (!Number.isSafeInteger(interval) || interval > MAX_IMAP_NUMBER) {
+                        throw new Error('Invalid interval argument for ' + term.toUpperCase());
+                    }
+
+                    response.key = 'internaldate';
+                    response.operator = curTerm[0] === 'older' ? '<=' : '>=';
+                    response.value = getWithinTargetDate(interval);
+                }
                 break;
 
             default:

@@ -8,7 +8,11 @@ import type { FolderChange } from '../domain/changes';
  * restart drops every session anyway.
  */
 
-type JournalEntry = FolderChange;
+/**
+ * `_id` names the entry for imap-core, which queues an update once per `_id` (a session may be
+ * told the same entries twice while it catches up) and drops updates without one.
+ */
+type JournalEntry = FolderChange & { _id: number };
 
 interface SessionLike {
   user: { id: string };
@@ -26,6 +30,7 @@ export function folderKey(account: string, folder: string): string {
 export class ImapNotifier {
   private readonly listeners = new EventEmitter();
   private readonly journals = new Map<string, JournalEntry[]>();
+  private lastId = 0;
 
   constructor() {
     this.listeners.setMaxListeners(0);
@@ -53,7 +58,7 @@ export class ImapNotifier {
     if (!entries.length) return;
     const key = folderKey(account, folder);
     const journal = this.journals.get(key) ?? [];
-    journal.push(...entries);
+    for (const entry of entries) journal.push({ ...entry, _id: ++this.lastId });
     if (journal.length > maxEntriesPerFolder) journal.splice(0, journal.length - maxEntriesPerFolder);
     this.journals.set(key, journal);
     setImmediate(() => this.listeners.emit(account.toLowerCase()));

@@ -147,6 +147,11 @@ function compileTerm(term: SearchTerm, text: TextMatcher): Predicate {
       return (c) => headerValues(c.headerLines, name).some((v) => v.toLowerCase().includes(needle));
     }
     case 'internaldate': {
+      // OLDER/YOUNGER (RFC 5032 WITHIN) come as an instant, the date keys as a whole day
+      if (term.value instanceof Date) {
+        const instant = term.value.getTime();
+        return (c) => compare(term.operator, c.idate, instant);
+      }
       const day = imapDay(term.value);
       return (c) => compare(term.operator, dayOf(c.idate), day);
     }

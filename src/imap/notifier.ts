@@ -54,7 +54,7 @@ export class ImapNotifier {
   }
 
   /** Records changes of one folder and wakes that account's sessions (IDLE ones answer at once). */
-  publish(account: string, folder: string, entries: JournalEntry[]): void {
+  publish(account: string, folder: string, entries: FolderChange[]): void {
     if (!entries.length) return;
     const key = folderKey(account, folder);
     const journal = this.journals.get(key) ?? [];

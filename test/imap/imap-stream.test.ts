@@ -11,7 +11,9 @@ interface ParsedCommand {
 }
 
 const { IMAPStream } = require('@mailbridge/imap-core/lib/imap-stream.js') as {
-  IMAPStream: new (options?: { maxLineLength?: number }) => {
+  IMAPStream: new (options?: {
+    maxLineLength?: number;
+  }) => {
     oncommand(command: ParsedCommand, callback?: () => void): void;
     write(chunk: Buffer, callback: () => void): void;
   };

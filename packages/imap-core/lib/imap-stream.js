@@ -200,6 +200,7 @@ class IMAPStream extends Writable {
         // {n} waits for the server's continuation, {n+} (LITERAL+, RFC 7888) does not
         if ((match = /\{(-?\d+)(\+?)\}$/.exec(line))) {
             this._expecting = Number(match[1]);
+            let expecting = this._expecting;
             if (!isNaN(match[1])) {
                 this._literal = new PassThrough();
 
@@ -213,6 +214,12 @@ class IMAPStream extends Writable {
 
                         // called once the stream has been processed
                         readyCallback: () => {
+                            if (!expecting) {
+                                // an empty literal is complete at once and nothing waits for
+                                // it: marking it ready would let the next literal's command
+                                // line be read before that literal is
+                                return;
+                            }
                             let next = this._literalReady;
                             if (typeof next === 'function') {
                                 this._literalReady = false;

@@ -10,7 +10,11 @@ import type { FolderChange } from './changes';
  * restart drops every session anyway.
  */
 
-type JournalEntry = FolderChange;
+/**
+ * `_id` names the entry for imap-core, which queues an update once per `_id` (a session may be
+ * told the same entries twice while it catches up) and drops updates without one.
+ */
+type JournalEntry = FolderChange & { _id: number };
 
 interface SessionLike {
   user: { id: AccountId };
@@ -24,6 +28,7 @@ const maxEntriesPerFolder = 50_000;
 export class ChangeJournal {
   private readonly listeners = new EventEmitter();
   private readonly journals = new Map<string, JournalEntry[]>();
+  private lastId = 0;
 
   constructor() {
     this.listeners.setMaxListeners(0);
@@ -47,11 +52,11 @@ export class ChangeJournal {
   }
 
   /** Records changes of one folder and wakes that account's sessions (IDLE ones answer at once). */
-  publish(account: AccountId, folder: string, entries: JournalEntry[]): void {
+  publish(account: AccountId, folder: string, entries: FolderChange[]): void {
     if (!entries.length) return;
     const key = folderKey(account, folder);
     const journal = this.journals.get(key) ?? [];
-    journal.push(...entries);
+    for (const entry of entries) journal.push({ ...entry, _id: ++this.lastId });
     if (journal.length > maxEntriesPerFolder) journal.splice(0, journal.length - maxEntriesPerFolder);
     this.journals.set(key, journal);
     setImmediate(() => this.listeners.emit(account));

@@ -179,6 +179,11 @@ function compileTerm(term: SearchTerm, text: TextMatcher): Predicate {
       return (c) => searchedValues(c.headerLines, name).some((v) => v.includes(needle));
     }
     case 'internaldate': {
+      // OLDER/YOUNGER (RFC 5032 WITHIN) come as an instant, the date keys as a whole day
+      if (term.value instanceof Date) {
+        const instant = term.value.getTime();
+        return (c) => compare(term.operator, c.idate, instant);
+      }
       const day = imapDay(term.value);
       return (c) => compare(term.operator, dayOf(c.idate), day);
     }

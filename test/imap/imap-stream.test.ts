@@ -11,7 +11,9 @@ interface ParsedCommand {
 }
 
 const { IMAPStream } = require('@mailbridge/imap-core/lib/imap-stream.js') as {
-  IMAPStream: new () => {
+  IMAPStream: new (options?: {
+    maxLineLength?: number;
+  }) => {
     oncommand(command: ParsedCommand, callback?: () => void): void;
     write(chunk: Buffer, callback: () => void): void;
   };
@@ -22,7 +24,8 @@ afterEach(() => {
 });
 
 function parser() {
-  const stream = new IMAPStream();
+  // no line limit (0): the stream's default of 8 KB would refuse the long line measured here
+  const stream = new IMAPStream({ maxLineLength: 0 });
   const lines: string[] = [];
   stream.oncommand = (command, callback) => {
     lines.push(command.value);

@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import searchCommand from '@mailbridge/imap-core/lib/commands/search.js';
 import {
   compileQuery,
@@ -29,6 +29,10 @@ const noText = () => false;
 
 const matchAll = (m: SearchCandidate, query: SearchTerm[], text: TextMatcher) => compileQuery(query, text)(m);
 
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('SEARCH evaluation on cached metadata', () => {
   test('flags, sizes, dates and decoded headers', () => {
     const m = msg({});
@@ -49,6 +53,18 @@ describe('SEARCH evaluation on cached metadata', () => {
     const m = msg({ headerLines: [subject] });
     expect(matchAll(m, parse(['SUBJECT', 'réunion'], [1]), noText)).toBe(true);
     expect(matchAll(m, parse(['SUBJECT', 'À 10H'], [1]), noText)).toBe(true);
+  });
+
+  test('WITHIN: OLDER and YOUNGER compare the INTERNALDATE instant with now minus the interval (RFC 5032)', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.parse('2024-02-01T12:00:00Z'));
+    // two hours before "now", the same day: a day comparison could not tell these apart
+    const m = msg({ idate: Date.parse('2024-02-01T10:00:00Z') });
+    expect(matchAll(m, parse(['YOUNGER', '3600'], [1]), noText)).toBe(false);
+    expect(matchAll(m, parse(['YOUNGER', '10800'], [1]), noText)).toBe(true);
+    expect(matchAll(m, parse(['OLDER', '3600'], [1]), noText)).toBe(true);
+    expect(matchAll(m, parse(['OLDER', '10800'], [1]), noText)).toBe(false);
+    expect(matchAll(m, parse(['OLDER', '7200', 'YOUNGER', '7200'], [1]), noText)).toBe(true);
   });
 
   test('BODY/TEXT terms are delegated and collected', () => {

@@ -18,6 +18,36 @@ module.exports.setReporter = report => {
     reporter = report;
 };
 
+/**
+ * Adds an error's own fields (and those of its `meta`) to a log entry as `_key` fields, without
+ * replacing fields the entry has (upstream's helper, used for the server's `loggelf` entries).
+ */
+module.exports.applyErrorLogMeta = (logEntry, err) => {
+    for (const [key, value] of Object.entries(err ?? {})) {
+        if (key === 'stack' || key === 'meta' || typeof value === 'object') {
+            continue;
+        }
+
+        const logKey = `_${key.replace(/^_/, '')}`;
+        if (!Object.hasOwn(logEntry, logKey)) {
+            logEntry[logKey] = value;
+        }
+    }
+
+    for (const [key, value] of Object.entries(err?.meta ?? {})) {
+        if (typeof value === 'object') {
+            continue;
+        }
+
+        const logKey = `_${key.replace(/^_/, '')}`;
+        if (!Object.hasOwn(logEntry, logKey)) {
+            logEntry[logKey] = value;
+        }
+    }
+
+    return logEntry;
+};
+
 module.exports.notifyConnection = (connection, err, meta) => {
     err = err || {};
     if (err.code === 'ECONNRESET') {

@@ -1,7 +1,8 @@
 'use strict';
 
-const imapHandler = require('./handler/imap-handler');
 const errors = require('./errors.js');
+const metrics = require('./metrics.js');
+const imapHandler = require('./handler/imap-handler');
 const MAX_MESSAGE_SIZE = 1 * 1024 * 1024;
 const MAX_BAD_COMMANDS = 50;
 // no untagged EXPUNGE while answering these (RFC 3501 7.4.1); their UID forms may send it
@@ -60,6 +61,25 @@ const commands = new Map([
     /*eslint-enable global-require*/
 ]);
 
+function createCommandFailureLogEntry(connection, err, extra = {}) {
+    let logEntry = {
+        short_message: `[IMAPCMDERR] ${err.message}`,
+        _service: 'imap',
+        _failure_msg: err.message,
+        _code: err.code,
+        _response: err.response,
+        _responseCode: err.responseCode,
+        _selected: connection.selected?.mailbox,
+        _userId: connection.session?.user?.id?.toString(),
+        _sess: connection.id,
+        _remoteAddress: connection.session?.remoteAddress,
+        _isUTF8Enabled: !!connection.acceptUTF8Enabled,
+        ...extra
+    };
+
+    return errors.applyErrorLogMeta(logEntry, err);
+}
+
 class IMAPCommand {
     constructor(connection) {
         this.connection = connection;
@@ -89,11 +109,13 @@ class IMAPCommand {
                     let err = new Error('Invalid tag');
                     err.responseCode = 400;
                     err.code = 'InvalidTag';
-                    if (this.payload) {
+                    if (this.payload && this.connection && typeof this.connection.loggelf === 'function') {
                         // no payload means empty line
-                        errors.notifyConnection(this.connection, err, {
-                            payload: this.payload.length < 256 ? this.payload : this.payload.toString().substr(0, 150) + '...'
+                        // Log malformed client input where the line can not be matched to a valid IMAP tag.
+                        let logEntry = createCommandFailureLogEntry(this.connection, err, {
+                            _payload: this.payload.length < 256 ? this.payload : this.payload.toString().substr(0, 150) + '...'
                         });
+                        this.connection.loggelf(logEntry);
                     }
                     this.connection.send('* BAD Invalid tag');
                     return callback(err);
@@ -103,9 +125,14 @@ class IMAPCommand {
                     let err = new Error('Unknown command');
                     err.responseCode = 400;
                     err.code = 'UnknownCommand';
-                    errors.notifyConnection(this.connection, err, {
-                        payload: this.payload ? (this.payload.length < 256 ? this.payload : this.payload.toString().substr(0, 150) + '...') : false
-                    });
+                    if (this.connection && typeof this.connection.loggelf === 'function') {
+                        // Log tagged IMAP input that names a command this server does not implement.
+                        let logEntry = createCommandFailureLogEntry(this.connection, err, {
+                            _command: this.command,
+                            _payload: this.payload ? (this.payload.length < 256 ? this.payload : this.payload.toString().substr(0, 150) + '...') : false
+                        });
+                        this.connection.loggelf(logEntry);
+                    }
                     this.connection.send(this.tag + ' BAD Unknown command: ' + this.command);
                     return callback(err);
                 }
@@ -114,15 +141,18 @@ class IMAPCommand {
 
         if (command.literal) {
             // check if the literal size is in acceptable bounds
-            if (isNaN(command.expecting) || isNaN(command.expecting) < 0 || command.expecting > Number.MAX_SAFE_INTEGER) {
+            if (isNaN(command.expecting) || command.expecting < 0 || command.expecting > Number.MAX_SAFE_INTEGER) {
                 let err = new Error('Invalid literal size');
                 err.responseCode = 400;
                 err.code = 'InvalidLiteralSize';
-                errors.notifyConnection(this.connection, err, {
-                    command: {
-                        expecting: command.expecting
-                    }
-                });
+                if (this.connection && typeof this.connection.loggelf === 'function') {
+                    // Log commands that advertise an invalid literal byte count before literal parsing starts.
+                    let logEntry = createCommandFailureLogEntry(this.connection, err, {
+                        _command: this.command,
+                        _literal_expecting: command.expecting
+                    });
+                    this.connection.loggelf(logEntry);
+                }
                 this.connection.send(this.tag + ' BAD Invalid literal size');
                 this.payload = '';
                 this.literals = [];
@@ -174,9 +204,10 @@ class IMAPCommand {
                         errorMessage = 'Literal too large';
                     }
 
+                    // Log literals rejected by the IMAP APPENDLIMIT/size gate while keeping the connection open.
                     this.connection?.loggelf({
                         short_message: `[TOOBIG] Literal too large`,
-                        _error: 'toobig',
+                        _failure_msg: 'toobig',
                         _error_response: `${this.tag} NO [TOOBIG] ${errorMessage}`,
                         _service: 'imap',
                         _command: this.command,
@@ -212,6 +243,16 @@ class IMAPCommand {
                 this.connection.send('+ Go ahead');
             }
 
+            if (Number(command.expecting) === 0) {
+                this.payload += '\r\n';
+
+                if (typeof command.readyCallback === 'function') {
+                    command.readyCallback();
+                }
+
+                return callback();
+            }
+
             // currently the stream is buffered into a large string and thats it.
             // in the future we might consider some kind of actual stream usage
             command.literal.on('data', chunk => {
@@ -231,6 +272,16 @@ class IMAPCommand {
 
     end(command, callback) {
         let callbackSent = false;
+        let metricRecorded = false;
+        let metricStart = process.hrtime();
+        let recordMetric = result => {
+            if (metricRecorded) {
+                return;
+            }
+            metricRecorded = true;
+            let diff = process.hrtime(metricStart);
+            metrics.recordImapCommand(this.command || 'unknown', result, diff[0] + diff[1] / 1e9);
+        };
         let next = err => {
             if (!callbackSent) {
                 callbackSent = true;
@@ -251,9 +302,11 @@ class IMAPCommand {
                     this.payload || ''
                 );
                 if (!this.countBadResponses()) {
+                    recordMetric((err && (err.response || err.code)) || 'error');
                     // stop processing
                     return;
                 }
+                recordMetric((err && (err.response || err.code)) || 'error');
                 return next(err);
             }
 
@@ -274,9 +327,14 @@ class IMAPCommand {
             try {
                 this.parsed = imapHandler.parser(this.payload, { literals: this.literals, literalPlus: true });
             } catch (E) {
-                errors.notifyConnection(this.connection, E, {
-                    payload: this.payload ? (this.payload.length < 256 ? this.payload : this.payload.toString().substr(0, 150) + '...') : false
-                });
+                if (this.connection && typeof this.connection.loggelf === 'function') {
+                    // Log IMAP parser failures where the raw command can not be tokenized into a valid request.
+                    let logEntry = createCommandFailureLogEntry(this.connection, E, {
+                        _command: this.command,
+                        _payload: this.payload ? (this.payload.length < 256 ? this.payload : this.payload.toString().substr(0, 150) + '...') : false
+                    });
+                    this.connection.loggelf(logEntry);
+                }
                 this.connection.logger.debug(
                     {
                         err: E,
@@ -289,9 +347,11 @@ class IMAPCommand {
                 );
                 this.connection.send(this.tag + ' BAD ' + E.message);
                 if (!this.countBadResponses()) {
+                    recordMetric('bad');
                     // stop processing
                     return;
                 }
+                recordMetric('bad');
                 return next();
             }
 
@@ -324,14 +384,21 @@ class IMAPCommand {
             this.validateCommand(this.parsed, handler, err => {
                 if (err) {
                     let payload = imapHandler.compiler(this.parsed, false, true);
-                    errors.notifyConnection(this.connection, err, {
-                        payload: payload ? (payload.length < 256 ? payload : payload.toString().substr(0, 150) + '...') : false
-                    });
+                    if (this.connection && typeof this.connection.loggelf === 'function') {
+                        // Log IMAP state/schema validation failures before the command handler is invoked.
+                        let logEntry = createCommandFailureLogEntry(this.connection, err, {
+                            _command: this.command,
+                            _payload: payload ? (payload.length < 256 ? payload : payload.toString().substr(0, 150) + '...') : false
+                        });
+                        this.connection.loggelf(logEntry);
+                    }
                     this.connection.send(this.tag + ' ' + (err.response || 'BAD') + ' ' + err.message);
                     if (!this.countBadResponses()) {
+                        recordMetric(err.response || err.code || 'bad');
                         // stop processing
                         return;
                     }
+                    recordMetric(err.response || err.code || 'bad');
                     return next(err);
                 }
 
@@ -344,16 +411,23 @@ class IMAPCommand {
                         answered = true;
                         if (err) {
                             let payload = imapHandler.compiler(this.parsed, false, true);
-                            errors.notifyConnection(this.connection, err, {
-                                payload: payload ? (payload.length < 256 ? payload : payload.toString().substr(0, 150) + '...') : false
-                            });
+                            if (this.connection && typeof this.connection.loggelf === 'function') {
+                                // Log command handler failures that return BAD/NO without destroying the IMAP connection.
+                                let logEntry = createCommandFailureLogEntry(this.connection, err, {
+                                    _command: this.command,
+                                    _payload: payload ? (payload.length < 256 ? payload : payload.toString().substr(0, 150) + '...') : false
+                                });
+                                this.connection.loggelf(logEntry);
+                            }
                             this.connection.send(this.tag + ' ' + (err.response || 'BAD') + ' ' + err.message);
                             if (!err.response || err.response === 'BAD') {
                                 if (!this.countBadResponses()) {
+                                    recordMetric(err.response || err.code || 'error');
                                     // stop processing
                                     return;
                                 }
                             }
+                            recordMetric(err.response || err.code || 'error');
                             return next(err);
                         }
 
@@ -383,6 +457,7 @@ class IMAPCommand {
                                     })
                             });
 
+                            recordMetric(response.response || 'ok');
                             next();
                         });
                     };
@@ -419,8 +494,12 @@ class IMAPCommand {
                     } catch (E) {
                         failed(E);
                     }
+                    if (this.command === 'LOGOUT') {
+                        recordMetric('ok');
+                    }
                 } else {
                     this.connection.send(this.tag + ' NO Not implemented: ' + this.command);
+                    recordMetric('no');
                     return next();
                 }
             });

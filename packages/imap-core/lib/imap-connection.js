@@ -37,6 +37,7 @@ class IMAPConnection extends EventEmitter {
         this.compression = false;
         this._deflate = false;
         this._inflate = false;
+        this._inflateLimit = false;
 
         this._server = server;
         this._socket = socket;
@@ -55,19 +56,18 @@ class IMAPConnection extends EventEmitter {
         this._upgrading = false;
 
         // Parser instance for the incoming stream
-        this._parser = new IMAPStream();
+        this._parser = new IMAPStream({
+            maxLineLength: this._server.options.maxLineLength
+        });
 
         // Set handler for incoming commands
         this._parser.oncommand = this._onCommand.bind(this);
 
         // Before login only short lines are expected, so a smaller limit applies
-        this._parser.maxLineLength = () =>
-            (this.state === 'Not Authenticated' && this._server.options.maxLineLengthUnauthenticated) || this._server.options.maxLineLength || Infinity;
-        this._parser.onlinetoolong = limit => {
-            this.send('* BAD [TOOBIG] Command line too long (limit ' + limit + ' bytes)');
-            this.send('* BYE Too long command line, closing connection');
-            setImmediate(() => this.close());
-        };
+        let maxLineLength = this._parser.maxLineLength;
+        Object.defineProperty(this._parser, 'maxLineLength', {
+            get: () => (this.state === 'Not Authenticated' && this._server.options.maxLineLengthUnauthenticated) || maxLineLength
+        });
 
         // Manage multi part command
         this._currentCommand = false;
@@ -239,6 +239,15 @@ class IMAPConnection extends EventEmitter {
                             this.id,
                             args[0].message || args[0]
                         );
+                        this.loggelf({
+                            short_message: '[IMAPSENDERR] ' + (args[0] && args[0].message ? args[0].message : 'Send error'),
+                            full_message: args[0] && args[0].stack,
+                            _error: args[0] && (args[0].message || args[0]),
+                            _code: args[0] && args[0].code,
+                            _tnx: 'send',
+                            _sess: this.id,
+                            _ip: this.remoteAddress
+                        });
                         return this.close();
                     }
                     if (typeof callback === 'function') {
@@ -257,6 +266,15 @@ class IMAPConnection extends EventEmitter {
                     this.id,
                     err.message || err
                 );
+                this.loggelf({
+                    short_message: '[IMAPSENDERR] ' + (err && err.message ? err.message : 'Send error'),
+                    full_message: err && err.stack,
+                    _error: err && (err.message || err),
+                    _code: err && err.code,
+                    _tnx: 'send',
+                    _sess: this.id,
+                    _ip: this.remoteAddress
+                });
                 return this.close();
             }
             if (this.compression) {
@@ -399,6 +417,10 @@ class IMAPConnection extends EventEmitter {
             this._inflate = null;
         }
 
+        if (this._inflateLimit) {
+            this._inflateLimit = null;
+        }
+
         this.clearNotificationListener();
 
         this._server.connections.delete(this);
@@ -438,6 +460,10 @@ class IMAPConnection extends EventEmitter {
     }
 
     _finishClose() {
+        if (this._closed) {
+            return;
+        }
+
         this._closed = true;
         this._closing = false;
 
@@ -450,6 +476,8 @@ class IMAPConnection extends EventEmitter {
             this.id,
             this.clientHostname
         );
+
+        this.emit('close');
     }
 
     /**
@@ -499,7 +527,7 @@ class IMAPConnection extends EventEmitter {
             };
         }
 
-        errors.notifyConnection(this.this, err);
+        errors.notifyConnection(this, err);
 
         this.logger.error(
             {
@@ -510,6 +538,14 @@ class IMAPConnection extends EventEmitter {
             this.id,
             err.message
         );
+        this.loggelf({
+            short_message: '[IMAPCONNERR] ' + (err && err.message ? err.message : 'Connection error'),
+            full_message: err && err.stack,
+            _error: err && err.message,
+            _code: err && err.code,
+            _sess: this.id,
+            _ip: this.remoteAddress
+        });
         this.emit('error', err);
     }
 
@@ -540,19 +576,37 @@ class IMAPConnection extends EventEmitter {
     }
 
     /**
-     * Checks if a selected command is available and ivokes it
+     * Checks if a selected command is available and invokes it
      *
      * @param {Buffer} command Single line of data from the client
      * @param {Function} callback Callback to run once the command is processed
      */
     _onCommand(command, callback) {
         let currentCommand = this._currentCommand;
+        const resetCompressedInput = () => {
+            if (this._inflateLimit && typeof this._inflateLimit.resetInflatedBytes === 'function') {
+                this._inflateLimit.resetInflatedBytes();
+            }
+        };
 
         callback = callback || (() => false);
 
         if (this._upgrading) {
             // ignore any commands before TLS upgrade is finished
             return callback();
+        }
+
+        if (command && command.lineTooLong) {
+            this._currentCommand = false;
+            this._nextHandler = false;
+            resetCompressedInput();
+            this.send('* BAD [TOOBIG] Command line too long (limit ' + this._parser.maxLineLength + ' bytes)');
+            // the connection ends and nothing after the line is read (the callback is not
+            // called): the line may have announced a literal, LITERAL+ ones come unasked, and
+            // their bytes must not be taken for commands
+            this.send('* BYE Too long command line, closing connection');
+            setImmediate(() => this.close());
+            return;
         }
 
         if (!currentCommand) {
@@ -564,12 +618,16 @@ class IMAPConnection extends EventEmitter {
                 if (err) {
                     // cancel pending command
                     this._currentCommand = false;
+                    resetCompressedInput();
                 }
                 callback(err, ...args);
             });
         } else {
             this._currentCommand = false;
-            currentCommand.end(command, callback);
+            currentCommand.end(command, (err, ...args) => {
+                resetCompressedInput();
+                callback(err, ...args);
+            });
         }
     }
 
@@ -612,9 +670,7 @@ class IMAPConnection extends EventEmitter {
         let isSelected = mailbox => mailbox && conn.selected && conn.selected.mailbox && conn.selected.mailbox.toString() === mailbox.toString();
 
         this._listenerData = {
-            lock: false,
             cleared: false,
-            pendingUpdate: false,
             callback(message) {
                 let selectedMailbox = conn.selected && conn.selected.mailbox;
                 if (conn._closing || conn._closed) {
@@ -646,29 +702,11 @@ class IMAPConnection extends EventEmitter {
                     return;
                 }
 
-                if (conn._listenerData.lock) {
-                    // Mark that we received a notification while locked, will re-check after lock is released
-                    conn._listenerData.pendingUpdate = true;
-                    return;
-                }
-
-                conn._listenerData.lock = true;
-                conn._listenerData.pendingUpdate = false;
-
                 conn._server.notifier.getUpdates(selectedMailbox, conn.selected.modifyIndex, (err, updates) => {
                     if (!conn._listenerData || conn._listenerData.cleared) {
                         // already logged out
                         return;
                     }
-                    conn._listenerData.lock = false;
-
-                    // Helper to re-check if we missed notifications while locked
-                    let recheckPending = () => {
-                        if (conn._listenerData && !conn._listenerData.cleared && conn._listenerData.pendingUpdate) {
-                            conn._listenerData.pendingUpdate = false;
-                            setImmediate(() => conn._listenerData.callback());
-                        }
-                    };
 
                     if (err) {
                         conn.logger.info(
@@ -681,13 +719,11 @@ class IMAPConnection extends EventEmitter {
                             conn.id,
                             err.message
                         );
-                        recheckPending();
                         return;
                     }
 
                     // check if the same mailbox is still selected
                     if (!isSelected(selectedMailbox) || !updates || !updates.length) {
-                        recheckPending();
                         return;
                     }
 
@@ -698,14 +734,28 @@ class IMAPConnection extends EventEmitter {
                         conn.selected.modifyIndex = updates[updates.length - 1].modseq;
                     }
 
-                    // append received notifications to the list
-                    conn.selected.notifications = conn.selected.notifications.concat(updates);
-                    if (conn.idling) {
-                        // when idling emit notifications immediately
-                        conn.emitNotifications();
+                    if (!conn.selected.notificationQueueKeys) {
+                        conn.selected.notificationQueueKeys = new Set();
                     }
 
-                    recheckPending();
+                    let queued = 0;
+                    for (let update of updates) {
+                        let key = update && update._id ? update._id.toString() : '';
+                        if (!key || conn.selected.notificationQueueKeys.has(key)) {
+                            continue;
+                        }
+
+                        conn.selected.notificationQueueKeys.add(key);
+                        conn.selected.notifications.push(update);
+                        queued++;
+                    }
+
+                    if (conn.idling) {
+                        // when idling emit notifications immediately
+                        if (queued) {
+                            conn.emitNotifications();
+                        }
+                    }
                 });
             }
         };
@@ -752,7 +802,24 @@ class IMAPConnection extends EventEmitter {
      * @param {Boolean} [allowExpunge=true] Whether untagged EXPUNGE responses may be sent now
      */
     emitNotifications(allowExpunge = true) {
-        if (this.state !== 'Selected' || !this.selected || !this.selected.notifications.length) {
+        if (this.state !== 'Selected' || !this.selected) {
+            return;
+        }
+
+        let notifications = this.selected.notifications || [];
+        this.selected.notifications = [];
+
+        if (this.selected.notificationQueueKeys && notifications.length) {
+            for (let i = 0, len = notifications.length; i < len; i++) {
+                let update = notifications[i];
+                let key = update && update._id ? update._id.toString() : '';
+                if (key) {
+                    this.selected.notificationQueueKeys.delete(key);
+                }
+            }
+        }
+
+        if (!notifications.length) {
             return;
         }
 
@@ -768,7 +835,7 @@ class IMAPConnection extends EventEmitter {
             },
             '[%s] Pending notifications: %s',
             this.id,
-            this.selected.notifications.length
+            notifications.length
         );
 
         // find UIDs that are both added and removed
@@ -776,8 +843,8 @@ class IMAPConnection extends EventEmitter {
         let removed = new Set(); // removed UIDs
         let skip = new Set(); // UIDs that are removed before ever seen
 
-        for (let i = 0, len = this.selected.notifications.length; i < len; i++) {
-            let update = this.selected.notifications[i];
+        for (let i = 0, len = notifications.length; i < len; i++) {
+            let update = notifications[i];
             if (update.command === 'EXISTS') {
                 added.add(update.uid);
             } else if (update.command === 'EXPUNGE') {
@@ -793,20 +860,20 @@ class IMAPConnection extends EventEmitter {
 
         // filter multiple FETCH calls, only keep latest, otherwise might mess up MODSEQ responses
         let fetches = new Set();
-        for (let i = this.selected.notifications.length - 1; i >= 0; i--) {
-            let update = this.selected.notifications[i];
+        for (let i = notifications.length - 1; i >= 0; i--) {
+            let update = notifications[i];
             if (update.command === 'FETCH') {
                 // skip multiple flag updates and updates for removed or newly added messages
                 if (fetches.has(update.uid) || added.has(update.uid) || removed.has(update.uid)) {
-                    this.selected.notifications.splice(i, 1);
+                    notifications.splice(i, 1);
                 } else {
                     fetches.add(update.uid);
                 }
             }
         }
 
-        for (let i = 0, len = this.selected.notifications.length; i < len; i++) {
-            let update = this.selected.notifications[i];
+        for (let i = 0, len = notifications.length; i < len; i++) {
+            let update = notifications[i];
 
             // skip unnecessary entries that are already removed
             if (skip.has(update.uid)) {
@@ -904,8 +971,13 @@ class IMAPConnection extends EventEmitter {
             });
         }
 
-        // clear queue, keeping what may not be sent yet
-        this.selected.notifications = held;
+        // what may not be sent yet goes back to the queue, still counted as queued
+        if (held.length) {
+            this.selected.notifications = held.concat(this.selected.notifications);
+            if (this.selected.notificationQueueKeys) {
+                held.forEach(update => update && update._id && this.selected.notificationQueueKeys.add(update._id.toString()));
+            }
+        }
     }
 
     /**

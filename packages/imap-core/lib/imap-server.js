@@ -10,6 +10,7 @@ const shared = require('nodemailer/lib/shared');
 const punycode = require('punycode.js');
 const base32 = require('base32.js');
 const errors = require('./errors.js');
+const metrics = require('./metrics.js');
 
 const CLOSE_TIMEOUT = 1 * 1000; // how much to wait until pending connections are terminated
 const HANDSHAKE_TIMEOUT = 5 * 60 * 1000 + 37 * 1000; // how long a TLS handshake may take, unless socketTimeout is set
@@ -116,6 +117,8 @@ class IMAPServer extends EventEmitter {
         let connection = new IMAPConnection(this, socket, socketOptions);
         connection.loggelf = message => this.loggelf(message);
         this.connections.add(connection);
+        metrics.connectionStarted('imap', connection.secure);
+        connection.once('close', () => metrics.connectionClosed('imap'));
         connection.on('error', this._onError.bind(this));
 
         // Call onConnect handler if provided
@@ -353,6 +356,15 @@ class IMAPServer extends EventEmitter {
                 // eslint-disable-next-line new-cap
                 this.options.SNICallback(opts, (err, context) => {
                     if (err) {
+                        this.loggelf({
+                            short_message: '[IMAPSNIERR] ' + (err.message || 'SNI error'),
+                            full_message: err.stack,
+                            _error: err.message,
+                            _code: err.code,
+                            _tnx: 'sni',
+                            _servername: servername,
+                            _ip: opts && opts.meta && opts.meta.remoteAddress
+                        });
                         this.logger.error(
                             {
                                 tnx: 'sni',

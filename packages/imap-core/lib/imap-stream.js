@@ -4,6 +4,8 @@ const stream = require('stream');
 const Writable = stream.Writable;
 const PassThrough = stream.PassThrough;
 
+const DEFAULT_MAX_LINE_LENGTH = 8 * 1024;
+
 /**
  * Incoming IMAP stream parser. Detects and emits command payloads.
  * If literal values are encountered the command payload is split into parts
@@ -21,6 +23,10 @@ class IMAPStream extends Writable {
         this.options = options || {};
         Writable.call(this, this.options);
 
+        // longest command line (without literals) accepted, 0 for no limit; a connection may
+        // make it a getter that depends on the session state
+        this.maxLineLength = Number.isFinite(this.options.maxLineLength) ? Math.max(this.options.maxLineLength, 0) : DEFAULT_MAX_LINE_LENGTH;
+
         // unprocessed chars from the last parsing iteration
         this._remainder = '';
 
@@ -31,11 +37,11 @@ class IMAPStream extends Writable {
         this._literal = false;
         this._literalReady = false;
 
+        // set while the rest of a line that went over maxLineLength is dropped unread
+        this._discarding = false;
+
         // how many literal bytes to wait for
         this._expecting = 0;
-
-        // set once a line went over the limit: the rest of the input is dropped unread
-        this._lineTooLong = false;
 
         // once the input stream ends, flush all output without expecting the newline
         this.on('finish', this._flushData.bind(this));
@@ -48,46 +54,62 @@ class IMAPStream extends Writable {
         throw new Error('Command handler is not set');
     }
 
-    /**
-     * Longest command line (without literals) accepted, in bytes. Override to make it depend
-     * on the session state.
-     */
-    maxLineLength() {
-        return Number(this.options.maxLineLength) || Infinity;
+    // PRIVATE METHODS
+
+    _checkLineLength(lineLength) {
+        if (!this.maxLineLength || lineLength <= this.maxLineLength) {
+            return false;
+        }
+        return true;
     }
 
     /**
-     * Called once when a line exceeds maxLineLength(). Its bytes are discarded, and so is all
-     * later input: the connection is expected to answer and close.
+     * A line went over maxLineLength and has no end yet: it is reported now (a client may
+     * never end it) and the rest of it is dropped until its line end.
      */
-    onlinetoolong(/* limit */) {}
-
-    _rejectLine() {
-        this._lineTooLong = true;
+    _startDiscarding(done) {
+        this._discarding = true;
         this._remainder = '';
         this._pending = [];
         this._pendingLength = 0;
-        this.onlinetoolong(this.maxLineLength());
+        this.oncommand(
+            {
+                lineTooLong: true,
+                final: true
+            },
+            () => done()
+        );
     }
 
-    // PRIVATE METHODS
+    _emitLineTooLong(regex, data, pos, done) {
+        this.oncommand(
+            {
+                lineTooLong: true,
+                final: true
+            },
+            () => setImmediate(this._readValue.bind(this, regex, data, pos, done))
+        );
+    }
 
     /**
      * Writable._write method.
      */
     _write(chunk, encoding, done) {
-        if (!chunk || !chunk.length || this._lineTooLong) {
+        if (!chunk || !chunk.length) {
             return done();
         }
 
         let str = chunk.toString('binary');
 
         if (!this._expecting && str.indexOf('\n') < 0) {
+            if (this._discarding) {
+                return done();
+            }
             this._pending.push(str);
             this._pendingLength += str.length;
-            if (this._remainder.length + this._pendingLength > this.maxLineLength()) {
+            if (this._checkLineLength(this._remainder.length + this._pendingLength)) {
                 // a line without an end would otherwise be buffered without bound
-                this._rejectLine();
+                return this._startDiscarding(done);
             }
             return done();
         }
@@ -148,28 +170,37 @@ class IMAPStream extends Writable {
             }
         }
 
+        if (this._discarding) {
+            if (!(match = regex.exec(data))) {
+                return done();
+            }
+            // the end of the line that was reported too long: the next command follows
+            this._discarding = false;
+            pos = match.index + match[0].length;
+        }
+
         // search for the next newline
         // exec keeps count of the last match with lastIndex
         // so it knows from where to start with the next iteration
         if ((match = regex.exec(data))) {
+            if (this._checkLineLength(match.index - pos)) {
+                pos = match.index + match[0].length;
+                return this._emitLineTooLong(regex, data, pos, done);
+            }
             line = data.substr(pos, match.index - pos);
             pos += line.length + match[0].length;
         } else {
-            this._remainder = pos < data.length ? data.substr(pos) : '';
-            if (this._remainder.length > this.maxLineLength()) {
-                this._rejectLine();
+            if (this._checkLineLength(data.length - pos)) {
+                return this._startDiscarding(done);
             }
-            return done();
-        }
-
-        if (line.length > this.maxLineLength()) {
-            this._rejectLine();
+            this._remainder = pos < data.length ? data.substr(pos) : '';
             return done();
         }
 
         // {n} waits for the server's continuation, {n+} (LITERAL+, RFC 7888) does not
-        if ((match = /\{(\d+)(\+?)\}$/.exec(line))) {
+        if ((match = /\{(-?\d+)(\+?)\}$/.exec(line))) {
             this._expecting = Number(match[1]);
+            let expecting = this._expecting;
             if (!isNaN(match[1])) {
                 this._literal = new PassThrough();
 
@@ -183,6 +214,12 @@ class IMAPStream extends Writable {
 
                         // called once the stream has been processed
                         readyCallback: () => {
+                            if (!expecting) {
+                                // an empty literal is complete at once and nothing waits for
+                                // it: marking it ready would let the next literal's command
+                                // line be read before that literal is
+                                return;
+                            }
                             let next = this._literalReady;
                             if (typeof next === 'function') {
                                 this._literalReady = false;
@@ -212,7 +249,14 @@ class IMAPStream extends Writable {
                 value: line,
                 final: true
             },
-            this._readValue.bind(this, regex, data, pos, done)
+            err => {
+                if (err) {
+                    this._expecting = 0;
+                    this._literal = false;
+                    this._literalReady = false;
+                }
+                setImmediate(this._readValue.bind(this, regex, data, pos, done));
+            }
         );
     }
 
@@ -221,6 +265,12 @@ class IMAPStream extends Writable {
      */
     _flushData() {
         let line;
+        if (this._discarding) {
+            // the line was reported when it went over the limit
+            this._discarding = false;
+            return;
+        }
+
         if (this._remainder || this._pendingLength) {
             line = this._remainder + this._pending.join('');
             this._remainder = '';

@@ -55,6 +55,7 @@ module.exports.searchSchema = {
     new: true,
     not: ['expression'],
     old: true,
+    older: ['number'],
     on: ['date'],
     or: ['expression', 'expression'],
     recent: true,
@@ -73,7 +74,8 @@ module.exports.searchSchema = {
     undraft: true,
     unflagged: true,
     unkeyword: ['string'],
-    unseen: true
+    unseen: true,
+    younger: ['number']
 };
 
 module.exports.searchMapping = {
@@ -436,13 +438,18 @@ module.exports.filterFolders = function (folders, query) {
         .replace(/\*\*+/g, '*')
         .replace(/%%+/g, '%')
         // escape special characters
-        .replace(/([\\^$+?!.():=[\]|,-])/g, '\\$1')
+        .replace(/[\\^$+?!.():=[\]{}|,-]/g, '\\$&')
         // setup *
         .replace(/[*]/g, '.*')
         // setup %
         .replace(/[%]/g, '[^/]*');
 
-    let regex = new RegExp('^' + query + '$', '');
+    let regex;
+    try {
+        regex = new RegExp('^' + query + '$', '');
+    } catch (err) {
+        return [];
+    }
 
     return folders.filter(folder => !!regex.test(folder.path));
 };
@@ -456,46 +463,88 @@ module.exports.getMessageRange = function (uidList, range, isUid, saved) {
         return (saved || []).filter(uid => present.has(uid));
     }
 
-    let result = [];
-    let rangeParts = range.split(',');
-    let uid, i, len;
-    let totalMessages = uidList.length;
-    let maxUid = 0;
+    if (!range || uidList.length === 0) {
+        return [];
+    }
 
-    for (i = 0, len = uidList.length; i < len; i++) {
+    const rangeParts = range.split(',');
+    const totalMessages = uidList.length;
+
+    let maxUid = 0;
+    for (let i = 0; i < uidList.length; i++) {
         if (uidList[i] > maxUid) {
             maxUid = uidList[i];
         }
     }
 
-    // each part is parsed once, not once per message: a FETCH of a few messages in a folder of
-    // 10,000 parsed its sequence set 10,000 times
-    let total = isUid ? maxUid : totalMessages;
-    let bounds = rangeParts.map(range => {
-        let to = range.split(':');
-        let from = to.shift();
-        if (from === '*') {
-            from = total;
-        }
-        from = Number(from) || 1;
-        to = to.pop() || from;
-        to = Number((to === '*' && total) || to) || from;
-        return [Math.min(from, to), Math.max(from, to)];
-    });
+    const maxValue = isUid ? maxUid : totalMessages;
 
-    let inRange = nr => {
-        for (let i = 0, len = bounds.length; i < len; i++) {
-            if (nr >= bounds[i][0] && nr <= bounds[i][1]) {
-                return true;
+    const parsedRanges = [];
+    for (let i = 0; i < rangeParts.length; i++) {
+        const part = rangeParts[i];
+        const colonIndex = part.indexOf(':');
+        let from, to;
+
+        if (colonIndex === -1) {
+            // single number
+            from = part === '*' ? maxValue : Number(part) || 1;
+            to = from;
+        } else {
+            // range
+            const fromStr = part.substring(0, colonIndex);
+            const toStr = part.substring(colonIndex + 1);
+            from = fromStr === '*' ? maxValue : Number(fromStr) || 1;
+            to = toStr === '*' ? maxValue : Number(toStr) || from;
+        }
+
+        parsedRanges.push([Math.min(from, to), Math.max(from, to)]);
+    }
+
+    // sort and merge overlapping ranges
+    parsedRanges.sort((a, b) => a[0] - b[0]);
+    const mergedRanges = [];
+    for (let i = 0; i < parsedRanges.length; i++) {
+        const current = parsedRanges[i];
+        if (mergedRanges.length === 0 || mergedRanges[mergedRanges.length - 1][1] < current[0] - 1) {
+            mergedRanges.push(current);
+        } else {
+            mergedRanges[mergedRanges.length - 1][1] = Math.max(mergedRanges[mergedRanges.length - 1][1], current[1]);
+        }
+    }
+
+    // for sequence numbers, use direct indexing
+    if (!isUid) {
+        const result = [];
+        for (let i = 0; i < mergedRanges.length; i++) {
+            const [min, max] = mergedRanges[i];
+            for (let seq = min; seq <= max && seq <= totalMessages; seq++) {
+                if (seq >= 1) {
+                    result.push(uidList[seq - 1]);
+                }
             }
         }
-        return false;
-    };
+        return result;
+    }
 
-    for (i = 0, len = uidList.length; i < len; i++) {
-        uid = uidList[i] || 1;
-        if (inRange(isUid ? uid : i + 1)) {
-            result.push(uidList[i]);
+    // two pointer approach
+    const result = [];
+    let rangeIndex = 0;
+    let currentRange = mergedRanges[0];
+
+    for (let i = 0; i < uidList.length; i++) {
+        const uid = uidList[i];
+
+        // move to next range if current UID is past current range
+        while (currentRange && uid > currentRange[1]) {
+            rangeIndex++;
+            currentRange = mergedRanges[rangeIndex];
+        }
+
+        if (!currentRange) break;
+
+        // check if UID is in current range
+        if (uid >= currentRange[0] && uid <= currentRange[1]) {
+            result.push(uid);
         }
     }
 
@@ -864,14 +913,13 @@ module.exports.sendCapabilityResponse = connection => {
         capabilities.push('UIDPLUS');
         capabilities.push('CONDSTORE');
         capabilities.push('UTF8=ACCEPT');
+        capabilities.push('WITHIN');
 
         capabilities.push('MOVE');
 
         if (connection._server.options.maxMessage) {
             capabilities.push('APPENDLIMIT=' + connection._server.options.maxMessage);
         }
-
-
     } else {
         capabilities.push('ID');
         capabilities.push('UNSELECT');
@@ -889,6 +937,7 @@ module.exports.sendCapabilityResponse = connection => {
         capabilities.push('ENABLE');
         capabilities.push('CONDSTORE');
         capabilities.push('UTF8=ACCEPT');
+        capabilities.push('WITHIN');
 
         capabilities.push('MOVE');
 
@@ -899,7 +948,6 @@ module.exports.sendCapabilityResponse = connection => {
         if (connection._server.options.maxMessage) {
             capabilities.push('APPENDLIMIT=' + connection._server.options.maxMessage);
         }
-
     }
 
     // RFC 4731 and 5182: SEARCH RETURN and $, answered by the engine from any onSearch hook's matches

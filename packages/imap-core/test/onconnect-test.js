@@ -6,10 +6,27 @@ const chai = require('chai');
 const expect = chai.expect;
 const IMAPServer = require('../index.js').IMAPServer;
 const net = require('net');
+const metrics = require('../lib/metrics.js');
 
 chai.config.includeStack = true;
 
 const TEST_PORT = 0; // Use port 0 to let OS assign available port
+
+// mailbridge: lib/metrics.js records nothing, so the engine's calls to it are counted here
+// (upstream reads WildDuck's prom-client registry)
+let activeImapConnections = 0;
+const countedMetrics = { connectionStarted: metrics.connectionStarted, connectionClosed: metrics.connectionClosed };
+before(() => {
+    metrics.connectionStarted = service => {
+        activeImapConnections += service === 'imap' ? 1 : 0;
+    };
+    metrics.connectionClosed = service => {
+        activeImapConnections -= service === 'imap' ? 1 : 0;
+    };
+});
+after(() => Object.assign(metrics, countedMetrics));
+
+const getActiveImapConnections = async () => activeImapConnections;
 
 describe('IMAP onConnect Handler Tests', () => {
     let port;
@@ -224,7 +241,7 @@ describe('IMAP onConnect Handler Tests', () => {
                     sessionData = session;
                     return callback();
                 },
-                onClose: (session) => {
+                onClose: session => {
                     onCloseCalled = true;
                     expect(session).to.be.an('object');
                     expect(session.id).to.be.a('string');
@@ -300,12 +317,47 @@ describe('IMAP onConnect Handler Tests', () => {
     });
 
     describe('onClose Handler', () => {
+        it('should decrement the active connection metric when a connection closes', async () => {
+            const baseline = await getActiveImapConnections();
+            server = new IMAPServer({});
+
+            await new Promise((resolve, reject) => {
+                server.listen(TEST_PORT, '127.0.0.1', () => {
+                    port = server.server.address().port;
+                    let client = net.connect(port, '127.0.0.1');
+
+                    client.once('data', async () => {
+                        try {
+                            expect(await getActiveImapConnections()).to.equal(baseline + 1);
+                            client.end();
+                        } catch (err) {
+                            client.destroy();
+                            reject(err);
+                        }
+                    });
+
+                    client.once('close', () => {
+                        setImmediate(async () => {
+                            try {
+                                expect(await getActiveImapConnections()).to.equal(baseline);
+                                resolve();
+                            } catch (err) {
+                                reject(err);
+                            }
+                        });
+                    });
+
+                    client.once('error', reject);
+                });
+            });
+        });
+
         it('should call onClose handler when connection is closed', done => {
             let onCloseCalled = false;
             let finished = false;
 
             server = new IMAPServer({
-                onClose: (session) => {
+                onClose: session => {
                     onCloseCalled = true;
                     expect(session).to.be.an('object');
                     expect(session.id).to.be.a('string');
@@ -369,4 +421,3 @@ describe('IMAP onConnect Handler Tests', () => {
         });
     });
 });
-

@@ -1,3 +1,4 @@
+/* eslint-disable no-invalid-this */
 /*eslint no-unused-expressions: 0, prefer-arrow-callback: 0 */
 
 'use strict';
@@ -6,16 +7,70 @@ const parseQueryTerms = require('../lib/commands/search').parseQueryTerms;
 const matchSearchQuery = require('../lib/search').matchSearchQuery;
 const Indexer = require('../lib/indexer/indexer');
 const indexer = new Indexer();
+const crypto = require('crypto');
 
 const chai = require('chai');
 const expect = chai.expect;
 chai.config.includeStack = true;
 
-describe('#parseQueryTerms', function() {
+function seededRandom(seed) {
+    let counter = 0;
+    const seedStr = String(seed);
+    return () => {
+        const hash = crypto.createHash('sha256').update(seedStr).update(':').update(String(counter++)).digest();
+        return hash.readUInt32BE(0) / 0x100000000;
+    };
+}
+
+function shuffleArray(values, seed) {
+    const rng = seededRandom(seed);
+    for (let i = values.length - 1; i > 0; i--) {
+        const j = Math.floor(rng() * (i + 1));
+        [values[i], values[j]] = [values[j], values[i]];
+    }
+    return values;
+}
+
+function buildLargeSequenceSet(options) {
+    options = options || {};
+    let parts = [];
+    for (let i = 1; i <= 500; i++) {
+        parts.push(String(i * 2));
+    }
+    for (let i = 0; i < 200; i++) {
+        let start = 2000 + i * 10;
+        parts.push(start + ':' + (start + 5));
+    }
+    if (options.randomize) {
+        shuffleArray(parts, options.seed || 1337);
+    }
+    return parts.join(',');
+}
+
+function buildWeirdSequenceSet() {
+    return ['9:5', '2', '2', '7:7', '*', '1:3', '8:10', '4'].join(',');
+}
+
+describe('#parseQueryTerms', function () {
     let uidList = [39, 40, 44, 52, 53, 54, 59, 72];
 
-    describe('<sequence set>', function() {
-        it('should detect sequence as first argument', function() {
+    function expectWithinTerm(term, operator, interval, before, after) {
+        let minTime = Math.floor(before / 1000) * 1000 - interval * 1000;
+        let maxTime = Math.floor(after / 1000) * 1000 - interval * 1000;
+
+        expect(term.key).to.equal('internaldate');
+        expect(term.operator).to.equal(operator);
+        expect(term.value).to.be.instanceof(Date);
+        expect(term.value.getTime()).to.be.at.least(minTime);
+        expect(term.value.getTime()).to.be.at.most(maxTime);
+    }
+
+    function expectInvalidWithinTerm(query) {
+        expect(parseQueryTerms.bind(null, query.split(' '), uidList)).to.throw(Error, /^Invalid interval argument for (OLDER|YOUNGER)$/);
+    }
+
+    describe('<sequence set>', function () {
+        it('should detect sequence as first argument', function () {
             expect(parseQueryTerms('1,2,4:6'.split(' '), uidList).query).to.deep.equal([
                 {
                     key: 'uid',
@@ -24,7 +79,7 @@ describe('#parseQueryTerms', function() {
             ]);
         });
 
-        it('should detect sequence as subargument', function() {
+        it('should detect sequence as subargument', function () {
             expect(parseQueryTerms('NOT 1,2,4:6'.split(' '), uidList).query).to.deep.equal([
                 {
                     key: 'not',
@@ -37,7 +92,7 @@ describe('#parseQueryTerms', function() {
         });
     });
 
-    it('should handle ALL', function() {
+    it('should handle ALL', function () {
         expect(parseQueryTerms('ALL'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'all',
@@ -46,7 +101,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle ANSWERED', function() {
+    it('should handle ANSWERED', function () {
         expect(parseQueryTerms('ANSWERED'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -56,7 +111,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle BCC', function() {
+    it('should handle BCC', function () {
         expect(parseQueryTerms('BCC query'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'header',
@@ -66,7 +121,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle BEFORE', function() {
+    it('should handle BEFORE', function () {
         expect(parseQueryTerms('BEFORE 1-Feb-1994'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'internaldate',
@@ -76,7 +131,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle BODY', function() {
+    it('should handle BODY', function () {
         expect(parseQueryTerms('BODY query'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'body',
@@ -85,7 +140,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle CC', function() {
+    it('should handle CC', function () {
         expect(parseQueryTerms('CC query'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'header',
@@ -95,7 +150,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle DELETED', function() {
+    it('should handle DELETED', function () {
         expect(parseQueryTerms('DELETED'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -105,7 +160,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle DRAFT', function() {
+    it('should handle DRAFT', function () {
         expect(parseQueryTerms('DRAFT'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -115,7 +170,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle FLAGGED', function() {
+    it('should handle FLAGGED', function () {
         expect(parseQueryTerms('FLAGGED'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -125,7 +180,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle FROM', function() {
+    it('should handle FROM', function () {
         expect(parseQueryTerms('FROM query'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'header',
@@ -135,7 +190,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle HEADER', function() {
+    it('should handle HEADER', function () {
         expect(parseQueryTerms('HEADER X-FOO query'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'header',
@@ -153,7 +208,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle KEYWORD', function() {
+    it('should handle KEYWORD', function () {
         expect(parseQueryTerms('KEYWORD $MyFlag'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -163,7 +218,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle LARGER', function() {
+    it('should handle LARGER', function () {
         expect(parseQueryTerms('LARGER 123'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'size',
@@ -173,8 +228,8 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    describe('MODSEQ', function() {
-        it('should handle only required param', function() {
+    describe('MODSEQ', function () {
+        it('should handle only required param', function () {
             expect(parseQueryTerms('MODSEQ 123'.split(' '), uidList).query).to.deep.equal([
                 {
                     key: 'modseq',
@@ -183,7 +238,7 @@ describe('#parseQueryTerms', function() {
             ]);
         });
 
-        it('should handle optional params', function() {
+        it('should handle optional params', function () {
             expect(parseQueryTerms('MODSEQ "/flags/\\\\draft" all 123'.split(' '), uidList).query).to.deep.equal([
                 {
                     key: 'modseq',
@@ -193,7 +248,7 @@ describe('#parseQueryTerms', function() {
         });
     });
 
-    it('should handle NEW', function() {
+    it('should handle NEW', function () {
         expect(parseQueryTerms('NEW'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -208,7 +263,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle NOT', function() {
+    it('should handle NOT', function () {
         expect(parseQueryTerms('NOT ALL'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'not',
@@ -233,7 +288,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle OLD', function() {
+    it('should handle OLD', function () {
         expect(parseQueryTerms('OLD'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -243,7 +298,29 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle ON', function() {
+    it('should handle OLDER', function () {
+        let before = Date.now();
+        let parsed = parseQueryTerms('OLDER 60'.split(' '), uidList);
+        let after = Date.now();
+
+        expectWithinTerm(parsed.query[0], '<=', 60, before, after);
+    });
+
+    it('should handle OLDER with boundary interval values', function () {
+        let before = Date.now();
+        let parsed = parseQueryTerms('OLDER 1'.split(' '), uidList);
+        let after = Date.now();
+
+        expectWithinTerm(parsed.query[0], '<=', 1, before, after);
+
+        before = Date.now();
+        parsed = parseQueryTerms('OLDER 4294967295'.split(' '), uidList);
+        after = Date.now();
+
+        expectWithinTerm(parsed.query[0], '<=', 4294967295, before, after);
+    });
+
+    it('should handle ON', function () {
         expect(parseQueryTerms('ON 1-Feb-1994'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'internaldate',
@@ -253,7 +330,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle OR', function() {
+    it('should handle OR', function () {
         expect(parseQueryTerms('OR ALL NOT ALL'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'or',
@@ -274,7 +351,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle RECENT', function() {
+    it('should handle RECENT', function () {
         expect(parseQueryTerms('RECENT'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -284,7 +361,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle SEEN', function() {
+    it('should handle SEEN', function () {
         expect(parseQueryTerms('SEEN'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -294,7 +371,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle SENTBEFORE', function() {
+    it('should handle SENTBEFORE', function () {
         expect(parseQueryTerms('SENTBEFORE 1-Feb-1994'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'date',
@@ -304,7 +381,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle SENTON', function() {
+    it('should handle SENTON', function () {
         expect(parseQueryTerms('SENTON 1-Feb-1994'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'date',
@@ -314,7 +391,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle SENTSINCE', function() {
+    it('should handle SENTSINCE', function () {
         expect(parseQueryTerms('SENTSINCE 1-Feb-1994'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'date',
@@ -324,7 +401,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle SINCE', function() {
+    it('should handle SINCE', function () {
         expect(parseQueryTerms('SINCE 1-Feb-1994'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'internaldate',
@@ -337,7 +414,7 @@ describe('#parseQueryTerms', function() {
         expect(fn).to.throw(Error);
     });
 
-    it('should handle SMALLER', function() {
+    it('should handle SMALLER', function () {
         expect(parseQueryTerms('SMALLER 123'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'size',
@@ -347,7 +424,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle SUBJECT', function() {
+    it('should handle SUBJECT', function () {
         expect(parseQueryTerms('SUBJECT query'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'header',
@@ -357,7 +434,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle TEXT', function() {
+    it('should handle TEXT', function () {
         expect(parseQueryTerms('TEXT query'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'text',
@@ -366,7 +443,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle TO', function() {
+    it('should handle TO', function () {
         expect(parseQueryTerms('TO query'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'header',
@@ -376,7 +453,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle UID', function() {
+    it('should handle UID', function () {
         expect(parseQueryTerms('UID 44,54:*'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'uid',
@@ -385,7 +462,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle UNANSWERED', function() {
+    it('should handle UNANSWERED', function () {
         expect(parseQueryTerms('UNANSWERED'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -395,7 +472,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle UNDELETED', function() {
+    it('should handle UNDELETED', function () {
         expect(parseQueryTerms('UNDELETED'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -405,7 +482,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle UNDRAFT', function() {
+    it('should handle UNDRAFT', function () {
         expect(parseQueryTerms('UNDRAFT'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -415,7 +492,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle UNFLAGGED', function() {
+    it('should handle UNFLAGGED', function () {
         expect(parseQueryTerms('UNFLAGGED'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -425,7 +502,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle UNKEYWORD', function() {
+    it('should handle UNKEYWORD', function () {
         expect(parseQueryTerms('UNKEYWORD $MyFlag'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -435,7 +512,7 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle UNSEEN', function() {
+    it('should handle UNSEEN', function () {
         expect(parseQueryTerms('UNSEEN'.split(' '), uidList).query).to.deep.equal([
             {
                 key: 'flag',
@@ -445,7 +522,52 @@ describe('#parseQueryTerms', function() {
         ]);
     });
 
-    it('should handle complex query', function() {
+    it('should handle YOUNGER', function () {
+        let before = Date.now();
+        let parsed = parseQueryTerms('YOUNGER 3600'.split(' '), uidList);
+        let after = Date.now();
+
+        expectWithinTerm(parsed.query[0], '>=', 3600, before, after);
+    });
+
+    it('should handle YOUNGER with boundary interval values', function () {
+        let before = Date.now();
+        let parsed = parseQueryTerms('YOUNGER 1'.split(' '), uidList);
+        let after = Date.now();
+
+        expectWithinTerm(parsed.query[0], '>=', 1, before, after);
+
+        before = Date.now();
+        parsed = parseQueryTerms('YOUNGER 4294967295'.split(' '), uidList);
+        after = Date.now();
+
+        expectWithinTerm(parsed.query[0], '>=', 4294967295, before, after);
+    });
+
+    it('should handle WITHIN terms in nested expressions', function () {
+        let before = Date.now();
+        let parsed = parseQueryTerms('OR OLDER 60 YOUNGER 3600'.split(' '), uidList);
+        let after = Date.now();
+
+        expect(parsed.query[0].key).to.equal('or');
+        expectWithinTerm(parsed.query[0].value[0], '<=', 60, before, after);
+        expectWithinTerm(parsed.query[0].value[1], '>=', 3600, before, after);
+        expect(parsed.terms).to.deep.equal(['older', 'or', 'younger']);
+    });
+
+    it('should require nz-number arguments for WITHIN terms', function () {
+        ['OLDER 0', 'YOUNGER 0', 'OLDER -1', 'YOUNGER -60', 'OLDER 1.5', 'YOUNGER 1.5', 'OLDER 001', 'YOUNGER 01'].forEach(expectInvalidWithinTerm);
+    });
+
+    it('should reject non-number arguments for WITHIN terms', function () {
+        ['OLDER test', 'YOUNGER nope', 'OLDER 1s', 'YOUNGER 60seconds'].forEach(expectInvalidWithinTerm);
+    });
+
+    it('should reject missing and extra-large WITHIN intervals', function () {
+        ['OLDER', 'YOUNGER', 'OLDER 4294967296', 'YOUNGER 9007199254740992'].forEach(expectInvalidWithinTerm);
+    });
+
+    it('should handle complex query', function () {
         // this is a query by iOS Mail app
         // UID SEARCH (OR FROM "Time" (OR SUBJECT "Time" (OR TO "Time" (OR CC "Time" BODY "Time")))) NOT DELETED
         expect(parseQueryTerms('OR FROM Time OR SUBJECT Time OR TO Time OR CC Time BODY Time NOT DELETED'.split(' '), uidList).query).to.deep.equal([
@@ -505,9 +627,129 @@ describe('#parseQueryTerms', function() {
     });
 });
 
-describe('Search term match tests', function() {
-    describe('AND', function() {
-        it('should find all matches', function(done) {
+describe('UID sequence edge cases', function () {
+    this.timeout(1000);
+    it('should treat bare sequence set as sequence numbers in UID SEARCH', function () {
+        const testUidList = [39, 40, 44, 52, 53, 54, 59, 72];
+
+        const parsed = parseQueryTerms(['1:3'], testUidList, true);
+
+        expect(parsed.query).to.have.length(1);
+        expect(parsed.query[0].key).to.equal('uid');
+        expect(parsed.query[0].value).to.deep.equal([39, 40, 44]);
+    });
+
+    it('should handle overlaps, duplicates, reversed ranges, and *', function () {
+        const testUidList = [2, 4, 6, 8, 10, 12];
+        const seq = buildWeirdSequenceSet();
+
+        const parsed = parseQueryTerms(['UID', seq], testUidList, true);
+
+        expect(parsed.query).to.have.length(1);
+        expect(parsed.query[0].key).to.equal('uid');
+        expect(parsed.query[0].value).to.deep.equal([2, 4, 6, 8, 10, 12]);
+    });
+
+    it('should map sequence numbers (non-UID SEARCH) correctly', function () {
+        const testUidList = [10, 20, 30, 40, 50];
+
+        const parsed = parseQueryTerms(['2:4'], testUidList, false);
+
+        expect(parsed.query).to.have.length(1);
+        expect(parsed.query[0].key).to.equal('uid');
+        expect(parsed.query[0].value).to.deep.equal([20, 30, 40]);
+    });
+
+    it('should ignore ranges above max and clamp * to max', function () {
+        const testUidList = [5, 7, 9];
+
+        const parsed = parseQueryTerms(['UID', '1:*,100:200'], testUidList, true);
+
+        expect(parsed.query).to.have.length(1);
+        expect(parsed.query[0].key).to.equal('uid');
+        expect(parsed.query[0].value).to.deep.equal([5, 7, 9]);
+    });
+
+    it('should return empty list for out-of-range only', function () {
+        const testUidList = [5, 7, 9];
+
+        const parsed = parseQueryTerms(['UID', '100:200'], testUidList, true);
+
+        expect(parsed.query).to.have.length(1);
+        expect(parsed.query[0].key).to.equal('uid');
+        expect(parsed.query[0].value).to.deep.equal([]);
+    });
+});
+
+describe('UID SEARCH parse performance', function () {
+    this.timeout(3000);
+
+    const largeUidList = Array.from({ length: 200000 }, (_, i) => i + 1);
+    const largeSequenceSet = buildLargeSequenceSet({ randomize: true, seed: 7331 });
+    const orderedSequenceSet = buildLargeSequenceSet();
+
+    it('should parse many individual and ranged UIDs quickly', function () {
+        const start = process.hrtime.bigint();
+        const parsed = parseQueryTerms(['UID', largeSequenceSet], largeUidList, true);
+        const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
+
+        expect(parsed.query).to.have.length(1);
+        expect(parsed.query[0].key).to.equal('uid');
+        expect(parsed.query[0].value).to.be.an('array');
+        expect(elapsedMs).to.be.below(1500);
+    });
+
+    it('should parse a large contiguous range quickly', function () {
+        const start = process.hrtime.bigint();
+        const parsed = parseQueryTerms(['UID', '1:*'], largeUidList, true);
+        const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
+
+        expect(parsed.query).to.have.length(1);
+        expect(parsed.query[0].key).to.equal('uid');
+        expect(parsed.query[0].value).to.have.length(largeUidList.length);
+        expect(elapsedMs).to.be.below(1500);
+    });
+
+    it('should parse many ordered individual and ranged UIDs quickly', function () {
+        const start = process.hrtime.bigint();
+        const parsed = parseQueryTerms(['UID', orderedSequenceSet], largeUidList, true);
+        const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
+
+        expect(parsed.query).to.have.length(1);
+        expect(parsed.query[0].key).to.equal('uid');
+        expect(parsed.query[0].value).to.be.an('array');
+        expect(elapsedMs).to.be.below(1500);
+    });
+
+    it('should parse a very large mixed sequence set quickly', function () {
+        const hugeUidList = Array.from({ length: 500000 }, (_, i) => i + 1);
+        let parts = [];
+        for (let i = 1; i <= 2000; i++) {
+            parts.push(String(i * 3));
+        }
+        for (let i = 0; i < 1000; i++) {
+            let start = 100000 + i * 20;
+            parts.push(start + ':' + (start + 10));
+        }
+        parts.push('1:*');
+        parts.push('300000:100000'); // reversed range
+        parts.push('*'); // max
+        const seq = shuffleArray(parts, 4242).join(',');
+
+        const start = process.hrtime.bigint();
+        const parsed = parseQueryTerms(['UID', seq], hugeUidList, true);
+        const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
+
+        expect(parsed.query).to.have.length(1);
+        expect(parsed.query[0].key).to.equal('uid');
+        expect(parsed.query[0].value).to.have.length(hugeUidList.length);
+        expect(elapsedMs).to.be.below(3000);
+    });
+});
+
+describe('Search term match tests', function () {
+    describe('AND', function () {
+        it('should find all matches', function (done) {
             matchSearchQuery(
                 {},
                 [
@@ -536,7 +778,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should fail on single error', function(done) {
+        it('should fail on single error', function (done) {
             matchSearchQuery(
                 {},
                 [
@@ -567,8 +809,8 @@ describe('Search term match tests', function() {
         });
     });
 
-    describe('OR', function() {
-        it('should succeed with at least one match', function(done) {
+    describe('OR', function () {
+        it('should succeed with at least one match', function (done) {
             matchSearchQuery(
                 {},
                 {
@@ -598,7 +840,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should fail with no matches', function(done) {
+        it('should fail with no matches', function (done) {
             matchSearchQuery(
                 {},
                 {
@@ -625,8 +867,8 @@ describe('Search term match tests', function() {
         });
     });
 
-    describe('NOT', function() {
-        it('should succeed with false value', function(done) {
+    describe('NOT', function () {
+        it('should succeed with false value', function (done) {
             matchSearchQuery(
                 {},
                 {
@@ -645,7 +887,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should fail with thruthy value', function(done) {
+        it('should fail with thruthy value', function (done) {
             matchSearchQuery(
                 {},
                 {
@@ -664,8 +906,8 @@ describe('Search term match tests', function() {
         });
     });
 
-    describe('ALL', function() {
-        it('should match ALL', function(done) {
+    describe('ALL', function () {
+        it('should match ALL', function (done) {
             matchSearchQuery(
                 {},
                 {
@@ -681,8 +923,8 @@ describe('Search term match tests', function() {
         });
     });
 
-    describe('FLAG', function() {
-        it('should match existing flag', function(done) {
+    describe('FLAG', function () {
+        it('should match existing flag', function (done) {
             matchSearchQuery(
                 {
                     flags: ['abc', 'def', 'ghi']
@@ -700,7 +942,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should match non-existing flag', function(done) {
+        it('should match non-existing flag', function (done) {
             matchSearchQuery(
                 {
                     flags: ['abc', 'def', 'ghi']
@@ -718,7 +960,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should fail non-existing flag', function(done) {
+        it('should fail non-existing flag', function (done) {
             matchSearchQuery(
                 {
                     flags: ['abc', 'def', 'ghi']
@@ -736,7 +978,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should fail existing flag', function(done) {
+        it('should fail existing flag', function (done) {
             matchSearchQuery(
                 {
                     flags: ['abc', 'def', 'ghi']
@@ -755,8 +997,8 @@ describe('Search term match tests', function() {
         });
     });
 
-    describe('INTERNALDATE', function() {
-        it('should match <', function(done) {
+    describe('INTERNALDATE', function () {
+        it('should match <', function (done) {
             matchSearchQuery(
                 {
                     idate: new Date('1999-01-01')
@@ -774,7 +1016,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should not match <', function(done) {
+        it('should not match <', function (done) {
             matchSearchQuery(
                 {
                     idate: new Date('1999-01-01')
@@ -792,7 +1034,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should match =', function(done) {
+        it('should match =', function (done) {
             matchSearchQuery(
                 {
                     idate: new Date('1999-01-01')
@@ -810,7 +1052,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should not match <', function(done) {
+        it('should not match <', function (done) {
             matchSearchQuery(
                 {
                     idate: new Date('1999-01-01')
@@ -828,7 +1070,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should match >=', function(done) {
+        it('should match >=', function (done) {
             matchSearchQuery(
                 {
                     idate: new Date('1999-01-01')
@@ -861,7 +1103,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should not match >=', function(done) {
+        it('should not match >=', function (done) {
             matchSearchQuery(
                 {
                     idate: new Date('1999-01-01')
@@ -878,12 +1120,78 @@ describe('Search term match tests', function() {
                 }
             );
         });
+
+        it('should match <=', function (done) {
+            matchSearchQuery(
+                {
+                    idate: new Date('1999-01-01')
+                },
+                {
+                    key: 'internaldate',
+                    value: new Date('1999-01-01'),
+                    operator: '<='
+                },
+                (err, match) => {
+                    expect(err).to.not.exist;
+                    expect(match).to.be.true;
+
+                    matchSearchQuery(
+                        {
+                            idate: new Date('1999-01-02')
+                        },
+                        {
+                            key: 'internaldate',
+                            value: new Date('1999-01-01'),
+                            operator: '<='
+                        },
+                        (err, match) => {
+                            expect(err).to.not.exist;
+                            expect(match).to.be.false;
+                            done();
+                        }
+                    );
+                }
+            );
+        });
+
+        it('should match Date thresholds by full timestamp', function (done) {
+            matchSearchQuery(
+                {
+                    idate: new Date('1999-01-01T11:00:00.000Z')
+                },
+                {
+                    key: 'internaldate',
+                    value: new Date('1999-01-01T12:00:00.000Z'),
+                    operator: '>='
+                },
+                (err, match) => {
+                    expect(err).to.not.exist;
+                    expect(match).to.be.false;
+
+                    matchSearchQuery(
+                        {
+                            idate: new Date('1999-01-01T13:00:00.000Z')
+                        },
+                        {
+                            key: 'internaldate',
+                            value: new Date('1999-01-01T12:00:00.000Z'),
+                            operator: '<='
+                        },
+                        (err, match) => {
+                            expect(err).to.not.exist;
+                            expect(match).to.be.false;
+                            done();
+                        }
+                    );
+                }
+            );
+        });
     });
 
-    describe('DATE', function() {
+    describe('DATE', function () {
         let raw = 'Subject: test\r\nDate: 1999-01-01\r\n\r\nHello world!';
 
-        it('should match <', function(done) {
+        it('should match <', function (done) {
             matchSearchQuery(
                 {
                     mimeTree: indexer.parseMimeTree(raw)
@@ -901,7 +1209,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should not match <', function(done) {
+        it('should not match <', function (done) {
             matchSearchQuery(
                 {
                     mimeTree: indexer.parseMimeTree(raw)
@@ -919,7 +1227,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should match =', function(done) {
+        it('should match =', function (done) {
             matchSearchQuery(
                 {
                     mimeTree: indexer.parseMimeTree(raw)
@@ -937,7 +1245,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should not match <', function(done) {
+        it('should not match <', function (done) {
             matchSearchQuery(
                 {
                     mimeTree: indexer.parseMimeTree(raw)
@@ -955,7 +1263,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should match >=', function(done) {
+        it('should match >=', function (done) {
             matchSearchQuery(
                 {
                     mimeTree: indexer.parseMimeTree(raw)
@@ -988,7 +1296,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should not match >=', function(done) {
+        it('should not match >=', function (done) {
             matchSearchQuery(
                 {
                     mimeTree: indexer.parseMimeTree(raw)
@@ -1007,10 +1315,10 @@ describe('Search term match tests', function() {
         });
     });
 
-    describe('BODY', function() {
+    describe('BODY', function () {
         let raw = 'Subject: test\r\n\r\nHello world!';
 
-        it('should match a string', function(done) {
+        it('should match a string', function (done) {
             matchSearchQuery(
                 {
                     mimeTree: indexer.parseMimeTree(raw)
@@ -1027,7 +1335,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should not match a string', function(done) {
+        it('should not match a string', function (done) {
             matchSearchQuery(
                 {
                     mimeTree: indexer.parseMimeTree(raw)
@@ -1045,10 +1353,10 @@ describe('Search term match tests', function() {
         });
     });
 
-    describe('TEXT', function() {
+    describe('TEXT', function () {
         let raw = 'Subject: test\r\n\r\nHello world!';
 
-        it('should match a string', function(done) {
+        it('should match a string', function (done) {
             matchSearchQuery(
                 {
                     mimeTree: indexer.parseMimeTree(raw)
@@ -1079,7 +1387,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should not match a string', function(done) {
+        it('should not match a string', function (done) {
             matchSearchQuery(
                 {
                     mimeTree: indexer.parseMimeTree(raw)
@@ -1097,8 +1405,8 @@ describe('Search term match tests', function() {
         });
     });
 
-    describe('UID', function() {
-        it('should match message uid', function(done) {
+    describe('UID', function () {
+        it('should match message uid', function (done) {
             matchSearchQuery(
                 {
                     uid: 123
@@ -1115,7 +1423,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should not match message uid', function(done) {
+        it('should not match message uid', function (done) {
             matchSearchQuery(
                 {
                     uid: 124
@@ -1133,8 +1441,8 @@ describe('Search term match tests', function() {
         });
     });
 
-    describe('SIZE', function() {
-        it('should match <', function(done) {
+    describe('SIZE', function () {
+        it('should match <', function (done) {
             matchSearchQuery(
                 {
                     size: 10
@@ -1152,7 +1460,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should not match <', function(done) {
+        it('should not match <', function (done) {
             matchSearchQuery(
                 {
                     size: 10
@@ -1170,7 +1478,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should match =', function(done) {
+        it('should match =', function (done) {
             matchSearchQuery(
                 {
                     size: 10
@@ -1188,7 +1496,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should not match =', function(done) {
+        it('should not match =', function (done) {
             matchSearchQuery(
                 {
                     size: 10
@@ -1206,7 +1514,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should match >', function(done) {
+        it('should match >', function (done) {
             matchSearchQuery(
                 {
                     size: 10
@@ -1224,7 +1532,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should not match <', function(done) {
+        it('should not match <', function (done) {
             matchSearchQuery(
                 {
                     size: 10
@@ -1243,10 +1551,10 @@ describe('Search term match tests', function() {
         });
     });
 
-    describe('header', function() {
+    describe('header', function () {
         let raw = 'Subject: test\r\n\r\nHello world!';
 
-        it('should match header value', function(done) {
+        it('should match header value', function (done) {
             matchSearchQuery(
                 {
                     mimeTree: indexer.parseMimeTree(raw)
@@ -1264,7 +1572,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should match empty header value', function(done) {
+        it('should match empty header value', function (done) {
             matchSearchQuery(
                 {
                     mimeTree: indexer.parseMimeTree(raw)
@@ -1282,7 +1590,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should not match header value', function(done) {
+        it('should not match header value', function (done) {
             matchSearchQuery(
                 {
                     mimeTree: indexer.parseMimeTree(raw)
@@ -1301,8 +1609,8 @@ describe('Search term match tests', function() {
         });
     });
 
-    describe('MODSEQ', function() {
-        it('should match equal modseq', function(done) {
+    describe('MODSEQ', function () {
+        it('should match equal modseq', function (done) {
             matchSearchQuery(
                 {
                     modseq: 500
@@ -1319,7 +1627,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should match greater modseq', function(done) {
+        it('should match greater modseq', function (done) {
             matchSearchQuery(
                 {
                     modseq: 1000
@@ -1336,7 +1644,7 @@ describe('Search term match tests', function() {
             );
         });
 
-        it('should not match lesser modseq', function(done) {
+        it('should not match lesser modseq', function (done) {
             matchSearchQuery(
                 {
                     modseq: 500

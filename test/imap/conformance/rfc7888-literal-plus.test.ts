@@ -53,3 +53,17 @@ test('an oversized non-synchronizing literal ends the connection instead of read
   expect(s.transcript()).not.toContain(c.h.password);
   s.close();
 });
+
+test('an empty literal is an empty string, and the literals of the next command are read as before', async () => {
+  const s = await rawSession(c.h.bridge.ports.imap, mailbox);
+  const empty = await s.exchange(`a1 LOGIN ${mailbox} {0+}\r\n\r\n`, /^a1 (OK|NO|BAD).*\r\n/m);
+  expect(empty).toMatch(/^a1 NO/m);
+  const user = Buffer.byteLength(mailbox);
+  const pass = Buffer.byteLength(c.h.password);
+  const answer = await s.exchange(
+    `a2 LOGIN {${user}+}\r\n${mailbox} {${pass}+}\r\n${c.h.password}\r\n`,
+    /^a2 (OK|NO|BAD).*\r\n/m,
+  );
+  expect(answer).toMatch(/^a2 OK/m);
+  s.close();
+});

@@ -126,12 +126,20 @@ module.exports = {
             raw = Buffer.from(typeof message.value === 'string' ? message.value : (message.value || '').toString(), 'binary');
         }
 
+        if (!raw.length) {
+            return callback(null, {
+                response: 'NO',
+                message: "Can't save a zero byte message."
+            });
+        }
+
         let logdata = {
             short_message: '[APPEND]',
             _mail_action: 'append',
             _path: path,
             _user: this.session.user.id.toString(),
             _mailbox: this.selected.mailbox,
+            _mailbox_path: this.selected.path,
             _sess: this.id,
             _flags: flags.join(', '),
             _internaldate: internaldate,

@@ -234,6 +234,9 @@ function esearchResponse(tag, isUid, options, numbers, modseq) {
     return { tag: '*', command: 'ESEARCH', attributes };
 }
 
+// Max IMAP number is an unsigned 32-bit value
+const MAX_IMAP_NUMBER = 0xffffffff;
+
 module.exports = {
     state: 'Selected',
 
@@ -307,6 +310,16 @@ function ascendingSequenceNumbers(uidList, uids) {
     return numbers;
 }
 
+
+function isFixedRange(value) {
+    value = (value || '').toString();
+    return value.indexOf(':') >= 0 && value.indexOf(',') < 0;
+}
+
+function getWithinTargetDate(interval) {
+    return new Date(Math.floor(Date.now() / 1000) * 1000 - interval * 1000);
+}
+
 function parseQueryTerms(terms, uidList, saved) {
     terms = [].concat(terms || []);
 
@@ -358,7 +371,14 @@ function parseQueryTerms(terms, uidList, saved) {
                         throw new Error('Invalid sequence set for ' + term.toUpperCase());
                     }
                     // resolve sequence list to an array of UID values
-                    curTerm.push(imapTools.getMessageRange(uidList, terms[pos++], true, saved));
+                    {
+                        let sequence = terms[pos++];
+                        let messageRange = imapTools.getMessageRange(uidList, sequence, true, saved);
+                        if (isFixedRange(sequence)) {
+                            messageRange.isContiguous = true;
+                        }
+                        curTerm.push(messageRange);
+                    }
                 } else {
                     curTerm.push(terms[pos++]);
                 }
@@ -432,6 +452,24 @@ function parseQueryTerms(terms, uidList, saved) {
                     throw new Error('Invalid MODSEQ argument');
                 }
                 response.value = Number(curTerm[curTerm.length - 1]) || 0;
+                break;
+
+            case 'older':
+            case 'younger':
+                {
+                    let interval = (curTerm[1] || '').toString();
+                    if (!/^[1-9]\d*$/.test(interval)) {
+                        throw new Error('Invalid interval argument for ' + term.toUpperCase());
+                    }
+                    interval = Number(interval);
+                    if (!Number.isSafeInteger(interval) || interval > MAX_IMAP_NUMBER) {
+                        throw new Error('Invalid interval argument for ' + term.toUpperCase());
+                    }
+
+                    response.key = 'internaldate';
+                    response.operator = curTerm[0] === 'older' ? '<=' : '>=';
+                    response.value = getWithinTargetDate(interval);
+                }
                 break;
 
             default:

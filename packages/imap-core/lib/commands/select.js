@@ -166,33 +166,31 @@ module.exports = {
             }
 
             // * OK [HIGHESTMODSEQ 123]
-            if ('modifyIndex' in mailboxData && Number(mailboxData.modifyIndex)) {
-                this.send(
-                    imapHandler.compiler({
-                        tag: '*',
-                        command: 'OK',
-                        attributes: [
-                            {
-                                type: 'section',
-                                section: [
-                                    {
-                                        type: 'atom',
-                                        value: 'HIGHESTMODSEQ'
-                                    },
-                                    {
-                                        type: 'atom',
-                                        value: String(Number(mailboxData.modifyIndex) || 0)
-                                    }
-                                ]
-                            },
-                            {
-                                type: 'text',
-                                value: 'Highest'
-                            }
-                        ]
-                    })
-                );
-            }
+            this.send(
+                imapHandler.compiler({
+                    tag: '*',
+                    command: 'OK',
+                    attributes: [
+                        {
+                            type: 'section',
+                            section: [
+                                {
+                                    type: 'atom',
+                                    value: 'HIGHESTMODSEQ'
+                                },
+                                {
+                                    type: 'atom',
+                                    value: String(Number(mailboxData.modifyIndex) || 1)
+                                }
+                            ]
+                        },
+                        {
+                            type: 'text',
+                            value: 'Highest'
+                        }
+                    ]
+                })
+            );
 
             // * OK [UIDNEXT 1] Predicted next UID
             this.send(

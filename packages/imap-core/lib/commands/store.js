@@ -124,6 +124,7 @@ module.exports = {
             _mail_action: 'store',
             _user: this.session.user.id.toString(),
             _mailbox: this.selected.mailbox,
+            _mailbox_path: this.selected.path,
             _sess: this.id,
             _message_count: messages.length,
             _flags: flags.join(', '),
@@ -184,8 +185,8 @@ module.exports = {
                         typeof success === 'string'
                             ? success.toUpperCase()
                             : modified && modified.length
-                            ? 'MODIFIED ' + imapTools.packMessageRange(modified)
-                            : false,
+                              ? 'MODIFIED ' + imapTools.packMessageRange(modified)
+                              : false,
                     message
                 };
 
@@ -199,6 +200,7 @@ module.exports = {
                             });
                             response = {
                                 response: 'NO',
+                                code: response.code,
                                 message: err.message
                             };
                             break;

@@ -39,6 +39,7 @@ module.exports = {
             _mail_action: 'uid expunge',
             _user: this.session.user.id.toString(),
             _mailbox: this.selected.mailbox,
+            _mailbox_path: this.selected.path,
             _sess: this.id
         };
 

@@ -111,6 +111,7 @@ module.exports = {
             _mail_action: 'store',
             _user: this.session.user.id.toString(),
             _mailbox: this.selected.mailbox,
+            _mailbox_path: this.selected.path,
             _sess: this.id,
             _message_count: messages.length,
             _flags: flags.join(', '),

@@ -15,7 +15,7 @@ module.exports = function (header) {
     // a message without a Subject header has a NIL subject (RFC 3501 7.4.2), an empty one ""
     let subject = null;
     if (header.subject !== undefined) {
-        subject = Array.isArray(header.subject) ? header.subject.reverse().filter(line => line.trim()) : header.subject;
+        subject = Array.isArray(header.subject) ? header.subject.slice().reverse().filter(line => line.trim()).shift() : header.subject;
         subject = Buffer.from(subject || '', 'binary').toString();
 
         try {

@@ -54,6 +54,8 @@ export class PgOwnership implements Ownership, NodeHealth {
   private wanted: () => string[] = () => [];
   private events: OwnershipEvents | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** Gives up, on this node's clock, the leases PostgreSQL did not confirm in time. */
+  private fencing: NodeJS.Timeout | null = null;
   private running: Promise<void> = Promise.resolve();
   /** A look is queued and has not started: another request joins it. */
   private queued = false;
@@ -109,6 +111,8 @@ export class PgOwnership implements Ownership, NodeHealth {
     this.wanted = wanted;
     this.events = events;
     this.timer = setInterval(() => void this.review(), this.keeper.ttlMs / 3);
+    // not a look: a look can wait for PostgreSQL (a query on a cut connection) past the leases
+    this.fencing = setInterval(() => this.fenced(this.keeper.expiring()), this.keeper.ttlMs / 6);
     if (this.listen) {
       this.wakeUps = new WakeUps(this.listen, () => void this.review(), this.keeper.ttlMs / 3);
       // LISTENing before the first look: a wake-up sent after that look cannot be missed
@@ -130,22 +134,31 @@ export class PgOwnership implements Ownership, NodeHealth {
     return this.running;
   }
 
-  /** Writes of these accounts were refused: another node has them. */
+  /**
+   * Writes of these accounts were refused (another node has them), or their leases could run out
+   * before PostgreSQL confirms them: stops serving them now, each on its own.
+   */
   fenced(accounts: Iterable<string>): void {
     for (const account of accounts) void this.lose(account, 'lost').catch((err: Error) => this.onError(err));
   }
 
+  /**
+   * Stops serving and leaves. PostgreSQL out of reach, the node stops all the same: what it
+   * could not give up runs out (the failure goes to onError).
+   */
   async stop(): Promise<void> {
     await this.halt();
-    for (const account of this.keeper.accounts()) await this.lose(account, 'given up');
+    const report = (err: Error) => this.onError(err);
+    for (const account of this.keeper.accounts()) await this.lose(account, 'given up').catch(report);
     this.events = null;
-    await this.keeper.leave();
+    await this.keeper.leave().catch(report);
   }
 
   /** No more looks, timed or woken (the store is closing); the leases are left to run out. */
   async halt(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    if (this.fencing) clearInterval(this.fencing);
+    this.timer = this.fencing = null;
     await this.wakeUps?.stop();
     this.wakeUps = null;
     await this.running;

@@ -367,6 +367,11 @@ function defaultArgs(argv: string[]): string[] {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // a reader that stopped reading (`mailbridge status | head`) has what it wanted
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(0);
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(defaultArgs(argv));

@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { ConfigError } from './config';
 import { writeFileAtomic } from './util/atomic-file';
 import { workerScript } from './util/worker-script';
 
@@ -36,11 +37,22 @@ export const tlsPolicy = {
  * The configured pair, or a self-signed one for localhost kept in the state dir so clients
  * that pinned it on first use keep trusting it across restarts.
  */
+/** A file the config names: one that cannot be read is a configuration error (exit 2), named as such. */
+function readConfigured(field: string, file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
+    throw new ConfigError(`"${field}": cannot read ${file}: ${reason}`);
+  }
+}
+
 export async function loadOrCreateTls(
   tls: { cert: string | null; key: string | null },
   stateDir: string,
 ): Promise<TlsPair> {
-  if (tls.cert && tls.key) return { cert: fs.readFileSync(tls.cert, 'utf8'), key: fs.readFileSync(tls.key, 'utf8') };
+  if (tls.cert && tls.key)
+    return { cert: readConfigured('tls.cert', tls.cert), key: readConfigured('tls.key', tls.key) };
   const keyFile = path.join(stateDir, 'tls-key.pem');
   const certFile = path.join(stateDir, 'tls-cert.pem');
   if (fs.existsSync(keyFile) && fs.existsSync(certFile)) {

@@ -97,7 +97,8 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     node: state.node,
   });
   const observers = opsObservers(metrics, activity);
-  const vendor = createVendorClient(config, secrets, logger, observers.vendor);
+  // a vendor write is sent only while this node still holds the mailbox, on its own clock
+  const vendor = createVendorClient(config, secrets, logger, observers.vendor, (mailbox) => state.assertHeld(mailbox));
   const tls = await loadOrCreateTls(config.tls, config.stateDir);
   // and what opening the store created under the process umask (database, WAL)
   enforceStatePermissions(config.stateDir);

@@ -30,6 +30,8 @@ export class VendorClient implements VendorApi {
     /** Limiter settings per mailbox and for the key routes; the vendor's limits unless overridden (tests). */
     private readonly limits: Partial<LimiterOptions> = {},
     private readonly observer: VendorObserver = ignoreVendorTraffic,
+    /** Throws when the mailbox may no longer be written (another node serves it): asked as each write is sent. */
+    private readonly writeFence: (mailbox: string) => void = () => undefined,
   ) {
     this.http = new Http(vendor.timeoutMs, observer);
     this.keyLimiter = new RateLimiter({ ...limits, observer: observer.gate('key') });
@@ -49,6 +51,7 @@ export class VendorClient implements VendorApi {
         new RateLimiter({ ...this.limits, observer: this.observer.gate(key) }),
         this.logger,
         this.observer,
+        () => this.writeFence(address),
       );
       this.mailboxes.set(key, client);
     }
@@ -156,6 +159,7 @@ export function createVendorClient(
   secrets: TokenVault,
   logger: Logger,
   observer?: VendorObserver,
+  writeFence?: (mailbox: string) => void,
 ): VendorClient {
-  return new VendorClient(config.vendor, config.assumptions, secrets, logger, {}, observer);
+  return new VendorClient(config.vendor, config.assumptions, secrets, logger, {}, observer, writeFence);
 }

@@ -47,6 +47,8 @@ export class LeaseKeeper {
   /** Whether the last renewal was answered (null before the first), and how fast, in ms. */
   storeUp: boolean | null = null;
   roundTripMs: number | null = null;
+  /** When the last renewal was sent, on this node's clock. */
+  private lastRenewal = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -102,6 +104,7 @@ export class LeaseKeeper {
    */
   async renew(): Promise<{ lost: string[]; nodes: string[] | null; error?: Error }> {
     const sent = this.now();
+    this.lastRenewal = sent;
     const mine = [...this.held.values()];
     let renewed: Set<string> | null = null;
     let nodes: string[] | null = null;
@@ -152,6 +155,11 @@ export class LeaseKeeper {
     const gone = [...this.held.values()].filter((l) => l.validUntil - this.now() <= margin).map((l) => l.account);
     for (const account of gone) this.held.delete(account);
     return gone;
+  }
+
+  /** Whether a renewal is due: none was sent for ttl/3. */
+  renewalDue(): boolean {
+    return this.now() - this.lastRenewal >= this.ttlMs / 3;
   }
 
   advertise(addresses: NodeAddresses): void {

@@ -54,8 +54,9 @@ export class PgOwnership implements Ownership, NodeHealth {
   private wanted: () => string[] = () => [];
   private events: OwnershipEvents | null = null;
   private timer: NodeJS.Timeout | null = null;
-  /** Gives up, on this node's clock, the leases PostgreSQL did not confirm in time. */
+  /** Keeps the leases on this node's clock, apart from the looks (upkeep). */
   private fencing: NodeJS.Timeout | null = null;
+  private renewing = false;
   private running: Promise<void> = Promise.resolve();
   /** A look is queued and has not started: another request joins it. */
   private queued = false;
@@ -111,8 +112,11 @@ export class PgOwnership implements Ownership, NodeHealth {
     this.wanted = wanted;
     this.events = events;
     this.timer = setInterval(() => void this.review(), this.keeper.ttlMs / 3);
-    // not a look: a look can wait for PostgreSQL (a query on a cut connection) past the leases
-    this.fencing = setInterval(() => this.fenced(this.keeper.expiring()), this.keeper.ttlMs / 6);
+    // not a look: a look can wait (loading mailboxes, a query on a cut connection) past the leases
+    this.fencing = setInterval(
+      () => void this.upkeep().catch((err: Error) => this.onError(err)),
+      this.keeper.ttlMs / 6,
+    );
     if (this.listen) {
       this.wakeUps = new WakeUps(this.listen, () => void this.review(), this.keeper.ttlMs / 3);
       // LISTENing before the first look: a wake-up sent after that look cannot be missed
@@ -132,6 +136,32 @@ export class PgOwnership implements Ownership, NodeHealth {
       })
       .catch((err: Error) => this.onError(err));
     return this.running;
+  }
+
+  /**
+   * Every ttl/6, whatever a look is waiting for: stops serving, on this node's clock, what could
+   * run out before PostgreSQL confirms it, and renews the leases when no renewal was sent for
+   * ttl/3 (a look under way holds up the next one). A renewal that hangs does not hold up the
+   * next upkeep's stop.
+   */
+  async upkeep(): Promise<void> {
+    this.fenced(this.keeper.expiring());
+    if (this.renewing || !this.keeper.renewalDue()) return;
+    this.renewing = true;
+    try {
+      const { lost, nodes, error } = await this.keeper.renew();
+      this.storeSeen(nodes !== null, error);
+      this.fenced(lost);
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  /** Reports the store lost or back, once per change. */
+  private storeSeen(answered: boolean, error?: Error): void {
+    if (answered === this.storeAnswered) return;
+    this.storeAnswered = answered;
+    this.observer?.store(answered, error);
   }
 
   /**
@@ -167,10 +197,7 @@ export class PgOwnership implements Ownership, NodeHealth {
   private async look(): Promise<void> {
     if (!this.events) return;
     const { lost, nodes, error } = await this.keeper.renew();
-    if (!nodes !== !this.storeAnswered) {
-      this.storeAnswered = !!nodes;
-      this.observer?.store(this.storeAnswered, error);
-    }
+    this.storeSeen(nodes !== null, error);
     for (const account of lost) await this.lose(account, 'lost');
     if (!nodes) return;
     await this.loader.catchUp();

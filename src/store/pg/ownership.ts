@@ -56,7 +56,8 @@ export class PgOwnership implements Ownership, NodeHealth {
   private timer: NodeJS.Timeout | null = null;
   /** Keeps the leases on this node's clock, apart from the looks (upkeep). */
   private fencing: NodeJS.Timeout | null = null;
-  private renewing = false;
+  /** The upkeep's renewal under way, if any. */
+  private renewing: Promise<void> | null = null;
   private running: Promise<void> = Promise.resolve();
   /** A look is queued and has not started: another request joins it. */
   private queued = false;
@@ -144,17 +145,19 @@ export class PgOwnership implements Ownership, NodeHealth {
    * ttl/3 (a look under way holds up the next one). A renewal that hangs does not hold up the
    * next upkeep's stop.
    */
-  async upkeep(): Promise<void> {
+  upkeep(): Promise<void> {
     this.fenced(this.keeper.expiring());
-    if (this.renewing || !this.keeper.renewalDue()) return;
-    this.renewing = true;
-    try {
-      const { lost, nodes, error } = await this.keeper.renew();
-      this.storeSeen(nodes !== null, error);
-      this.fenced(lost);
-    } finally {
-      this.renewing = false;
-    }
+    if (this.renewing || !this.keeper.renewalDue()) return Promise.resolve();
+    this.renewing = this.keeper
+      .renew()
+      .then(({ lost, nodes, error }) => {
+        this.storeSeen(nodes !== null, error);
+        this.fenced(lost);
+      })
+      .finally(() => {
+        this.renewing = null;
+      });
+    return this.renewing;
   }
 
   /** Reports the store lost or back, once per change. */
@@ -192,6 +195,8 @@ export class PgOwnership implements Ownership, NodeHealth {
     await this.wakeUps?.stop();
     this.wakeUps = null;
     await this.running;
+    // a renewal finishing after the node left would announce it alive again
+    await this.renewing?.catch(() => undefined);
   }
 
   private async look(): Promise<void> {

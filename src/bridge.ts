@@ -99,7 +99,8 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     node: state.node,
   });
   const observers = opsObservers(metrics, activity);
-  const vendor = createVendorClient(config, secrets, logger, observers.vendor);
+  // a vendor write is sent only while this node still holds the mailbox, on its own clock
+  const vendor = createVendorClient(config, secrets, logger, observers.vendor, (mailbox) => state.assertHeld(mailbox));
   const tls = await loadOrCreateTls(config.tls, config.stateDir);
   // and what opening the store created under the process umask (database, WAL)
   enforceStatePermissions(config.stateDir);
@@ -215,7 +216,13 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
         });
 
   const status = () =>
-    buildStatus({ views: () => registry.all(), activity, token, quarantine: () => quarantine.list() });
+    buildStatus({
+      views: () => registry.all(),
+      activity,
+      token,
+      quarantine: () => quarantine.list(),
+      node: forwarding ? config.state.node : null,
+    });
 
   const reload = async (): Promise<ReloadResult> => {
     // a config built in code (tests, no file) keeps its settings; the stored accounts are read again
@@ -224,12 +231,14 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     config = next;
     await importInitialTokens(next, secrets);
     const wanted = wantedMailboxes(next, secrets);
-    const removed = bridged.mailboxes().filter((m) => !wanted.includes(m));
-    const added = wanted.filter((m) => !bridged.has(m));
+    const before = bridged.mailboxes();
+    const removed = before.filter((m) => !wanted.includes(m));
     if (plan.applied.includes('pollIntervalSeconds') || plan.applied.includes('fullSyncEveryPolls'))
       await bridged.repoll(next);
     // stops the removed accounts; serves the added ones (on PostgreSQL, those this node may own)
     await state.ownership.review();
+    // what this node serves now and did not: on PostgreSQL, other nodes serve the rest
+    const added = bridged.mailboxes().filter((m) => !before.includes(m));
     imap.setMaxMessageBytes(next.maxMessageBytes);
     smtpServer.setMaxMessageBytes(next.maxMessageBytes);
     logger.level = next.logLevel;

@@ -10,6 +10,7 @@ import { healthy } from './healthcheck';
 import { listenerLines } from './listener-lines';
 import { callDaemon } from './ops/control-client';
 import { formatStatus, type StatusReport } from './ops/status';
+import { formatCluster, readCluster } from './ops/cluster-status';
 import type { ReloadResult } from './bridge';
 import type { ResyncResult } from './ops/resync';
 import type { StateStore, TokenVault } from './store';
@@ -162,10 +163,14 @@ export function buildProgram(): Command {
     .command('status')
     .description('ask the running daemon: per account the token, each folder, pending work and quarantine')
     .option('--json', 'print the report as JSON')
+    .option('--cluster', 'every node on state.postgres: its address, last heartbeat and the mailboxes it serves')
     .addOption(configOption())
-    .action(async (opts: { json?: boolean; config?: string }) => {
-      const report = await callDaemon<StatusReport>(load(opts.config).stateDir, 'GET', '/status');
+    .action(async (opts: { json?: boolean; cluster?: boolean; config?: string }) => {
+      const report = opts.cluster
+        ? await readCluster(load(opts.config))
+        : await callDaemon<StatusReport>(load(opts.config).stateDir, 'GET', '/status');
       if (opts.json) print(JSON.stringify(report, null, 2));
+      else if ('nodes' in report) formatCluster(report).forEach(print);
       else formatStatus(report).forEach(print);
     });
 

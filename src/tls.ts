@@ -37,6 +37,7 @@ export const tlsPolicy = {
  * The configured pair, or a self-signed one for localhost kept in the state dir so clients
  * that pinned it on first use keep trusting it across restarts.
  */
+/** A file the config names: one that cannot be read is a configuration error (exit 2), named as such. */
 export async function loadOrCreateTls(
   tls: { cert: string | null; key: string | null },
   stateDir: string,
@@ -58,9 +59,11 @@ function readConfigured(field: 'cert' | 'key', file: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason =
+      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw new ConfigError(
-      `config field "tls.${field}": cannot read ${file} (${code}); point it at the ${field === 'cert' ? 'certificate' : 'private key'} file, or remove "tls" to use the bridge's own certificate`,
+      `config field "tls.${field}": cannot read ${file} (${reason}); point it at the ${field === 'cert' ? 'certificate' : 'private key'} file, or remove "tls" to use the bridge's own certificate`,
     );
   }
 }

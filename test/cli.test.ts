@@ -238,7 +238,7 @@ describe('a start that cannot work says in one line what to change, with exit 2'
     const started = await startWith({ tls, stateDir: path.join(dir, 'tls-state') });
     expect(started.code).toBe(2);
     expect(oneLine(started.stderr)).toBe(
-      `mailbridge: config field "tls.cert": cannot read ${tls.cert} (ENOENT); point it at the certificate file, or remove "tls" to use the bridge's own certificate`,
+      `mailbridge: config field "tls.cert": cannot read ${tls.cert} (no such file); point it at the certificate file, or remove "tls" to use the bridge's own certificate`,
     );
     const exported = await mailbridge([
       'cert',
@@ -247,7 +247,7 @@ describe('a start that cannot work says in one line what to change, with exit 2'
       file('tls.json', JSON.stringify({ vendor, tls, stateDir: path.join(dir, 'tls-state') })),
     ]);
     expect(exported.code).toBe(2);
-    expect(oneLine(exported.stderr)).toContain(`cannot read ${tls.cert} (ENOENT)`);
+    expect(oneLine(exported.stderr)).toContain(`cannot read ${tls.cert} (no such file)`);
   });
 
   test('a reader that stops early (status | head) ends the command quietly', async () => {

@@ -58,7 +58,7 @@ export function authHook(deps: AuthDependencies) {
       return callback(new ImapError('UNAVAILABLE', `Too many connections from ${client}`));
     const view = accounts.get(login.authzid);
     if (!view) return callback(moving());
-    logger.debug(
+    logger.info(
       { account: view.account, client, node: login.connection?.remoteAddress },
       'imap session forwarded here',
     );

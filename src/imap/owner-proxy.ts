@@ -121,11 +121,15 @@ export function proxyToOwner(
         client.end();
         return;
       }
-      logger.debug({ account: target.mailbox, owner: target.address }, 'imap session forwarded to the owner node');
+      const about = { account: target.mailbox, client: target.client, owner: target.address };
+      logger.info(about, 'imap session forwarded to the owner node');
       socket.write(unread);
       client.pipe(socket);
       socket.pipe(client);
+      let open = true;
       const close = () => {
+        if (open) logger.info(about, 'forwarded imap session closed');
+        open = false;
         client.destroy();
         socket.destroy();
       };

@@ -26,6 +26,8 @@ export interface AccountReport {
 }
 
 export interface StatusReport {
+  /** The node's name when several nodes share PostgreSQL (each serves its share), else null. */
+  node: string | null;
   accounts: AccountReport[];
 }
 
@@ -36,12 +38,14 @@ export interface StatusDeps {
   activity: AccountActivity;
   token(mailbox: string): TokenState;
   quarantine(): QuarantineRecord[];
+  node: string | null;
 }
 
 export function buildStatus(deps: StatusDeps): StatusReport {
   const now = deps.activity.now();
   const records = deps.quarantine();
   return {
+    node: deps.node,
     accounts: deps.views().map((view) => {
       const mailbox = view.account;
       const activity = deps.activity.of(mailbox);
@@ -84,25 +88,30 @@ export function buildStatus(deps: StatusDeps): StatusReport {
 }
 
 export function formatStatus(report: StatusReport): string[] {
-  if (!report.accounts.length) return ['No accounts are bridged.'];
-  return report.accounts.flatMap((a) => {
-    const token = a.token.problem
-      ? `${a.token.condition}: ${a.token.problem}`
-      : `${a.token.condition} (refresh token until ${a.token.refreshExpiresAt})`;
-    const lines = [
-      `${a.mailbox}`,
-      `  token     ${token}`,
-      `  vendor    last answer ${a.vendor.lastSuccessAt ?? 'none since start'}${a.vendor.lastError ? `, last error: ${a.vendor.lastError}` : ''}`,
-      `  pending   ${a.pending.queuedRequests} queued vendor request(s), ${a.pending.runningSyncs} folder sync(s) running`,
-    ];
-    if (!a.folders.length) lines.push('  folders   none opened since start');
-    for (const f of a.folders)
-      lines.push(
-        `  folder    ${f.folder}: ${f.messages ?? '?'} messages, last sync ${f.lastSyncAt ?? 'never'}, last poll ${f.lastPollAt ?? 'never'}${f.syncing ? ', syncing now' : ''}${f.error ? `, failing: ${f.error}` : ''}`,
-      );
-    const held = a.quarantine.filter((q) => q.state === 'held');
-    lines.push(`  quarantine ${held.length} held, ${a.quarantine.length - held.length} released or expired`);
-    for (const q of held) lines.push(`    ${q.id} to ${q.recipient} "${q.subject}" until ${q.expiresAt}`);
-    return lines;
-  });
+  const cluster = '"mailbridge status --cluster" shows every node and what it serves';
+  if (!report.accounts.length)
+    return [report.node ? `Node ${report.node} serves no mailbox right now; ${cluster}.` : 'No accounts are bridged.'];
+  const header = report.node ? [`Node ${report.node} serves these; ${cluster}.`] : [];
+  return header.concat(
+    report.accounts.flatMap((a) => {
+      const token = a.token.problem
+        ? `${a.token.condition}: ${a.token.problem}`
+        : `${a.token.condition} (refresh token until ${a.token.refreshExpiresAt})`;
+      const lines = [
+        `${a.mailbox}`,
+        `  token     ${token}`,
+        `  vendor    last answer ${a.vendor.lastSuccessAt ?? 'none since start'}${a.vendor.lastError ? `, last error: ${a.vendor.lastError}` : ''}`,
+        `  pending   ${a.pending.queuedRequests} queued vendor request(s), ${a.pending.runningSyncs} folder sync(s) running`,
+      ];
+      if (!a.folders.length) lines.push('  folders   none opened since start');
+      for (const f of a.folders)
+        lines.push(
+          `  folder    ${f.folder}: ${f.messages ?? '?'} messages, last sync ${f.lastSyncAt ?? 'never'}, last poll ${f.lastPollAt ?? 'never'}${f.syncing ? ', syncing now' : ''}${f.error ? `, failing: ${f.error}` : ''}`,
+        );
+      const held = a.quarantine.filter((q) => q.state === 'held');
+      lines.push(`  quarantine ${held.length} held, ${a.quarantine.length - held.length} released or expired`);
+      for (const q of held) lines.push(`    ${q.id} to ${q.recipient} "${q.subject}" until ${q.expiresAt}`);
+      return lines;
+    }),
+  );
 }

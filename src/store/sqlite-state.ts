@@ -16,6 +16,7 @@ export function openSqliteState(stateDir: string): StateStore {
     node: null,
     committed: () => mail.committed(),
     writable: () => Promise.resolve(),
+    assertHeld: () => undefined,
     close: async () => mail.close(),
   };
 }

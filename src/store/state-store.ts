@@ -140,6 +140,12 @@ export interface StateStore {
    * store is unreachable or this node no longer holds the mailbox. Asked before each vendor write.
    */
   writable(mailbox: string): Promise<void>;
+  /**
+   * Throws FencedError unless this node may still write the mailbox at the vendor, on its own
+   * clock (no round trip): checked again as a vendor write is sent, which may be long after
+   * `writable` (a write waits its turn in the vendor's rate limits).
+   */
+  assertHeld(mailbox: string): void;
   /** Resolves once every write so far, of any part, is durable (see Durability.committed). */
   committed(account?: string): Promise<void>;
   close(): Promise<void>;

@@ -97,6 +97,7 @@ export class MailboxClient implements MailboxApi {
     private readonly observer: VendorObserver = ignoreVendorTraffic,
     /** Times the retries' backoff and the dead-token retries (tests move it). */
     private readonly clock: Clock = systemClock,
+    private readonly writeFence: () => void = () => undefined,
   ) {
     const c = assumptions.commands;
     this.readCommands = new Set([c.listFolders.name, c.listThreads.name, c.getMessages.name, c.search.name]);
@@ -217,6 +218,9 @@ export class MailboxClient implements MailboxApi {
     const { response, commands } = await this.authed(lane, idempotent, async (token, answered) => {
       // taken at the first grant; a repeat (after a refresh or a 429) sends the same commands
       granted ??= take();
+      // a write goes out only while the mailbox is still this node's, however long it waited
+      // for its turn; a throw here sends nothing, so the write definitely did not happen
+      if (!idempotent) this.writeFence();
       const res = await this.http.json<CommandResponse>(
         'POST',
         `${this.readUrl}/v1`,

@@ -33,6 +33,8 @@ export class VendorClient implements VendorApi {
     private readonly observer: VendorObserver = ignoreVendorTraffic,
     /** Times the mailboxes' gates, retries and dead-token retries (tests move it). */
     private readonly clock: Clock = systemClock,
+    /** Throws when the mailbox may no longer be written (another node serves it): asked as each write is sent. */
+    private readonly writeFence: (mailbox: string) => void = () => undefined,
   ) {
     this.http = new Http(vendor.timeoutMs, observer);
     this.keyLimiter = new RateLimiter({ ...limits, observer: observer.gate('key') });
@@ -53,6 +55,7 @@ export class VendorClient implements VendorApi {
         this.logger,
         this.observer,
         this.clock,
+        () => this.writeFence(address),
       );
       this.mailboxes.set(key, client);
     }
@@ -160,6 +163,7 @@ export function createVendorClient(
   secrets: TokenVault,
   logger: Logger,
   observer?: VendorObserver,
+  writeFence?: (mailbox: string) => void,
 ): VendorClient {
-  return new VendorClient(config.vendor, config.assumptions, secrets, logger, {}, observer);
+  return new VendorClient(config.vendor, config.assumptions, secrets, logger, {}, observer, systemClock, writeFence);
 }

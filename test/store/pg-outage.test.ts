@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { StateStore } from '../../src/store';
+import { type PgOwnership, preferredNode } from '../../src/store/pg/ownership';
 import { openPgState } from '../../src/store/pg/pg-state';
 import { type Postgres, startPostgres } from '../support/postgres';
 
@@ -32,7 +33,7 @@ interface Node {
   clock: { t: number };
 }
 
-async function startNode(name: string, wanted: string[]): Promise<Node> {
+async function startNode(name: string, wanted: string[], stopping?: (mailbox: string) => Promise<void>): Promise<Node> {
   const clock = { t: 0 };
   const errors: string[] = [];
   const events: string[] = [];
@@ -55,6 +56,7 @@ async function startNode(name: string, wanted: string[]): Promise<Node> {
     gained: (m) => serving.add(m),
     lost: async (m) => {
       serving.delete(m);
+      await stopping?.(m);
     },
   });
   return { state, serving, errors, events, clock };
@@ -174,4 +176,42 @@ it('stops serving a mailbox while its lease has a third left, when PostgreSQL do
   expect(node.events).toEqual([`gained ${ivan}`, 'store lost', `lost ${ivan}`]);
   await node.state.ownership.stop();
   await node.state.close();
+});
+
+it('keeps its leases renewed through a look that takes longer than a lease would last unrenewed', async () => {
+  const [jack, kate] = ['jack@example.com', 'kate@example.com'];
+  // jack prefers the first node, kate a second one that joins: the first hands kate over
+  const names = Array.from({ length: 100 }, (_, i) => `long-${i}`);
+  const [first, second] =
+    names
+      .flatMap((a) => names.map((b) => [a, b]))
+      .find(([a, b]) => a !== b && preferredNode([a, b], jack) === a && preferredNode([a, b], kate) === b) ?? [];
+  // handing kate over waits until her sessions are gone: held here, the look does not end
+  let letGo: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    letGo = resolve;
+  });
+  const node = await startNode(first, [jack, kate], async (m) => {
+    if (m === kate) await held;
+  });
+  const other = await startNode(second, [kate]);
+  const look = node.state.ownership.review();
+  for (let i = 0; i < 100 && node.serving.has(kate); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(node.serving).toEqual(new Set([jack]));
+
+  // the look still waits; the node's own upkeep renews jack's lease when one is due
+  node.clock.t += leaseMs / 3;
+  await (node.state.ownership as PgOwnership).upkeep();
+  node.clock.t += leaseMs / 3 + 1;
+  await (node.state.ownership as PgOwnership).upkeep();
+  expect(node.serving).toEqual(new Set([jack]));
+  expect(node.events).not.toContain(`lost ${jack}`);
+
+  letGo();
+  await look;
+  expect(node.errors).toEqual([]);
+  for (const n of [node, other]) {
+    await n.state.ownership.stop();
+    await n.state.close();
+  }
 });

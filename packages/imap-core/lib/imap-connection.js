@@ -373,6 +373,8 @@ class IMAPConnection extends EventEmitter {
             socket.removeListener(event, listener);
         }
         socket.setTimeout(0);
+        // the client's connection lives on in the proxy: not "closed"
+        this._handedOver = true;
         this._onClose();
         take(socket, tag, unread);
     }
@@ -469,10 +471,10 @@ class IMAPConnection extends EventEmitter {
 
         this.logger.info(
             {
-                tnx: 'close',
+                tnx: this._handedOver ? 'handover' : 'close',
                 cid: this.id
             },
-            '[%s] Connection closed to %s',
+            this._handedOver ? '[%s] Connection handed over, for %s' : '[%s] Connection closed to %s',
             this.id,
             this.clientHostname
         );

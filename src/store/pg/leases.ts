@@ -14,9 +14,11 @@ import { FencedError, storeFailure } from '../store-errors';
  * *sent* its last successful renewal (its own monotonic clock): a node that cannot reach
  * PostgreSQL stops serving the account before any other node may take it. Its lease queries
  * give up after ttl/6 (a cut connection hangs rather than fails), and a renewal that failed
- * gives up every lease with at most ttl/3 left, the time until the next renewal: so a node cut
- * off from PostgreSQL stops serving between ttl/6 and ttl/3 before its leases run out, and a
- * takeover waits for them to run out on PostgreSQL's clock.
+ * gives up every lease with at most ttl/3 left, the time until the next renewal. The node also
+ * looks at its leases every ttl/6 on its own clock, whatever its renewals and other queries are
+ * waiting for (./ownership.ts): so a node cut off from PostgreSQL stops serving between ttl/6
+ * and ttl/3 before its leases run out, and a takeover waits for them to run out on
+ * PostgreSQL's clock.
  */
 
 export interface Lease {
@@ -45,6 +47,8 @@ export class LeaseKeeper {
   /** Whether the last renewal was answered (null before the first), and how fast, in ms. */
   storeUp: boolean | null = null;
   roundTripMs: number | null = null;
+  /** When the last renewal was sent, on this node's clock. */
+  private lastRenewal = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -100,6 +104,7 @@ export class LeaseKeeper {
    */
   async renew(): Promise<{ lost: string[]; nodes: string[] | null; error?: Error }> {
     const sent = this.now();
+    this.lastRenewal = sent;
     const mine = [...this.held.values()];
     let renewed: Set<string> | null = null;
     let nodes: string[] | null = null;
@@ -134,11 +139,27 @@ export class LeaseKeeper {
       nodes = null;
     }
     this.storeUp = !error;
-    // unconfirmed, a lease that could run out before the next renewal is given up now
+    if (!renewed) return { lost: this.expiring(), nodes, error };
+    const lost = mine.filter((l) => !renewed.has(l.account)).map((l) => l.account);
+    for (const account of lost) this.held.delete(account);
+    return { lost, nodes, error };
+  }
+
+  /**
+   * Drops and returns the leases that could run out before the next renewal is answered: at
+   * most ttl/3 left on this node's clock. A node that renews on time never gets there (a
+   * renewal sent every ttl/3 and answered within ttl/6 leaves at least ttl/2).
+   */
+  expiring(): string[] {
     const margin = this.ttlMs / 3;
-    const lost = mine.filter((l) => (renewed ? !renewed.has(l.account) : l.validUntil - this.now() <= margin));
-    for (const l of lost) this.held.delete(l.account);
-    return { lost: lost.map((l) => l.account), nodes, error };
+    const gone = [...this.held.values()].filter((l) => l.validUntil - this.now() <= margin).map((l) => l.account);
+    for (const account of gone) this.held.delete(account);
+    return gone;
+  }
+
+  /** Whether a renewal is due: none was sent for ttl/3. */
+  renewalDue(): boolean {
+    return this.now() - this.lastRenewal >= this.ttlMs / 3;
   }
 
   advertise(addresses: NodeAddresses): void {
@@ -185,24 +206,31 @@ export class LeaseKeeper {
   async leave(): Promise<void> {
     for (const account of this.accounts()) await this.release(account);
     await this.pool.query(
-      `WITH gone AS (DELETE FROM nodes WHERE node = $1 RETURNING node)
-       SELECT pg_notify('${wakeUpChannel}', 'node') FROM gone`,
-      [this.node],
+      this.timed(
+        `WITH gone AS (DELETE FROM nodes WHERE node = $1 RETURNING node)
+         SELECT pg_notify('${wakeUpChannel}', 'node') FROM gone`,
+        [this.node],
+      ),
     );
   }
 
-  /** Gives the account up at once (a clean stop): another node need not wait for the expiry. */
+  /**
+   * Gives the account up at once (a clean stop): another node need not wait for the expiry. Like
+   * the renewals, gives up after ttl/6: a node cut off does not wait for a PostgreSQL that hangs.
+   */
   async release(account: string): Promise<void> {
     const lease = this.held.get(accountId(account));
     if (!lease) return;
     this.held.delete(lease.account);
     // the other nodes wake up at the commit instead of at their next look
     await this.pool.query(
-      `WITH given AS (
-         UPDATE leases SET expires_at = now() - interval '1 second' WHERE account = $1 AND owner = $2 AND epoch = $3
-         RETURNING account)
-       SELECT pg_notify('${wakeUpChannel}', 'lease') FROM given`,
-      [lease.account, this.node, lease.epoch],
+      this.timed(
+        `WITH given AS (
+           UPDATE leases SET expires_at = now() - interval '1 second' WHERE account = $1 AND owner = $2 AND epoch = $3
+           RETURNING account)
+         SELECT pg_notify('${wakeUpChannel}', 'lease') FROM given`,
+        [lease.account, this.node, lease.epoch],
+      ),
     );
   }
 

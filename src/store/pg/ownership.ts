@@ -54,6 +54,10 @@ export class PgOwnership implements Ownership, NodeHealth {
   private wanted: () => string[] = () => [];
   private events: OwnershipEvents | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** Keeps the leases on this node's clock, apart from the looks (upkeep). */
+  private fencing: NodeJS.Timeout | null = null;
+  /** The upkeep's renewal under way, if any. */
+  private renewing: Promise<void> | null = null;
   private running: Promise<void> = Promise.resolve();
   /** A look is queued and has not started: another request joins it. */
   private queued = false;
@@ -109,6 +113,11 @@ export class PgOwnership implements Ownership, NodeHealth {
     this.wanted = wanted;
     this.events = events;
     this.timer = setInterval(() => void this.review(), this.keeper.ttlMs / 3);
+    // not a look: a look can wait (loading mailboxes, a query on a cut connection) past the leases
+    this.fencing = setInterval(
+      () => void this.upkeep().catch((err: Error) => this.onError(err)),
+      this.keeper.ttlMs / 6,
+    );
     if (this.listen) {
       this.wakeUps = new WakeUps(this.listen, () => void this.review(), this.keeper.ttlMs / 3);
       // LISTENing before the first look: a wake-up sent after that look cannot be missed
@@ -130,34 +139,70 @@ export class PgOwnership implements Ownership, NodeHealth {
     return this.running;
   }
 
-  /** Writes of these accounts were refused: another node has them. */
+  /**
+   * Every ttl/6, whatever a look is waiting for: stops serving, on this node's clock, what could
+   * run out before PostgreSQL confirms it, and renews the leases when no renewal was sent for
+   * ttl/3 (a look under way holds up the next one). A renewal that hangs does not hold up the
+   * next upkeep's stop.
+   */
+  upkeep(): Promise<void> {
+    this.fenced(this.keeper.expiring());
+    if (this.renewing || !this.keeper.renewalDue()) return Promise.resolve();
+    this.renewing = this.keeper
+      .renew()
+      .then(({ lost, nodes, error }) => {
+        this.storeSeen(nodes !== null, error);
+        this.fenced(lost);
+      })
+      .finally(() => {
+        this.renewing = null;
+      });
+    return this.renewing;
+  }
+
+  /** Reports the store lost or back, once per change. */
+  private storeSeen(answered: boolean, error?: Error): void {
+    if (answered === this.storeAnswered) return;
+    this.storeAnswered = answered;
+    this.observer?.store(answered, error);
+  }
+
+  /**
+   * Writes of these accounts were refused (another node has them), or their leases could run out
+   * before PostgreSQL confirms them: stops serving them now, each on its own.
+   */
   fenced(accounts: Iterable<string>): void {
     for (const account of accounts) void this.lose(account, 'lost').catch((err: Error) => this.onError(err));
   }
 
+  /**
+   * Stops serving and leaves. PostgreSQL out of reach, the node stops all the same: what it
+   * could not give up runs out (the failure goes to onError).
+   */
   async stop(): Promise<void> {
     await this.halt();
-    for (const account of this.keeper.accounts()) await this.lose(account, 'given up');
+    const report = (err: Error) => this.onError(err);
+    for (const account of this.keeper.accounts()) await this.lose(account, 'given up').catch(report);
     this.events = null;
-    await this.keeper.leave();
+    await this.keeper.leave().catch(report);
   }
 
   /** No more looks, timed or woken (the store is closing); the leases are left to run out. */
   async halt(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    if (this.fencing) clearInterval(this.fencing);
+    this.timer = this.fencing = null;
     await this.wakeUps?.stop();
     this.wakeUps = null;
     await this.running;
+    // a renewal finishing after the node left would announce it alive again
+    await this.renewing?.catch(() => undefined);
   }
 
   private async look(): Promise<void> {
     if (!this.events) return;
     const { lost, nodes, error } = await this.keeper.renew();
-    if (!nodes !== !this.storeAnswered) {
-      this.storeAnswered = !!nodes;
-      this.observer?.store(this.storeAnswered, error);
-    }
+    this.storeSeen(nodes !== null, error);
     for (const account of lost) await this.lose(account, 'lost');
     if (!nodes) return;
     await this.loader.catchUp();

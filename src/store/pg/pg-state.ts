@@ -15,6 +15,7 @@ import { type ReplicatedTable, replicatedTables } from './replicated-tables';
 import { migratePg } from './schema';
 import { secretBox } from './secret-box';
 import { accountId } from '../../model/account-id';
+import { FencedError } from '../store-errors';
 
 /**
  * The state of several bridge nodes in one PostgreSQL database. A node mirrors the accounts it
@@ -154,6 +155,9 @@ export async function openPgState(opts: PgStateOptions): Promise<StateStore> {
       writable: async (mailbox) => {
         await durable.committed(mailbox);
         await keeper?.confirm(mailbox);
+      },
+      assertHeld: (mailbox) => {
+        if (keeper && !keeper.lease(mailbox)) throw new FencedError(new Set([accountId(mailbox)]));
       },
       close: async () => {
         await ownership?.halt();

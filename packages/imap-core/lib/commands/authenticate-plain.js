@@ -143,9 +143,10 @@ function authenticate(connection, token, requireClientToken, tag, callback) {
             imapTools.sendCapabilityResponse(connection);
             imapTools.logClientId(connection);
 
+            // the session is the authorization identity's when one was given (RFC 4616)
             callback(null, {
                 response: 'OK',
-                message: Buffer.from(username + ' authenticated').toString('binary')
+                message: Buffer.from((authzid || username) + ' authenticated').toString('binary')
             });
         }
     );

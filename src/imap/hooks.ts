@@ -108,14 +108,16 @@ export function installHooks(
     (await view.folder(path)) ? true : 'NONEXISTENT',
   ]);
 
-  server.onStatus = hook('status', async (view, _s, path: string) => {
+  server.onStatus = hook('status', async (view, session, path: string) => {
     const folder = await view.folder(path);
     if (!folder) return ['NONEXISTENT'];
     const s = await view.status(folder);
     return [
       {
         messages: s.messages,
-        recent: recent.unclaimed(folderKey(view.account, folder.key), () => view.allRows(folder).map((r) => r.uid)),
+        recent: recent.status(session, folderKey(view.account, folder.key), () =>
+          view.allRows(folder).map((r) => r.uid),
+        ),
         uidNext: s.uidNext,
         uidValidity: s.uidValidity,
         unseen: s.unseen,

@@ -14,6 +14,7 @@ import type { ChangeJournal } from '../domain/change-journal';
 import { authHook, type OwnerRoute } from './auth-hook';
 import { type CommandObserver, installHooks } from './hooks';
 import { RecentMessages } from './recent';
+import type { ImapSession } from './session';
 import { accountId } from '../model/account-id';
 
 export interface ImapServerOptions {
@@ -86,7 +87,7 @@ function bye(connection: ImapConnection, reason: string): void {
 }
 
 /** Caps connections (gate) and disconnects clients that do not log in in time. */
-function guardConnections(server: ImapCoreServer, gate: ConnectionGate, limits: Limits): void {
+function guardConnections(server: ImapCoreServer, gate: ConnectionGate, limits: Limits, recent: RecentMessages): void {
   const deadlines = new LoginDeadlines(limits.loginTimeoutSeconds * 1000);
   server.onConnect = (session: ImapConnection['session'], callback: (err?: Error) => void) => {
     if (!gate.admit(session.id, session.remoteAddress)) return callback(new Error(tooManyConnections));
@@ -99,6 +100,7 @@ function guardConnections(server: ImapCoreServer, gate: ConnectionGate, limits: 
   server.onClose = (session: ImapConnection['session'], callback: () => void) => {
     deadlines.stop(session.id);
     gate.release(session.id);
+    recent.leave(session as unknown as ImapSession);
     callback();
   };
 }
@@ -132,7 +134,7 @@ function create(
     noDelay: true,
   });
   server.notifier = opts.notifier;
-  guardConnections(server, gate, limits);
+  guardConnections(server, gate, limits, recent);
   installHooks(server, opts.accounts, opts.logger, recent, opts.onCommand);
   server.onAuth = authHook({
     accounts: opts.accounts,

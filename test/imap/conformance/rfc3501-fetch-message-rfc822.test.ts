@@ -6,7 +6,8 @@ import { section, useServers } from './harness';
  * RFC 3501 6.4.5 part numbers inside a message whose top level is message/rfc822: part 1 is
  * the encapsulated message, and a non-multipart message (the encapsulated one included) has
  * only a part 1, its body, so 1.1 is the inner message's body and 1.1.1 the body of a
- * message encapsulated twice (imaptest's fetch-body-message-rfc822* groups).
+ * message encapsulated twice; in a multipart/digest a part without Content-Type is a
+ * message/rfc822 (RFC 2046 5.1.5) (imaptest's fetch-body-message-rfc822* groups).
  */
 
 const servers = useServers();
@@ -46,11 +47,45 @@ const twice = lines(
   '',
 );
 
+const digest = lines(
+  'From: user@domain.org',
+  'Date: Sat, 24 Mar 2007 23:00:00 +0200',
+  'Mime-Version: 1.0',
+  'Content-Type: message/rfc822',
+  '',
+  'From: sub@domain.org',
+  'Date: Sun, 12 Aug 2012 12:34:56 +0300',
+  'Subject: submsg',
+  'Content-Type: multipart/digest; boundary="foo"',
+  '',
+  'prologue',
+  '',
+  '--foo',
+  '',
+  'From: m1@example.com',
+  'Subject: m1',
+  '',
+  'm1 body',
+  '',
+  '--foo',
+  'X-Mime: m2 header',
+  '',
+  'From: m2@example.com',
+  'Subject: m2',
+  '',
+  'm2 body',
+  '',
+  '--foo--',
+  '',
+  'epilogue',
+  '',
+);
+
 /** The UID each message got in Drafts, the same on both servers (checked when appended). */
 const uids: Record<string, number> = {};
 
 beforeAll(async () => {
-  for (const [name, message] of Object.entries({ once, twice })) {
+  for (const [name, message] of Object.entries({ once, twice, digest })) {
     const given = [];
     for (const server of [servers.current.bridge, servers.current.dovecot]) {
       const s = await rawSession(server.port, server.user, server.password);
@@ -87,6 +122,20 @@ section(
       '1.1.HEADER',
       '1.1.TEXT',
     ]),
+    fetchCase('a digest inside: 1.1, 1.2, 1.2.MIME, 1.2.HEADER, 1.2.TEXT', 'digest', [
+      '1.1',
+      '1.2',
+      '1.2.MIME',
+      '1.2.HEADER',
+      '1.2.TEXT',
+      '1.1.TEXT',
+    ]),
+    {
+      name: 'a digest inside: BODYSTRUCTURE',
+      get commands() {
+        return [`UID FETCH ${uids.digest} (BODYSTRUCTURE)`];
+      },
+    },
   ],
   ['EXAMINE Drafts'],
 );

@@ -148,6 +148,9 @@ module.exports = {
 
                 if (!filterSpecialUseFlags) {
                     flags = flags.concat(folder.flags || []);
+                } else {
+                    // RETURN (SPECIAL-USE) leaves out the child attributes, not what the name is
+                    flags = flags.concat((folder.flags || []).filter(flag => flag === '\\Noselect'));
                 }
 
                 let specialUseFlag = folder.specialUse;

@@ -820,6 +820,8 @@ module.exports.getQueryResponse = function (query, message, options) {
  *
  * @param {Object} connection IMAP connection object
  */
+const extensionCapabilities = ['LIST-EXTENDED'];
+
 module.exports.sendCapabilityResponse = connection => {
     let capabilities = [];
 
@@ -891,6 +893,9 @@ module.exports.sendCapabilityResponse = connection => {
         }
 
     }
+
+    // extensions added in this package (README.md, "What differs from upstream"), offered in both states
+    capabilities.push(...extensionCapabilities);
 
     capabilities.sort((a, b) => a.localeCompare(b));
 

@@ -128,7 +128,13 @@ export function responses(answer: string): string[] {
   return out;
 }
 
-function normaliseResponse(r: string): string | null {
+/** What a comparison keeps that is optional elsewhere. */
+export interface NormaliseOptions {
+  /** The child attributes of LIST, required once a client asks for them (RFC 5258 RETURN (CHILDREN)). */
+  childAttributes?: boolean;
+}
+
+function normaliseResponse(r: string, options: NormaliseOptions): string | null {
   if (/^\* CAPABILITY /i.test(r)) return null;
   // mod-sequences count differently on every server; both send them where RFC 7162 allows
   if (/^\* OK \[HIGHESTMODSEQ /i.test(r)) return null;
@@ -137,10 +143,13 @@ function normaliseResponse(r: string): string | null {
     // child information (RFC 3348) is optional without RETURN (CHILDREN); an atom and a quoted name are the same name
     const attributes = list[2]
       .split(' ')
-      .filter((a) => a && !/^\\Has(No)?Children$/i.test(a))
+      .filter((a) => a && (options.childAttributes || !/^\\Has(No)?Children$/i.test(a)))
       .sort();
-    const name = list[4].startsWith('"') ? (JSON.parse(list[4]) as string) : list[4];
-    return `* ${list[1]} (${attributes.join(' ')}) ${list[3]} ${name}`;
+    // the name, then any extended data (RFC 5258 CHILDINFO), whose tag may be an atom or quoted
+    const [name, ...extended] = new Reader(list[4]).tokens(null);
+    const text = name.kind === 'quoted' ? (JSON.parse(name.text) as string) : write(name);
+    const data = extended.map((t) => ` ${write(t).replace(/"CHILDINFO"/i, 'CHILDINFO')}`).join('');
+    return `* ${list[1]} (${attributes.join(' ')}) ${list[3]} ${text}${data}`;
   }
   const fetch = /^(\* \d+ FETCH )(.*)$/s.exec(r);
   if (fetch) return fetchResponse(fetch[1], fetch[2]);
@@ -164,9 +173,9 @@ function normaliseResponse(r: string): string | null {
  * order (SELECT's in particular), so it is sorted; FETCH responses sort by sequence number,
  * as both servers send them. The tagged status stays last.
  */
-export function normalise(answer: string): string[] {
+export function normalise(answer: string, options: NormaliseOptions = {}): string[] {
   const all = responses(answer)
-    .map(normaliseResponse)
+    .map((r) => normaliseResponse(r, options))
     .filter((r): r is string => r !== null);
   const untagged = all.filter((r) => r.startsWith('* '));
   const key = (r: string) => r.replace(/^\* (\d+) /, (_, n: string) => `* ${n.padStart(10, '0')} `);

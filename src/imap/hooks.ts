@@ -12,6 +12,7 @@ import { folderKey, splitFolderKey } from '../model/folder-key';
 import type { ImapSession } from './session';
 import { fetchMessages, type FetchOptions } from './fetch';
 import { folderFlags } from './folder-flags';
+import { folderSize } from './folder-size';
 import type { RecentMessages } from './recent';
 import { searchMessages } from './search-handler';
 import { refuseInvalidKeywords, storeFlags, type StoreUpdate } from './store-handler';
@@ -108,10 +109,11 @@ export function installHooks(
     (await view.folder(path)) ? true : 'NONEXISTENT',
   ]);
 
-  server.onStatus = hook('status', async (view, session, path: string) => {
+  server.onStatus = hook('status', async (view, session, path: string, items: string[]) => {
     const folder = await view.folder(path);
     if (!folder) return ['NONEXISTENT'];
     const s = await view.status(folder);
+    const size = items.includes('SIZE') ? await folderSize(view, folder) : undefined;
     return [
       {
         messages: s.messages,
@@ -122,6 +124,7 @@ export function installHooks(
         uidValidity: s.uidValidity,
         unseen: s.unseen,
         highestModseq: s.highestModseq,
+        size,
       },
     ];
   });

@@ -820,7 +820,7 @@ module.exports.getQueryResponse = function (query, message, options) {
  *
  * @param {Object} connection IMAP connection object
  */
-const extensionCapabilities = ['LIST-EXTENDED', 'STATUS=SIZE'];
+const extensionCapabilities = ['LIST-EXTENDED', 'LIST-STATUS', 'STATUS=SIZE'];
 
 module.exports.sendCapabilityResponse = connection => {
     let capabilities = [];

@@ -151,6 +151,13 @@ function normaliseResponse(r: string, options: NormaliseOptions): string | null 
     const data = extended.map((t) => ` ${write(t).replace(/"CHILDINFO"/i, 'CHILDINFO')}`).join('');
     return `* ${list[1]} (${attributes.join(' ')}) ${list[3]} ${text}${data}`;
   }
+  const statusData = /^\* STATUS ("(?:[^"\\]|\\.)*"|\S+) (\(.*\))$/s.exec(r);
+  if (statusData) {
+    // a quoted and an atom name are the same name; UIDVALIDITY and mod-sequences are each server's own
+    const name = statusData[1].startsWith('"') ? (JSON.parse(statusData[1]) as string) : statusData[1];
+    const items = statusData[2].replace(/\b(UIDVALIDITY|HIGHESTMODSEQ) \d+/gi, '$1 <$1>');
+    return `* STATUS ${name} ${items}`;
+  }
   const fetch = /^(\* \d+ FETCH )(.*)$/s.exec(r);
   if (fetch) return fetchResponse(fetch[1], fetch[2]);
   const flags = /^(\* FLAGS |\* OK \[PERMANENTFLAGS )(\(.*?\))(.*)$/s.exec(r);

@@ -3,6 +3,7 @@
 const imapHandler = require('../handler/imap-handler');
 const { normalizeMailbox, utf7encode, filterFolders, generateFolderListing, hookErrorResponse } = require('../imap-tools');
 const { parseListArguments } = require('../list-options');
+const { parseStatusItems, enableCondstoreFor, statusResponse } = require('../status-items');
 
 // tag LIST (SPECIAL-USE) "" "%" RETURN (SPECIAL-USE)
 
@@ -47,11 +48,14 @@ module.exports = {
 
     handler(command, callback) {
         let commandName = (command.command || '').toString().toUpperCase();
-        let args = parseListArguments(command.attributes || [], null);
+        let args = parseListArguments(command.attributes || [], typeof this._server.onStatus === 'function' ? parseStatusItems : null);
         if (args.error) {
             return callback(new Error(args.error + ' for ' + commandName));
         }
         let { extended, selection, returns } = args;
+        if (returns.status) {
+            enableCondstoreFor(this, returns.status);
+        }
 
         // Check if LIST method is set
         if (typeof this._server.onList !== 'function') {
@@ -123,6 +127,7 @@ module.exports = {
             let listing = generateFolderListing(list);
             queries.forEach(query => filterFolders(listing, query).forEach(folder => folder && matched.set(folder.path, folder)));
 
+            let listed = [];
             for (let folder of matched.values()) {
                 let childInfo = selection.recursiveMatch && hasUnlistedSubscribedChild(folder.path, subscribed, matched);
                 if (selection.specialUse && !folder.specialUse) {
@@ -131,12 +136,32 @@ module.exports = {
                 if (selection.subscribed && !subscribed.has(folder.path) && !childInfo) {
                     continue;
                 }
-                this.send(imapHandler.compiler(listLine(this, commandName, folder, { ...show, subscribed: show.subscribed && subscribed.has(folder.path), childInfo })));
+                listed.push({
+                    folder,
+                    line: listLine(this, commandName, folder, { ...show, subscribed: show.subscribed && subscribed.has(folder.path), childInfo })
+                });
             }
 
-            callback(null, {
-                response: 'OK'
-            });
+            // LIST-STATUS (RFC 5819): each selectable mailbox's STATUS follows its LIST line; a
+            // mailbox whose status cannot be read is listed without one
+            let next = i => {
+                for (; i < listed.length; i++) {
+                    let { folder, line } = listed[i];
+                    this.send(imapHandler.compiler(line));
+                    if (returns.status && !(folder.flags || []).includes('\\Noselect')) {
+                        return this._server.onStatus(folder.path, returns.status, this.session, (err, data) => {
+                            if (!err && data && typeof data === 'object') {
+                                this.send(imapHandler.compiler(statusResponse(line.attributes[2], returns.status, data)));
+                            }
+                            next(i + 1);
+                        });
+                    }
+                }
+                callback(null, {
+                    response: 'OK'
+                });
+            };
+            next(0);
         };
 
         this._server.onList(queries[0], this.session, (err, list) => {

@@ -13,6 +13,7 @@ import type { ImapSession } from './session';
 import { fetchMessages, type FetchOptions } from './fetch';
 import { folderFlags } from './folder-flags';
 import { folderSize } from './folder-size';
+import { mailboxId } from './object-ids';
 import type { RecentMessages } from './recent';
 import { searchMessages } from './search-handler';
 import { refuseInvalidKeywords, storeFlags, type StoreUpdate } from './store-handler';
@@ -125,6 +126,7 @@ export function installHooks(
         unseen: s.unseen,
         highestModseq: s.highestModseq,
         size,
+        mailboxId: mailboxId(view.account, folder, s.uidValidity),
       },
     ];
   });
@@ -145,6 +147,7 @@ export function installHooks(
         uidValidity: opened.uidValidity,
         uidNext: opened.uidNext,
         modifyIndex: opened.highestModseq,
+        mailboxId: mailboxId(view.account, folder, opened.uidValidity),
         uidList: opened.uids,
         flags: folderFlags(opened.rows),
       },

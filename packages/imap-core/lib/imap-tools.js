@@ -4,6 +4,7 @@ const Indexer = require('./indexer/indexer');
 const libmime = require('libmime');
 const punycode = require('punycode.js');
 const iconv = require('iconv-lite');
+const { objectIdValue } = require('./object-ids');
 
 module.exports.systemFlagsFormatted = ['\\Answered', '\\Flagged', '\\Draft', '\\Deleted', '\\Seen'];
 module.exports.systemFlags = ['\\answered', '\\flagged', '\\draft', '\\deleted', '\\seen'];
@@ -33,7 +34,9 @@ module.exports.fetchSchema = {
     'rfc822.size': true,
     'rfc822.text': true,
     modseq: true,
-    uid: true
+    uid: true,
+    emailid: true,
+    threadid: true
 };
 
 module.exports.searchSchema = {
@@ -73,7 +76,9 @@ module.exports.searchSchema = {
     undraft: true,
     unflagged: true,
     unkeyword: ['string'],
-    unseen: true
+    unseen: true,
+    emailid: ['string'],
+    threadid: ['string']
 };
 
 module.exports.searchMapping = {
@@ -629,6 +634,12 @@ module.exports.getQueryResponse = function (query, message, options) {
                 value = message.modseq;
                 break;
 
+            case 'emailid':
+            case 'threadid':
+                // RFC 8474 5.1, 5.2: (objectid), or NIL for a message of no thread
+                value = objectIdValue(item.item === 'emailid' ? message.emailId : message.threadId);
+                break;
+
             case 'flags':
                 value = message.flags;
                 break;
@@ -820,7 +831,7 @@ module.exports.getQueryResponse = function (query, message, options) {
  *
  * @param {Object} connection IMAP connection object
  */
-const extensionCapabilities = ['LIST-EXTENDED', 'LIST-STATUS', 'STATUS=SIZE'];
+const extensionCapabilities = ['LIST-EXTENDED', 'LIST-STATUS', 'OBJECTID', 'STATUS=SIZE'];
 
 module.exports.sendCapabilityResponse = connection => {
     let capabilities = [];

@@ -1,12 +1,15 @@
 'use strict';
 
+const { objectIdValue } = require('./object-ids');
+
 /**
- * The items of STATUS (RFC 3501 6.3.10, HIGHESTMODSEQ of RFC 7162, SIZE of RFC 8438), shared
+ * The items of STATUS (RFC 3501 6.3.10, HIGHESTMODSEQ of RFC 7162, SIZE of RFC 8438, MAILBOXID
+ * of RFC 8474), shared
  * by STATUS and LIST's RETURN (STATUS (...)) (RFC 5819).
  */
 
 // in the order the response gives them, whatever the order asked (as Dovecot does)
-const statusItems = ['MESSAGES', 'RECENT', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN', 'HIGHESTMODSEQ', 'SIZE'];
+const statusItems = ['MESSAGES', 'RECENT', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN', 'HIGHESTMODSEQ', 'SIZE', 'MAILBOXID'];
 
 /**
  * @param {Array} list The parsed list of items
@@ -53,7 +56,11 @@ function statusResponse(mailbox, items, data) {
     });
     let attributes = [];
     items.forEach(key => {
-        attributes.push({ type: 'atom', value: key }, { type: 'atom', value: (values[key] || '0').toString() });
+        // MAILBOXID is a parenthesized objectid (RFC 8474 4.2), left out when the hook has none
+        let value = key === 'MAILBOXID' ? objectIdValue(data.mailboxId) : { type: 'atom', value: (values[key] || '0').toString() };
+        if (value) {
+            attributes.push({ type: 'atom', value: key }, value);
+        }
     });
     return { tag: '*', command: 'STATUS', attributes: [mailbox, attributes] };
 }

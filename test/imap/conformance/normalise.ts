@@ -138,6 +138,8 @@ function normaliseResponse(r: string, options: NormaliseOptions): string | null 
   if (/^\* CAPABILITY /i.test(r)) return null;
   // mod-sequences count differently on every server; both send them where RFC 7162 allows
   if (/^\* OK \[HIGHESTMODSEQ /i.test(r)) return null;
+  // a mailbox's objectid (RFC 8474) is each server's own, and Dovecot 2.3 has no OBJECTID
+  if (/^\* OK \[MAILBOXID /i.test(r)) return null;
   const list = /^\* (LIST|LSUB) \((.*?)\) (\S+) (.*)$/s.exec(r);
   if (list) {
     // child information (RFC 3348) is optional without RETURN (CHILDREN); an atom and a quoted name are the same name

@@ -121,6 +121,8 @@ function create(
     ...tlsPolicy,
     id: { name: 'mailbridge', vendor: 'mailbridge', 'support-url': 'https://localhost/' },
     maxMessage: opts.maxMessageBytes,
+    // RFC 4978; limits apply to the inflated bytes (the line length, literals), and IDLE's updates are flushed each
+    enableCompression: true,
     maxLineLength: limits.maxLineBytes,
     maxLineLengthUnauthenticated: limits.maxLineBytesBeforeLogin,
     socketTimeout: limits.socketTimeoutSeconds * 1000,

@@ -312,6 +312,11 @@ export class AccountView {
     return this.messages.headers(messageUids);
   }
 
+  /** The vendor's thread id of each message (a draft's own id: a thread of one; "" when it has none). */
+  threadIds(messageUids: string[]): Promise<Map<string, string>> {
+    return this.messages.threadIds(messageUids);
+  }
+
   /** The stored form of each message (body included). */
   storedMessages(messageUids: string[]): Promise<Map<string, MailMessage>> {
     return this.messages.messages(messageUids);

@@ -85,6 +85,10 @@ export class MessageCache {
     return this.read(messageUids, (uids) => this.store.getHeaders(this.account, uids));
   }
 
+  async threadIds(messageUids: string[]): Promise<Map<string, string>> {
+    return this.read(messageUids, (uids) => this.store.getThreadIds(this.account, uids));
+  }
+
   async messages(messageUids: string[]): Promise<Map<string, MailMessage>> {
     return this.read(messageUids, (uids) => this.store.getMessages(this.account, uids));
   }

@@ -11,6 +11,7 @@ import {
 } from '../mime';
 import type { MessageRow, MessageSummary } from '../store';
 import { fetchLines, isLineQuery } from './fetch-line';
+import { emailId, threadId } from './object-ids';
 import type { FetchQueryItem } from './fetch-query';
 import { RecentMessages } from './recent';
 import type { ImapSession } from './session';
@@ -24,8 +25,8 @@ export interface FetchOptions {
   isUid: boolean;
 }
 
-/** Items answered from the UID row alone, without the cached MIME metadata. */
-const rowItems = new Set(['uid', 'flags', 'modseq', 'internaldate', 'rfc822.size']);
+/** Items answered from the UID row (and THREADID its stored thread), without the cached MIME metadata. */
+const rowItems = new Set(['uid', 'flags', 'modseq', 'internaldate', 'rfc822.size', 'emailid', 'threadid']);
 /** Items whose answer streams message content (may pull attachment bytes from the vendor). */
 const contentItems = new Set(['body', 'binary', 'rfc822', 'rfc822.text', 'binary.size']);
 
@@ -92,6 +93,9 @@ function rowValues(row: MessageRow): Record<string, unknown> {
 
 type QueryOptions = { acceptUTF8Enabled: boolean } & Record<string, unknown>;
 
+/** EMAILID and THREADID (RFC 8474) of a message, when the FETCH asks for them. */
+type ObjectIds = { emailId?: string; threadId?: string | null };
+
 /**
  * FETCH values: ENVELOPE/BODYSTRUCTURE copied as compiled wire text (mime/compiled-summary.ts),
  * the rest through imap-core.
@@ -102,11 +106,12 @@ function fetchValues(
   row: MessageRow,
   summary: MessageSummary | undefined,
   mimeTree: MimeTreeNode | undefined,
+  objectIds: ObjectIds,
   options: QueryOptions,
 ): unknown[] {
   const rest = session.getQueryResponse(
     query.filter((q) => !isCompiledItem(q.item)),
-    { ...rowValues(row), mimeTree },
+    { ...rowValues(row), mimeTree, ...objectIds },
     options,
   );
   let i = 0;
@@ -147,6 +152,8 @@ export async function fetchMessages(
   if (recent.size) rows = rows.map((r) => ({ ...r, flags: RecentMessages.flagsOf(recent, r.uid, r.flags) }));
 
   const needsSummary = options.query.some((q) => isCompiledItem(q.item));
+  const wantsEmailId = options.query.some((q) => q.item === 'emailid');
+  const wantsThreadId = options.query.some((q) => q.item === 'threadid');
   const treeItems = options.query.filter((q) => !rowItems.has(q.item) && !isCompiledItem(q.item));
   // header sections alone are served from the stored header lines; anything else needs the MIME tree
   const needsContentTree = treeItems.some((q) => !isTopHeaderItem(q));
@@ -163,6 +170,7 @@ export async function fetchMessages(
     const batch = rows.slice(i, i + batchSize);
     const ids = batch.map((r) => r.messageUid);
     const summaries = needsSummary ? await view.summaries(ids) : new Map<string, MessageSummary>();
+    const threads = wantsThreadId ? await view.threadIds(ids) : null;
     const trees = new Map<string, MimeTreeNode>();
     if (needsContentTree) for (const [uid, c] of await view.contents(ids)) trees.set(uid, c.mimeTree);
     else if (treeItems.length) for (const [uid, header] of await view.headers(ids)) trees.set(uid, headerTree(header));
@@ -188,7 +196,11 @@ export async function fetchMessages(
       flush();
       if (needsContent && tree)
         await view.prefetchAttachments(await attachmentsToServe(tree, options.query), rows.length);
-      const values = fetchValues(session, options.query, row, summary, tree, queryOptions);
+      const objectIds = {
+        emailId: wantsEmailId ? emailId(view.account, row.messageUid) : undefined,
+        threadId: threads ? threadId(view.account, threads.get(row.messageUid) ?? '') : undefined,
+      };
+      const values = fetchValues(session, options.query, row, summary, tree, objectIds, queryOptions);
       const response = session.formatResponse('FETCH', row.uid, { query: options.query, values });
       if (!response) continue; // expunged from this session's view meanwhile
       // content streams one message at a time; short metadata answers are written in a row and

@@ -12,6 +12,8 @@ import { folderKey, splitFolderKey } from '../model/folder-key';
 import type { ImapSession } from './session';
 import { fetchMessages, type FetchOptions } from './fetch';
 import { folderFlags } from './folder-flags';
+import { folderSize } from './folder-size';
+import { mailboxId } from './object-ids';
 import type { RecentMessages } from './recent';
 import { searchMessages } from './search-handler';
 import { sortedSearch, threadedSearch } from './ordered-search';
@@ -110,18 +112,23 @@ export function installHooks(
     (await view.folder(path)) ? true : 'NONEXISTENT',
   ]);
 
-  server.onStatus = hook('status', async (view, _s, path: string) => {
+  server.onStatus = hook('status', async (view, session, path: string, items: string[]) => {
     const folder = await view.folder(path);
     if (!folder) return ['NONEXISTENT'];
     const s = await view.status(folder);
+    const size = items.includes('SIZE') ? await folderSize(view, folder) : undefined;
     return [
       {
         messages: s.messages,
-        recent: recent.unclaimed(folderKey(view.account, folder.key), () => view.allRows(folder).map((r) => r.uid)),
+        recent: recent.status(session, folderKey(view.account, folder.key), () =>
+          view.allRows(folder).map((r) => r.uid),
+        ),
         uidNext: s.uidNext,
         uidValidity: s.uidValidity,
         unseen: s.unseen,
         highestModseq: s.highestModseq,
+        size,
+        mailboxId: mailboxId(view.account, folder, s.uidValidity),
       },
     ];
   });
@@ -142,6 +149,7 @@ export function installHooks(
         uidValidity: opened.uidValidity,
         uidNext: opened.uidNext,
         modifyIndex: opened.highestModseq,
+        mailboxId: mailboxId(view.account, folder, opened.uidValidity),
         uidList: opened.uids,
         flags: folderFlags(opened.rows),
       },

@@ -12,6 +12,8 @@ import type { ImapSession } from './session';
 export class RecentMessages {
   private readonly watermarks = new Map<string, number>();
   private readonly claimed = new WeakMap<ImapSession, { folder: string; uids: Set<number>; readOnly: boolean }>();
+  /** The sessions that opened each folder, so STATUS sees what they were told of (pruned as they leave). */
+  private readonly selecting = new Map<string, Set<ImapSession>>();
 
   /**
    * SELECT of `folder` showing `uids`; `known` is the highest UID the bridge held before the
@@ -20,7 +22,9 @@ export class RecentMessages {
    */
   open(session: ImapSession, folder: string, uids: readonly number[], known: number, readOnly = false): number {
     if (!this.watermarks.has(folder)) this.watermarks.set(folder, known);
+    this.leave(session);
     this.claimed.set(session, { folder, uids: new Set(), readOnly });
+    this.selectingOf(folder).add(session);
     return this.claimNew(session, uids);
   }
 
@@ -44,14 +48,45 @@ export class RecentMessages {
     return this.claimed.get(session)?.uids ?? new Set();
   }
 
-  /** STATUS RECENT: messages of `folder` no session has claimed yet. */
-  unclaimed(folder: string, listUids: () => readonly number[]): number {
+  /** The session ended, or opens another folder. */
+  leave(session: ImapSession): void {
+    const mine = this.claimed.get(session);
+    if (!mine) return;
+    const sessions = this.selecting.get(mine.folder);
+    sessions?.delete(session);
+    if (sessions?.size === 0) this.selecting.delete(mine.folder);
+  }
+
+  /**
+   * STATUS RECENT of `folder` asked by `session`. A session is told of a new message with its
+   * EXISTS, and that makes it recent there (as in Dovecot), though the session has not looked
+   * at it yet: the sessions with `folder` open claim what they were told of first. The session
+   * that has `folder` open gets its own recent count, others what no session has claimed.
+   */
+  status(session: ImapSession, folder: string, listUids: () => readonly number[]): number {
+    for (const other of [...(this.selecting.get(folder) ?? [])]) {
+      if (other.selected && other.selected.mailbox === folder) this.claimNew(other, other.selected.uidList);
+      else this.leave(other);
+    }
+    const mine = this.claimed.get(session);
+    if (mine?.folder === folder && session.selected) return mine.uids.size;
+    return this.unclaimed(folder, listUids);
+  }
+
+  /** Messages of `folder` no session has claimed yet. */
+  private unclaimed(folder: string, listUids: () => readonly number[]): number {
     const watermark = this.watermarks.get(folder);
     if (watermark === undefined) return 0;
     const uids = listUids();
     let count = 0;
     for (let i = uids.length - 1; i >= 0 && uids[i] > watermark; i--) count++;
     return count;
+  }
+
+  private selectingOf(folder: string): Set<ImapSession> {
+    const sessions = this.selecting.get(folder) ?? new Set<ImapSession>();
+    this.selecting.set(folder, sessions);
+    return sessions;
   }
 
   /** `flags` with \Recent added when `uid` is recent in the session. */

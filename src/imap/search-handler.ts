@@ -4,6 +4,7 @@ import type { ImapFolder } from '../domain/mailbox-map';
 import type { MailMessage } from '../domain/message';
 import { isLocalMessage, type MessageRow } from '../store';
 import { casemap } from './casemap';
+import { resolveObjectIdTerms } from './object-ids';
 import { compileQuery, orBranches, textTerms, type SearchCandidate, type SearchTerm } from './search';
 import { RecentMessages } from './recent';
 import type { ImapSession } from './session';
@@ -78,9 +79,9 @@ export async function searchMessages(
   session: ImapSession,
   recent: ReadonlySet<number>,
 ): Promise<{ uidList: number[]; highestModseq: number; rows: MessageRow[] }> {
-  const query = rawQuery as SearchTerm[];
   const visible = new Set(session.selected ? session.selected.uidList : []);
   const rows = view.allRows(folder).filter((r) => visible.has(r.uid));
+  const query = await resolveObjectIdTerms(view, rawQuery as SearchTerm[], rows);
   const ids = rows.map((r) => r.messageUid);
   const headers = usesHeaders(query) ? await view.headers(ids) : new Map<string, string[]>();
 

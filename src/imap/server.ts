@@ -15,6 +15,7 @@ import type { ChangeJournal } from '../domain/change-journal';
 import { authHook, type OwnerRoute } from './auth-hook';
 import { type CommandObserver, installHooks } from './hooks';
 import { RecentMessages } from './recent';
+import type { ImapSession } from './session';
 import { accountId } from '../model/account-id';
 
 export interface ImapServerOptions {
@@ -87,7 +88,7 @@ function bye(connection: ImapConnection, reason: string): void {
 }
 
 /** Caps connections (gate) and disconnects clients that do not log in in time. */
-function guardConnections(server: ImapCoreServer, gate: ConnectionGate, limits: Limits): void {
+function guardConnections(server: ImapCoreServer, gate: ConnectionGate, limits: Limits, recent: RecentMessages): void {
   const deadlines = new LoginDeadlines(limits.loginTimeoutSeconds * 1000);
   server.onConnect = (session: ImapConnection['session'], callback: (err?: Error) => void) => {
     if (!gate.admit(session.id, session.remoteAddress)) return callback(new Error(tooManyConnections));
@@ -100,6 +101,7 @@ function guardConnections(server: ImapCoreServer, gate: ConnectionGate, limits: 
   server.onClose = (session: ImapConnection['session'], callback: () => void) => {
     deadlines.stop(session.id);
     gate.release(session.id);
+    recent.leave(session as unknown as ImapSession);
     callback();
   };
 }
@@ -121,6 +123,8 @@ function create(
     ...tlsPolicy,
     id: { name: 'mailbridge', vendor: 'mailbridge', 'support-url': 'https://localhost/' },
     maxMessage: opts.maxMessageBytes,
+    // RFC 4978; limits apply to the inflated bytes (the line length, literals), and IDLE's updates are flushed each
+    enableCompression: true,
     maxLineLength: limits.maxLineBytes,
     maxLineLengthUnauthenticated: limits.maxLineBytesBeforeLogin,
     socketTimeout: limits.socketTimeoutSeconds * 1000,
@@ -136,7 +140,7 @@ function create(
     noDelay: true,
   });
   server.notifier = opts.notifier;
-  guardConnections(server, gate, limits);
+  guardConnections(server, gate, limits, recent);
   installHooks(server, opts.accounts, opts.logger, recent, opts.onCommand);
   server.onAuth = authHook({
     accounts: opts.accounts,

@@ -155,6 +155,12 @@ export class MailStore implements MailState {
       getMessages: p(
         'SELECT message_uid, message FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))',
       ).raw(true),
+      // the vendor's thread id, read in SQLite without parsing whole messages in JS; rows of the
+      // versions before the message model (stored-message.ts) name it thread_id
+      getThreadIds: p(
+        `SELECT message_uid, coalesce(json_extract(message, '$.threadId'), json_extract(message, '$.thread_id'), '')
+         FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))`,
+      ).raw(true),
       unconvertible: p(
         `SELECT message_uid FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?)) AND header LIKE '%${unconvertibleHeader}:%'`,
       ).pluck(),
@@ -430,6 +436,12 @@ export class MailStore implements MailState {
   /** Top-level header lines: header FETCH sections and SEARCH read nothing else of a message. */
   getHeaders(account: string, messageUids: readonly string[]): Map<string, string[]> {
     return this.column<string[]>(this.stmt.getHeaders, account, messageUids);
+  }
+
+  /** The thread id of each message ("" when it has none). */
+  getThreadIds(account: string, messageUids: readonly string[]): Map<string, string> {
+    const rows = this.stmt.getThreadIds.all(account, JSON.stringify(messageUids)) as Array<[string, string]>;
+    return new Map(rows);
   }
 
   /** Each message as the model holds it (the MIME tree is built from it again). */

@@ -47,6 +47,7 @@ export interface MailState extends Durability {
   getSummaries(account: string, messageUids: readonly string[]): Map<string, MessageSummary>;
   getHeaders(account: string, messageUids: readonly string[]): Map<string, string[]>;
   getMessages(account: string, messageUids: readonly string[]): Map<string, MailMessage>;
+  getThreadIds(account: string, messageUids: readonly string[]): Map<string, string>;
   pruneMetadata(account: string): number;
 }
 

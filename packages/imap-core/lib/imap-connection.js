@@ -305,7 +305,13 @@ class IMAPConnection extends EventEmitter {
         }
 
         if (!this._socket.destroyed && this._socket.writable) {
-            this._socket[!force ? 'end' : 'destroy']();
+            if (this._deflate && !force) {
+                // the last answers (BYE) may still be in the compressor: ending it writes them
+                // out, and its pipe then ends the socket
+                this._deflate.end();
+            } else {
+                this._socket[!force ? 'end' : 'destroy']();
+            }
         }
 
         this._server.connections.delete(this);

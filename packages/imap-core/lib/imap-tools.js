@@ -4,6 +4,7 @@ const Indexer = require('./indexer/indexer');
 const libmime = require('libmime');
 const punycode = require('punycode.js');
 const iconv = require('iconv-lite');
+const { objectIdValue } = require('./object-ids');
 
 module.exports.systemFlagsFormatted = ['\\Answered', '\\Flagged', '\\Draft', '\\Deleted', '\\Seen'];
 module.exports.systemFlags = ['\\answered', '\\flagged', '\\draft', '\\deleted', '\\seen'];
@@ -33,7 +34,9 @@ module.exports.fetchSchema = {
     'rfc822.size': true,
     'rfc822.text': true,
     modseq: true,
-    uid: true
+    uid: true,
+    emailid: true,
+    threadid: true
 };
 
 module.exports.searchSchema = {
@@ -75,7 +78,9 @@ module.exports.searchSchema = {
     unflagged: true,
     unkeyword: ['string'],
     unseen: true,
-    younger: ['number']
+    younger: ['number'],
+    emailid: ['string'],
+    threadid: ['string']
 };
 
 module.exports.searchMapping = {
@@ -688,6 +693,12 @@ module.exports.getQueryResponse = function (query, message, options) {
                 value = message.modseq;
                 break;
 
+            case 'emailid':
+            case 'threadid':
+                // RFC 8474 5.1, 5.2: (objectid), or NIL for a message of no thread
+                value = objectIdValue(item.item === 'emailid' ? message.emailId : message.threadId);
+                break;
+
             case 'flags':
                 value = message.flags;
                 break;
@@ -879,6 +890,8 @@ module.exports.getQueryResponse = function (query, message, options) {
  *
  * @param {Object} connection IMAP connection object
  */
+const extensionCapabilities = ['LIST-EXTENDED', 'LIST-STATUS', 'OBJECTID', 'STATUS=SIZE'];
+
 module.exports.sendCapabilityResponse = connection => {
     let capabilities = [];
 
@@ -961,6 +974,9 @@ module.exports.sendCapabilityResponse = connection => {
     if (typeof connection._server.onThread === 'function') {
         capabilities.push('THREAD=ORDEREDSUBJECT', 'THREAD=REFERENCES');
     }
+
+    // extensions added in this package (README.md, "What differs from upstream"), offered in both states
+    capabilities.push(...extensionCapabilities);
 
     capabilities.sort((a, b) => a.localeCompare(b));
 

@@ -128,20 +128,38 @@ export function responses(answer: string): string[] {
   return out;
 }
 
-function normaliseResponse(r: string): string | null {
+/** What a comparison keeps that is optional elsewhere. */
+export interface NormaliseOptions {
+  /** The child attributes of LIST, required once a client asks for them (RFC 5258 RETURN (CHILDREN)). */
+  childAttributes?: boolean;
+}
+
+function normaliseResponse(r: string, options: NormaliseOptions): string | null {
   if (/^\* CAPABILITY /i.test(r)) return null;
   // mod-sequences count differently on every server; both send them where RFC 7162 allows
   if (/^\* OK \[HIGHESTMODSEQ /i.test(r)) return null;
   if (/^\* ESEARCH /i.test(r)) return r.replace(/ MODSEQ \d+$/i, ' MODSEQ <modseq>');
+  // a mailbox's objectid (RFC 8474) is each server's own, and Dovecot 2.3 has no OBJECTID
+  if (/^\* OK \[MAILBOXID /i.test(r)) return null;
   const list = /^\* (LIST|LSUB) \((.*?)\) (\S+) (.*)$/s.exec(r);
   if (list) {
     // child information (RFC 3348) is optional without RETURN (CHILDREN); an atom and a quoted name are the same name
     const attributes = list[2]
       .split(' ')
-      .filter((a) => a && !/^\\Has(No)?Children$/i.test(a))
+      .filter((a) => a && (options.childAttributes || !/^\\Has(No)?Children$/i.test(a)))
       .sort();
-    const name = list[4].startsWith('"') ? (JSON.parse(list[4]) as string) : list[4];
-    return `* ${list[1]} (${attributes.join(' ')}) ${list[3]} ${name}`;
+    // the name, then any extended data (RFC 5258 CHILDINFO), whose tag may be an atom or quoted
+    const [name, ...extended] = new Reader(list[4]).tokens(null);
+    const text = name.kind === 'quoted' ? (JSON.parse(name.text) as string) : write(name);
+    const data = extended.map((t) => ` ${write(t).replace(/"CHILDINFO"/i, 'CHILDINFO')}`).join('');
+    return `* ${list[1]} (${attributes.join(' ')}) ${list[3]} ${text}${data}`;
+  }
+  const statusData = /^\* STATUS ("(?:[^"\\]|\\.)*"|\S+) (\(.*\))$/s.exec(r);
+  if (statusData) {
+    // a quoted and an atom name are the same name; UIDVALIDITY and mod-sequences are each server's own
+    const name = statusData[1].startsWith('"') ? (JSON.parse(statusData[1]) as string) : statusData[1];
+    const items = statusData[2].replace(/\b(UIDVALIDITY|HIGHESTMODSEQ) \d+/gi, '$1 <$1>');
+    return `* STATUS ${name} ${items}`;
   }
   const fetch = /^(\* \d+ FETCH )(.*)$/s.exec(r);
   if (fetch) return fetchResponse(fetch[1], fetch[2]);
@@ -165,9 +183,9 @@ function normaliseResponse(r: string): string | null {
  * order (SELECT's in particular), so it is sorted; FETCH responses sort by sequence number,
  * as both servers send them. The tagged status stays last.
  */
-export function normalise(answer: string): string[] {
+export function normalise(answer: string, options: NormaliseOptions = {}): string[] {
   const all = responses(answer)
-    .map(normaliseResponse)
+    .map((r) => normaliseResponse(r, options))
     .filter((r): r is string => r !== null);
   const untagged = all.filter((r) => r.startsWith('* '));
   const key = (r: string) => r.replace(/^\* (\d+) /, (_, n: string) => `* ${n.padStart(10, '0')} `);

@@ -34,6 +34,15 @@ module.exports = {
             });
         }
 
+        if (this.compression) {
+            // RFC 4978 3: compression cannot be layered
+            return callback(null, {
+                response: 'NO',
+                code: 'COMPRESSIONACTIVE',
+                message: 'DEFLATE is active already'
+            });
+        }
+
         if (mechanism !== 'DEFLATE') {
             return callback(null, {
                 response: 'BAD',

@@ -2,6 +2,8 @@
 
 const imapHandler = require('../handler/imap-handler');
 const { normalizeMailbox, utf7encode, filterFolders, generateFolderListing, hookErrorResponse } = require('../imap-tools');
+const { parseListArguments } = require('../list-options');
+const { parseStatusItems, enableCondstoreFor, statusResponse } = require('../status-items');
 
 // tag LIST (SPECIAL-USE) "" "%" RETURN (SPECIAL-USE)
 
@@ -45,57 +47,14 @@ module.exports = {
     ],
 
     handler(command, callback) {
-        let filterSpecialUseFolders = false;
-        let filterSpecialUseFlags = false;
-        let reference;
-        let path;
-
-        let arrPos = 0;
-
         let commandName = (command.command || '').toString().toUpperCase();
-        let isXlist = commandName === 'XLIST' ? true : false;
-
-        // (SPECIAL-USE)
-        if (Array.isArray(command.attributes[0])) {
-            if (command.attributes[0].length) {
-                if (
-                    command.attributes[0].length === 1 &&
-                    command.attributes[0][0].type === 'ATOM' &&
-                    command.attributes[0][0].value.toUpperCase() === 'SPECIAL-USE'
-                ) {
-                    filterSpecialUseFolders = true;
-                } else {
-                    return callback(new Error('Invalid argument provided for ' + commandName));
-                }
-            }
-            arrPos++;
+        let args = parseListArguments(command.attributes || [], typeof this._server.onStatus === 'function' ? parseStatusItems : null);
+        if (args.error) {
+            return callback(new Error(args.error + ' for ' + commandName));
         }
-
-        // ""
-        reference = Buffer.from((command.attributes[arrPos] && command.attributes[arrPos].value) || '', 'binary').toString();
-        arrPos++;
-
-        // "%"
-        path = Buffer.from((command.attributes[arrPos] && command.attributes[arrPos].value) || '', 'binary').toString();
-        arrPos++;
-
-        // RETURN (SPECIAL-USE)
-        if (arrPos < command.attributes.length) {
-            if (command.attributes[arrPos].type === 'ATOM' && command.attributes[arrPos].value.toUpperCase() === 'RETURN') {
-                arrPos++;
-                if (
-                    Array.isArray(command.attributes[arrPos]) &&
-                    command.attributes[arrPos].length === 1 &&
-                    command.attributes[arrPos][0].type === 'ATOM' &&
-                    command.attributes[arrPos][0].value.toUpperCase() === 'SPECIAL-USE'
-                ) {
-                    filterSpecialUseFlags = true;
-                } else {
-                    return callback(new Error('Invalid argument provided for ' + commandName));
-                }
-            } else {
-                return callback(new Error('Invalid argument provided for ' + commandName));
-            }
+        let { extended, selection, returns } = args;
+        if (returns.status) {
+            enableCondstoreFor(this, returns.status);
         }
 
         // Check if LIST method is set
@@ -106,90 +65,7 @@ module.exports = {
             });
         }
 
-        let query = normalizeMailbox(reference + path, !this.acceptUTF8Enabled);
-
-        let logdata = {
-            short_message: '[LIST]',
-            _mail_action: 'list',
-            _query: query,
-            _user: this.session.user.id.toString(),
-            _sess: this.id
-        };
-
-        let listResponse = (err, list) => {
-            if (err) {
-                logdata._error = err.message;
-                logdata._code = err.code;
-                logdata._response = err.response;
-                this._server.loggelf(logdata);
-
-                return callback(null, hookErrorResponse(err, {
-                    response: 'NO',
-                    code: 'TEMPFAIL'
-                }));
-            }
-
-            filterFolders(generateFolderListing(list), query).forEach(folder => {
-                if (!folder) {
-                    return;
-                }
-
-                if (filterSpecialUseFolders && !folder.specialUse) {
-                    return;
-                }
-
-                let response = {
-                    tag: '*',
-                    command: commandName,
-                    attributes: []
-                };
-
-                let flags = [];
-
-                if (!filterSpecialUseFlags) {
-                    flags = flags.concat(folder.flags || []);
-                }
-
-                let specialUseFlag = folder.specialUse;
-                if (specialUseFlag) {
-                    if (isXlist && XlistTags.has(specialUseFlag)) {
-                        // rewrite flag to XLIST tag which is a bit different
-                        specialUseFlag = XlistTags.get(specialUseFlag);
-                    }
-                    flags.push(specialUseFlag);
-                }
-
-                let path = folder.path;
-                if (!this.acceptUTF8Enabled) {
-                    path = utf7encode(path);
-                } else {
-                    path = Buffer.from(path);
-                }
-
-                if (isXlist && path === 'INBOX') {
-                    path = 'Inbox';
-                    flags.push(XlistTags.get('INBOX'));
-                }
-
-                response.attributes.push(
-                    flags.map(flag => ({
-                        type: 'atom',
-                        value: flag
-                    }))
-                );
-
-                response.attributes.push('/');
-                response.attributes.push(path);
-
-                this.send(imapHandler.compiler(response));
-            });
-
-            callback(null, {
-                response: 'OK'
-            });
-        };
-
-        if (!path && !filterSpecialUseFlags) {
+        if (!extended && !args.patterns[0]) {
             // return delimiter only
             let response = {
                 tag: '*',
@@ -211,8 +87,152 @@ module.exports = {
             });
         }
 
-        // Do folder listing
         // Concat reference and mailbox. No special reference handling whatsoever
-        this._server.onList(query, this.session, listResponse);
+        let queries = args.patterns.map(pattern => normalizeMailbox(args.reference + pattern, !this.acceptUTF8Enabled));
+
+        let logdata = {
+            short_message: '[LIST]',
+            _mail_action: 'list',
+            _query: queries.join(' '),
+            _user: this.session.user.id.toString(),
+            _sess: this.id
+        };
+
+        let failed = err => {
+            logdata._error = err.message;
+            logdata._code = err.code;
+            logdata._response = err.response;
+            this._server.loggelf(logdata);
+
+            return callback(
+                null,
+                hookErrorResponse(err, {
+                    response: 'NO',
+                    code: 'TEMPFAIL'
+                })
+            );
+        };
+
+        // what a plain LIST answers stays as it was; an extended one returns what was asked for (RFC 5258 3)
+        // with the SUBSCRIBED selection a line says what is subscribed, as LSUB did, not whether it can be selected
+        let show = {
+            noselect: !selection.subscribed,
+            children: !extended || returns.children,
+            specialUse: !extended || returns.specialUse || selection.specialUse,
+            subscribed: returns.subscribed
+        };
+
+        let listResponse = (list, subscribed) => {
+            let matched = new Map();
+            let listing = generateFolderListing(list);
+            queries.forEach(query => filterFolders(listing, query).forEach(folder => folder && matched.set(folder.path, folder)));
+
+            let listed = [];
+            for (let folder of matched.values()) {
+                let childInfo = selection.recursiveMatch && hasUnlistedSubscribedChild(folder.path, subscribed, matched);
+                if (selection.specialUse && !folder.specialUse) {
+                    continue;
+                }
+                if (selection.subscribed && !subscribed.has(folder.path) && !childInfo) {
+                    continue;
+                }
+                listed.push({
+                    folder,
+                    line: listLine(this, commandName, folder, { ...show, subscribed: show.subscribed && subscribed.has(folder.path), childInfo })
+                });
+            }
+
+            // LIST-STATUS (RFC 5819): each selectable mailbox's STATUS follows its LIST line; a
+            // mailbox whose status cannot be read is listed without one
+            let next = i => {
+                for (; i < listed.length; i++) {
+                    let { folder, line } = listed[i];
+                    this.send(imapHandler.compiler(line));
+                    if (returns.status && !(folder.flags || []).includes('\\Noselect')) {
+                        return this._server.onStatus(folder.path, returns.status, this.session, (err, data) => {
+                            if (!err && data && typeof data === 'object') {
+                                this.send(imapHandler.compiler(statusResponse(line.attributes[2], returns.status, data)));
+                            }
+                            next(i + 1);
+                        });
+                    }
+                }
+                callback(null, {
+                    response: 'OK'
+                });
+            };
+            next(0);
+        };
+
+        this._server.onList(queries[0], this.session, (err, list) => {
+            if (err) {
+                return failed(err);
+            }
+            if (!show.subscribed || typeof this._server.onLsub !== 'function') {
+                return listResponse(list, new Set());
+            }
+            this._server.onLsub(queries[0], this.session, (err, subscriptions) => {
+                if (err) {
+                    return failed(err);
+                }
+                let names = (subscriptions || []).map(folder => normalizeMailbox(typeof folder === 'string' ? folder : folder.path));
+                listResponse(list, new Set(names));
+            });
+        });
     }
 };
+
+/**
+ * One LIST (or XLIST) line: \\Noselect, the child attributes, the special use and
+ * \\Subscribed as `show` says, and CHILDINFO extended data.
+ */
+function listLine(connection, commandName, folder, show) {
+    let isXlist = commandName === 'XLIST';
+    let flags = (folder.flags || []).filter(
+        flag => (show.noselect && flag === '\\Noselect') || (show.children && /^\\Has(No)?Children$/.test(flag))
+    );
+
+    let specialUseFlag = show.specialUse && folder.specialUse;
+    if (specialUseFlag) {
+        if (isXlist && XlistTags.has(specialUseFlag)) {
+            // rewrite flag to XLIST tag which is a bit different
+            specialUseFlag = XlistTags.get(specialUseFlag);
+        }
+        flags.push(specialUseFlag);
+    }
+    if (show.subscribed) {
+        flags.push('\\Subscribed');
+    }
+
+    let path = folder.path;
+    if (!connection.acceptUTF8Enabled) {
+        path = utf7encode(path);
+    } else {
+        path = Buffer.from(path);
+    }
+
+    if (isXlist && path === 'INBOX') {
+        path = 'Inbox';
+        flags.push(XlistTags.get('INBOX'));
+    }
+
+    let attributes = [flags.map(flag => ({ type: 'atom', value: flag })), '/', path];
+    if (show.childInfo) {
+        attributes.push([{ type: 'atom', value: 'CHILDINFO' }, ['SUBSCRIBED']]);
+    }
+    return { tag: '*', command: commandName, attributes };
+}
+
+/**
+ * RECURSIVEMATCH (RFC 5258 3.5): whether a name has a subscribed descendant the patterns do not
+ * list, which its line names with CHILDINFO ("SUBSCRIBED").
+ */
+function hasUnlistedSubscribedChild(path, subscribed, matched) {
+    let prefix = path + '/';
+    for (let name of subscribed) {
+        if (name.startsWith(prefix) && !matched.has(name)) {
+            return true;
+        }
+    }
+    return false;
+}

@@ -1,6 +1,7 @@
 'use strict';
 
 const imapHandler = require('../handler/imap-handler');
+const { isObjectId } = require('../object-ids');
 const imapTools = require('../imap-tools');
 
 // tag SELECT "mailbox"
@@ -163,6 +164,11 @@ module.exports = {
                         ]
                     })
                 );
+            }
+
+            // * OK [MAILBOXID (F123)] (RFC 8474 4.1: the backend's id of the mailbox, an objectid)
+            if (isObjectId(mailboxData.mailboxId)) {
+                this.send('* OK [MAILBOXID (' + mailboxData.mailboxId + ')] Ok');
             }
 
             // * OK [HIGHESTMODSEQ 123]

@@ -2,6 +2,7 @@
 
 const imapTools = require('../imap-tools');
 const imapHandler = require('../handler/imap-handler');
+const { parseStatusItems, enableCondstoreFor, statusResponse } = require('../status-items');
 
 // tag STATUS "mailbox" (UNSEEN UIDNEXT)
 
@@ -23,10 +24,6 @@ module.exports = {
         let path = Buffer.from((command.attributes[0] && command.attributes[0].value) || '', 'binary').toString();
         let query = command.attributes[1] && command.attributes[1];
 
-        let statusElements = ['MESSAGES', 'RECENT', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN', 'HIGHESTMODSEQ'];
-        let statusItem;
-        let statusQuery = [];
-
         // Check if STATUS method is set
         if (typeof this._server.onStatus !== 'function') {
             return callback(null, {
@@ -44,44 +41,17 @@ module.exports = {
             });
         }
 
-        if (!Array.isArray(query)) {
+        let statusQuery = parseStatusItems(query);
+        if (typeof statusQuery === 'string') {
             return callback(null, {
                 response: 'BAD',
-                message: 'Invalid arguments for STATUS'
+                message: statusQuery
             });
-        }
-
-        // check if status elements are listed
-        if (!query.length) {
-            return callback(null, {
-                response: 'BAD',
-                message: 'Empty status list'
-            });
-        }
-
-        // check if only known status items are used
-        for (let i = 0, len = query.length; i < len; i++) {
-            statusItem = ((query[i] && query[i].value) || '').toString().toUpperCase();
-            if (statusElements.indexOf(statusItem) < 0) {
-                return callback(null, {
-                    response: 'BAD',
-                    message: 'Invalid status items'
-                });
-            }
-            if (statusQuery.indexOf(statusItem) < 0) {
-                statusQuery.push(statusItem);
-            }
         }
 
         path = imapTools.normalizeMailbox(path, !this.acceptUTF8Enabled);
 
-        // mark CONDSTORE as enabled
-        if (statusQuery.indexOf('HIGHESTMODSEQ') >= 0 && !this.condstoreEnabled) {
-            this.condstoreEnabled = true;
-            if (this.selected) {
-                this.selected.condstoreEnabled = true;
-            }
-        }
+        enableCondstoreFor(this, statusQuery);
 
         let logdata = {
             short_message: '[STATUS]',
@@ -90,12 +60,8 @@ module.exports = {
             _path: path,
             _sess: this.id
         };
-        this._server.onStatus(path, this.session, (err, data) => {
-            let response;
-            let values = {
-                RECENT: 0
-            };
-
+        // the hook learns the items, so it computes only those asked for (SIZE may cost a sync)
+        this._server.onStatus(path, statusQuery, this.session, (err, data) => {
             if (err) {
                 logdata._error = err.message;
                 logdata._code = err.code;
@@ -115,30 +81,8 @@ module.exports = {
             }
 
             if (data) {
-                response = {
-                    tag: '*',
-                    command: 'STATUS',
-                    attributes: [
-                        command.attributes[0], // reuse the mailbox declaration from client command
-                        []
-                    ]
-                };
-                Object.keys(data).forEach(key => {
-                    values[key.toUpperCase()] = (data[key] || '').toString();
-                });
-
-                statusQuery.forEach(key => {
-                    response.attributes[1].push({
-                        type: 'atom',
-                        value: key.toUpperCase()
-                    });
-                    response.attributes[1].push({
-                        type: 'atom',
-                        value: (values[key] || '0').toString()
-                    });
-                });
-
-                this.send(imapHandler.compiler(response));
+                // reuse the mailbox declaration from client command
+                this.send(imapHandler.compiler(statusResponse(command.attributes[0], statusQuery, data)));
             }
 
             callback(null, {

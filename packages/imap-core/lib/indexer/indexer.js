@@ -704,24 +704,28 @@ class Indexer {
      * @return {Object}          Mime node
      */
     resolveContentNode(mimeTree, path) {
-        if (!mimeTree.childNodes && path === '1') {
-            path = '';
-        }
-
         let pathNumbers = (path || '').toString().split('.');
         let contentNode = mimeTree;
         let pathNumber;
+        let depth = 0;
 
+        // a part number counts the parts of a message: a multipart's children, or, for a
+        // message that is not multipart, its one part, its body (RFC 3501 6.4.5); past the
+        // first number, a message/rfc822 part stands for the message it holds
         while ((pathNumber = pathNumbers.shift())) {
             pathNumber = Number(pathNumber) - 1;
-            if (contentNode.message) {
-                // redirect to message/rfc822
+            if (depth++ && contentNode.message) {
                 contentNode = contentNode.message;
+            } else if (depth > 1 && !contentNode.childNodes) {
+                return false;
             }
 
-            if (contentNode.childNodes && contentNode.childNodes[pathNumber]) {
+            if (contentNode.childNodes) {
                 contentNode = contentNode.childNodes[pathNumber];
-            } else {
+                if (!contentNode) {
+                    return false;
+                }
+            } else if (pathNumber !== 0) {
                 return false;
             }
         }

@@ -236,9 +236,11 @@ class MIMEParser {
             }
         }
 
-        // always ensure the presence of Content-Type
+        // always ensure the presence of Content-Type: the default is message/rfc822 for a part
+        // of a multipart/digest (RFC 2046 5.1.5), text/plain elsewhere
         if (!this._node.parsedHeader['content-type']) {
-            this._node.parsedHeader['content-type'] = 'text/plain';
+            let inDigest = this._node.parentNode && this._node.parentNode.multipart === 'digest';
+            this._node.parsedHeader['content-type'] = inDigest ? 'message/rfc822' : 'text/plain';
         }
 
         // parse additional params for Content-Type and Content-Disposition

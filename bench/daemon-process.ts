@@ -28,7 +28,12 @@ export function processCpuSeconds(pid: number | undefined, statFile = `/proc/${p
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-export async function startDaemon(configFile: string, imapPort: number): Promise<Daemon> {
+/** `env`: variables for the daemon on top of the bench's own environment. */
+export async function startDaemon(
+  configFile: string,
+  imapPort: number,
+  env: Record<string, string> = {},
+): Promise<Daemon> {
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   const mailbox = (JSON.parse(fs.readFileSync(configFile, 'utf8')) as { accounts: Array<{ mailbox: string }> })
     .accounts[0].mailbox;
@@ -45,11 +50,11 @@ export async function startDaemon(configFile: string, imapPort: number): Promise
   // BENCH_DAEMON_NODE_ARGS: extra node flags for the daemon only, e.g. --cpu-prof
   const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
   // the environment the Dockerfile gives the daemon
-  const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
+  const daemonEnv = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', ...env };
   // started as the Dockerfile's entrypoint starts it
   const child = spawn(process.execPath, ['--expose-gc', ...nodeArgs, bin, 'start', '--config', configFile], {
     stdio: ['ignore', 'ignore', 'inherit'],
-    env,
+    env: daemonEnv,
   });
   for (let i = 0; i < 100; i++) {
     const up = await new Promise<boolean>((resolve) => {

@@ -17,6 +17,8 @@ import { vendorSettings } from '../src/sandbox/vendor-settings';
  *    (BENCH_DOVECOT=0 skips Dovecot);
  *  - `UID SORT (DATE)` and `UID THREAD REFERENCES` on that folder, warm, beside Dovecot (issue 23:
  *    at most Dovecot's time, zero vendor requests);
+ *  - the cold sync again on a fresh daemon that describes messages on its main thread
+ *    (MAILBRIDGE_DESCRIBE_WORKERS=0), as in a one-core container;
  *  - RSS after syncing a 100,000-message mailbox.
  * The bridge is the compiled daemon in its own process (bench/daemon-process.ts), as users run
  * it. Times are taken with a raw-socket client (raw-imap.ts) that only waits for the server's
@@ -39,6 +41,7 @@ export async function daemonFor(
   stateDir: string,
   pollIntervalSeconds = 86_400,
   fullSyncEveryPolls?: number,
+  env: Record<string, string> = {},
 ): Promise<{ daemon: Daemon; port: number; client: () => Promise<ImapFlow> }> {
   const tokens = await sandbox.control<{ access_token: string; refresh_token: string }>('POST', '/tokens', { mailbox });
   const configFile = path.join(stateDir, 'config.json');
@@ -55,7 +58,7 @@ export async function daemonFor(
       logLevel: 'warn',
     }),
   );
-  const daemon = await startDaemon(configFile, port);
+  const daemon = await startDaemon(configFile, port, env);
   const client = async () => {
     const c = new ImapFlow({
       host: '127.0.0.1',
@@ -107,6 +110,9 @@ export function chainedFloorSeconds(requests: number, latencySeconds: number, pe
   return starts[requests - 1] + latencySeconds;
 }
 
+/** Vendor latency of the cold and warm fetch benches. */
+const coldLatencyMs = 50;
+
 const fetchCommand = 'UID FETCH 1:* (FLAGS ENVELOPE BODYSTRUCTURE RFC822.SIZE)';
 
 /** The benchmark's fetch through the raw client: the server's time, and how many FETCH responses came. */
@@ -148,37 +154,84 @@ async function timedFetch(client: ImapFlow): Promise<{ ms: number; count: number
   return { ms: performance.now() - start, count, clientCpuMs: Math.round((used.user + used.system) / 1000) };
 }
 
+/** The cold sync of INBOX on a fresh daemon: SELECT (the sync) then the metadata FETCH. */
+async function coldSync(
+  sandbox: SandboxProcess,
+  daemon: Daemon,
+  port: number,
+): Promise<{ raw: RawImap; folder: Record<string, number>; cold: Record<string, unknown> }> {
+  const dump = await sandbox.control<{ messages: Array<{ thread_id: string }> }>(
+    'GET',
+    `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`,
+  );
+  const folderMessages = dump.messages.length;
+  const threads = new Set(dump.messages.map((m) => m.thread_id)).size;
+  const { minRequests, withoutSharing } = requestFloor(threads, folderMessages);
+  const minSeconds = chainedFloorSeconds(minRequests, coldLatencyMs / 1000, perRequest.ratePerSecond);
+
+  progress(`INBOX holds ${folderMessages} messages in ${threads} threads; cold SELECT + FETCH`);
+  const raw = await RawImap.login(port, mailbox, daemon.password);
+  await sandbox.control('POST', '/stats/reset', {});
+  const cpuBefore = { bridge: daemon.cpuSeconds(), sandbox: sandbox.cpuSeconds() };
+  const coldStart = performance.now();
+  const selected = await raw.command('SELECT INBOX');
+  if (selected.status !== 'OK') throw new Error(`SELECT failed: ${selected.text}`);
+  const selectMs = performance.now() - coldStart;
+  if (process.env.BENCH_THREADS) progress(daemon.threadCpu());
+  const selectCpu = {
+    bridge: daemon.cpuSeconds() - cpuBefore.bridge,
+    sandbox: sandbox.cpuSeconds() - cpuBefore.sandbox,
+  };
+  const cold = await rawFetch(raw);
+  const coldMs = performance.now() - coldStart;
+  const coldStats = await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`);
+  return {
+    raw,
+    folder: { messages: folderMessages, threads, count: cold.count, fetchMb: cold.mb },
+    cold: {
+      vendorRequests: coldStats.requests,
+      minRequests,
+      minRequestsWithoutSharing: withoutSharing,
+      requestRatio: +(coldStats.requests / minRequests).toFixed(3),
+      seconds: +(coldMs / 1000).toFixed(2),
+      selectSeconds: +(selectMs / 1000).toFixed(2),
+      minSeconds: +minSeconds.toFixed(2),
+      timeRatio: +(coldMs / 1000 / minSeconds).toFixed(3),
+      selectCpuSeconds: { bridge: +selectCpu.bridge.toFixed(2), sandbox: +selectCpu.sandbox.toFixed(2) },
+      // the bridge's CPU (every thread) for the sync, per message synced
+      bridgeCpuMsPerMessage: +((selectCpu.bridge * 1000) / folderMessages).toFixed(3),
+      fetchMs: cold.ms,
+      maxPerSecond: coldStats.maxPerSecond,
+      maxInFlight: coldStats.maxInFlight,
+      rateLimited: coldStats.rateLimited,
+    },
+  };
+}
+
+/** The cold sync alone, with the daemon describing on its main thread (MAILBRIDGE_DESCRIBE_WORKERS=0). */
+async function coldInline(messages: number): Promise<Record<string, unknown>> {
+  const sandbox = await spawnSandbox({ messages, latencyMs: coldLatencyMs });
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-bench-inline-'));
+  const { daemon, port } = await daemonFor(sandbox, stateDir, undefined, undefined, {
+    MAILBRIDGE_DESCRIBE_WORKERS: '0',
+  });
+  try {
+    const { raw, cold } = await coldSync(sandbox, daemon, port);
+    await raw.logout();
+    return { ...cold, bridgeRssMb: daemon.rssMb(), peakRssMb: daemon.peakRssMb() };
+  } finally {
+    await daemon.stop();
+    await sandbox.stop();
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
 async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
-  const latencyMs = 50;
-  const sandbox = await spawnSandbox({ messages, latencyMs });
+  const sandbox = await spawnSandbox({ messages, latencyMs: coldLatencyMs });
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-bench-'));
   const { daemon, port, client } = await daemonFor(sandbox, stateDir);
   try {
-    const dump = await sandbox.control<{ messages: Array<{ thread_id: string }> }>(
-      'GET',
-      `/messages?mailbox=${encodeURIComponent(mailbox)}&folder=INBOX`,
-    );
-    const folderMessages = dump.messages.length;
-    const threads = new Set(dump.messages.map((m) => m.thread_id)).size;
-    const { minRequests, withoutSharing } = requestFloor(threads, folderMessages);
-    const minSeconds = chainedFloorSeconds(minRequests, latencyMs / 1000, perRequest.ratePerSecond);
-
-    progress(`INBOX holds ${folderMessages} messages in ${threads} threads; cold SELECT + FETCH`);
-    const raw = await RawImap.login(port, mailbox, daemon.password);
-    await sandbox.control('POST', '/stats/reset', {});
-    const cpuBefore = { bridge: daemon.cpuSeconds(), sandbox: sandbox.cpuSeconds() };
-    const coldStart = performance.now();
-    const selected = await raw.command('SELECT INBOX');
-    if (selected.status !== 'OK') throw new Error(`SELECT failed: ${selected.text}`);
-    const selectMs = performance.now() - coldStart;
-    if (process.env.BENCH_THREADS) progress(daemon.threadCpu());
-    const selectCpu = {
-      bridge: daemon.cpuSeconds() - cpuBefore.bridge,
-      sandbox: sandbox.cpuSeconds() - cpuBefore.sandbox,
-    };
-    const cold = await rawFetch(raw);
-    const coldMs = performance.now() - coldStart;
-    const coldStats = await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`);
+    const { raw, folder, cold } = await coldSync(sandbox, daemon, port);
 
     await sandbox.control('POST', '/stats/reset', {});
     const warm = await rawFetch(raw);
@@ -229,22 +282,8 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
     } else await c.logout();
 
     return {
-      folder: { messages: folderMessages, threads, count: cold.count, fetchMb: cold.mb },
-      cold: {
-        vendorRequests: coldStats.requests,
-        minRequests,
-        minRequestsWithoutSharing: withoutSharing,
-        requestRatio: +(coldStats.requests / minRequests).toFixed(3),
-        seconds: +(coldMs / 1000).toFixed(2),
-        selectSeconds: +(selectMs / 1000).toFixed(2),
-        minSeconds: +minSeconds.toFixed(2),
-        timeRatio: +(coldMs / 1000 / minSeconds).toFixed(3),
-        selectCpuSeconds: { bridge: +selectCpu.bridge.toFixed(2), sandbox: +selectCpu.sandbox.toFixed(2) },
-        fetchMs: cold.ms,
-        maxPerSecond: coldStats.maxPerSecond,
-        maxInFlight: coldStats.maxInFlight,
-        rateLimited: coldStats.rateLimited,
-      },
+      folder,
+      cold,
       warm: {
         vendorRequests: warmStats.requests,
         ms: warm.ms,
@@ -331,6 +370,7 @@ export async function runImapBench(): Promise<Record<string, unknown>> {
   const folderSize = Number(process.env.BENCH_IMAP_CORPUS ?? 17_400);
   const rssSize = Number(process.env.BENCH_RSS_MESSAGES ?? 100_000);
   const fetchResult = folderSize > 0 ? await coldAndWarm(folderSize) : null;
+  const inline = folderSize > 0 ? await coldInline(folderSize) : null;
   const rss = rssSize > 0 ? await rssAfterSync(rssSize) : null;
-  return { fetch: fetchResult, rssAfterSync: rss };
+  return { fetch: fetchResult, coldInlineDescribe: inline, rssAfterSync: rss };
 }

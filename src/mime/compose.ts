@@ -215,7 +215,7 @@ export function composeMessage(msg: MailMessage, content: (att: MailAttachment) 
   return { root, attachmentNodes };
 }
 
-function encodeContent(node: MimeNode, transferEncoding: string): Buffer {
+export function encodeContent(node: MimeNode, transferEncoding: string): Buffer {
   const content = node.content;
   if (!content) return Buffer.alloc(0);
   if (typeof content !== 'string' && !Buffer.isBuffer(content)) throw new Error('stream content is not supported');

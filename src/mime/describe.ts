@@ -2,11 +2,13 @@ import type MimeNode from 'nodemailer/lib/mime-node';
 import type { MailAttachment, MailMessage } from '../domain/message';
 import { base64EncodedSize, base64Lines } from './base64-window';
 import { composeMessage, serializeMimeNode } from './compose';
+import { composedTree } from './composed-tree';
 import { createIndexer, type MimeTreeNode } from './imap-indexer';
 
 /**
  * IMAP metadata of a message without its attachment bytes. The message is composed
- * with empty attachment bodies, parsed by imap-core's indexer, and every attachment leaf then
+ * with empty attachment bodies, its tree read as imap-core's indexer would parse it
+ * (composed-tree.ts), and every attachment leaf then
  * becomes an external node: `attachmentId` names the vendor attachment, `size`/`lineCount`
  * are those of its base64 form computed from the declared size. imap-core's rebuild() streams such
  * nodes from the attachment storage (attachment-storage.ts), exactly as WildDuck serves
@@ -64,7 +66,7 @@ function externalize(
 
 export function describeMessage(msg: MailMessage): MessageDescription {
   const { root, attachmentNodes } = composeMessage(msg, () => Buffer.alloc(0));
-  const mimeTree = indexer.parseMimeTree(serializeMimeNode(root));
+  const mimeTree = composedTree(root) ?? indexer.parseMimeTree(serializeMimeNode(root));
   externalize(mimeTree, root, attachmentNodes, msg.id);
   return {
     mimeTree,

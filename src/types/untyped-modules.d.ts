@@ -55,3 +55,25 @@ declare module '@mailbridge/imap-core/lib/handler/imap-compiler' {
   function compiler(response: unknown): string;
   export = compiler;
 }
+
+declare module '@mailbridge/imap-core/lib/indexer/parse-mime-tree' {
+  /** imap-core's MIME parser: parse() and the parser class whose header handling the bridge reuses. */
+  interface ParserNode {
+    header: string[];
+    parsedHeader: Record<string, unknown>;
+    multipart: string | false;
+    boundary: string | false;
+  }
+  interface ParseMimeTree {
+    (rfc822: Buffer | string): unknown;
+    MIMEParser: new (
+      rfc822: Buffer | string,
+    ) => {
+      _node: ParserNode;
+      processNodeHeader(): void;
+      processContentType(): void;
+    };
+  }
+  const parse: ParseMimeTree;
+  export = parse;
+}

@@ -811,6 +811,26 @@ describe('IMAP Command Parser', function () {
     });
 
     describe('SEQUENCE', function () {
+        // mailbridge: a sequence set may end a list, as in SELECT's (QRESYNC (uidvalidity modseq known-uids))
+        it('should end a list', function () {
+            expect(imapHandler.parser('TAG1 CMD (QRESYNC (12 34 4:5,7:*) (1:2 4:*))').attributes).to.deep.equal([
+                [
+                    { type: 'ATOM', value: 'QRESYNC' },
+                    [
+                        { type: 'ATOM', value: '12' },
+                        { type: 'ATOM', value: '34' },
+                        { type: 'SEQUENCE', value: '4:5,7:*' }
+                    ],
+                    [
+                        { type: 'SEQUENCE', value: '1:2' },
+                        { type: 'SEQUENCE', value: '4:*' }
+                    ]
+                ]
+            ]);
+            expect(() => imapHandler.parser('TAG1 CMD (4:)')).to.throw(/E27/);
+            expect(() => imapHandler.parser('TAG1 CMD (4,)')).to.throw(/E27/);
+        });
+
         it('should succeed', function () {
             expect(imapHandler.parser('TAG1 CMD *:4,5:7 TEST').attributes).to.deep.equal([
                 {

@@ -609,7 +609,17 @@ class TokenParser {
                         this.currentNode = this.currentNode.parentNode;
                         this.state = STATE_NORMAL;
                         break;
-                    } else if (this.currentNode.parentNode && chr === ']' && this.currentNode.parentNode.type === 'SECTION') {
+                    } else if (
+                        this.currentNode.parentNode &&
+                        ((chr === ']' && this.currentNode.parentNode.type === 'SECTION') || (chr === ')' && this.currentNode.parentNode.type === 'LIST'))
+                    ) {
+                        // a sequence set may end a list too, as QRESYNC's (uidvalidity modseq known-uids) does
+                        if (chr === ')' && !RE_SINGLE_DIGIT.test(this.currentNode.value.at(-1)) && !endsWithWildcardElement(this.currentNode.value)) {
+                            let error = new Error(`Unexpected end of sequence at position ${this.pos + i} [E27]`);
+                            error.code = 'ParserError27';
+                            error.parserContext = { input: this.str, pos: this.pos + i, chr };
+                            throw error;
+                        }
                         this.currentNode.endPos = this.pos + i - 1;
                         this.currentNode = this.currentNode.parentNode;
 

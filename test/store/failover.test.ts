@@ -111,17 +111,31 @@ async function kill(node: string): Promise<void> {
 
 const survivors = (except: string) => [...nodes.keys()].filter((n) => n !== except && nodes.get(n)?.child);
 
-/** uid -> Message-ID of every INBOX message, through `node`. */
+/**
+ * uid -> Message-ID of every INBOX message, through `node`. A node that is still taking the
+ * mailbox over, or that gave its lease up because a renewal came late, answers
+ * NO [UNAVAILABLE]: the read starts again, as a client would.
+ */
 async function inbox(node: string) {
-  const c = await client(node);
-  const box = await c.mailboxOpen('INBOX');
-  const messages = await c.fetchAll('1:*', { uid: true, envelope: true, flags: true });
-  await c.logout();
-  return {
-    uidValidity: box.uidValidity,
-    byUid: new Map(messages.map((m) => [m.uid, m.envelope?.messageId ?? ''])),
-    flags: new Map(messages.map((m) => [m.uid, m.flags ?? new Set<string>()])),
-  };
+  for (let attempt = 1; ; attempt++) {
+    const c = await client(node);
+    try {
+      const box = await c.mailboxOpen('INBOX');
+      const messages = await c.fetchAll('1:*', { uid: true, envelope: true, flags: true });
+      return {
+        uidValidity: box.uidValidity,
+        byUid: new Map(messages.map((m) => [m.uid, m.envelope?.messageId ?? ''])),
+        flags: new Map(messages.map((m) => [m.uid, m.flags ?? new Set<string>()])),
+      };
+    } catch (err) {
+      const e = err as { serverResponseCode?: string; responseText?: string; message: string };
+      if (e.serverResponseCode !== 'UNAVAILABLE' || attempt > 100)
+        throw new Error(`${e.message}: ${e.serverResponseCode ?? ''} ${e.responseText ?? ''}`);
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await c.logout().catch(() => undefined);
+    }
+  }
 }
 
 /** From the dead lease's expiry to the new lease's start, on PostgreSQL's clock: never negative (fencing). */

@@ -25,7 +25,7 @@ export function summaryTable(report: Record<string, unknown>): string {
   rows.push(...coldRow('cold sync', fetch?.cold as Json));
   rows.push(...coldRow('cold sync, MAILBRIDGE_DESCRIBE_WORKERS=0', at(report, 'imap', 'coldInlineDescribe') as Json));
   const dovecot = fetch?.dovecotWarm as Json;
-  if (dovecot && typeof dovecot.ms === 'number')
+  if (dovecot && Number.isFinite(dovecot.ms))
     rows.push(
       `| warm metadata FETCH against Dovecot | ${at(fetch, 'warm', 'ms')} ms / ${dovecot.ms} ms = ${dovecot.bridgeOverDovecot}x time | <= 1.0x |`,
     );

@@ -62,14 +62,25 @@ module.exports = {
         let params = [].concat(command.attributes[1] || []);
         let extensions = [].concat(command.attributes[2] || []).map(val => val && val.value);
 
-        if (extensions.length) {
-            if (extensions.length !== 2 || (extensions[0] || '').toString().toUpperCase() !== 'CHANGEDSINCE' || isNaN(extensions[1])) {
+        // modifiers: CHANGEDSINCE n (RFC 7162 3.1.4), VANISHED (3.2.6: UID FETCH with CHANGEDSINCE, QRESYNC enabled)
+        let vanished = false;
+        let hasChangedSince = false;
+        for (let i = 0; i < extensions.length; i++) {
+            let modifier = (extensions[i] || '').toString().toUpperCase();
+            if (modifier === 'CHANGEDSINCE' && !hasChangedSince && i + 1 < extensions.length && /^\d+$/.test(extensions[i + 1] || '')) {
+                hasChangedSince = true;
+                changedSince = Number(extensions[++i]);
+            } else if (modifier === 'VANISHED' && !vanished && isUid && this.qresyncEnabled) {
+                vanished = true;
+            } else {
                 return callback(new Error('Invalid modifier for ' + command.command));
             }
-            changedSince = Number(extensions[1]);
-            if (changedSince && !this.selected.condstoreEnabled) {
-                this.condstoreEnabled = this.selected.condstoreEnabled = true;
-            }
+        }
+        if (vanished && !hasChangedSince) {
+            return callback(new Error('VANISHED needs CHANGEDSINCE in ' + command.command));
+        }
+        if (changedSince && !this.selected.condstoreEnabled) {
+            this.condstoreEnabled = this.selected.condstoreEnabled = true;
         }
 
         let macros = new Map(
@@ -298,7 +309,9 @@ module.exports = {
                 messages,
                 query,
                 changedSince,
-                isUid
+                isUid,
+                // the UID set of a VANISHED fetch: the hook sends VANISHED (EARLIER) for what of it was expunged since changedSince
+                vanished: vanished ? range : false
             },
             this.session,
             (err, success, info) => {

@@ -294,6 +294,11 @@ export class AccountView {
     return { ...this.localStatus(folder), uids: rows.map((r) => r.uid), rows };
   }
 
+  /** UIDs expunged after `modseq`, and whether the tombstones reach back that far (QRESYNC). */
+  vanishedSince(folder: ImapFolder, modseq: number): { complete: boolean; uids: number[] } {
+    return this.store.vanishedSince(this.account, folder.key, modseq);
+  }
+
   rows(folder: ImapFolder, uids: number[]): MessageRow[] {
     return this.store.getByUids(this.account, folder.key, uids);
   }

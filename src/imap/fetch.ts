@@ -23,6 +23,8 @@ export interface FetchOptions {
   metadataOnly: boolean;
   changedSince?: number;
   isUid: boolean;
+  /** UID FETCH ... (VANISHED) (QRESYNC): the command's UID set; false without the modifier. */
+  vanished?: string | false;
 }
 
 /** Items answered from the UID row (and THREADID its stored thread), without the cached MIME metadata. */

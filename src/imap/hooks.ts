@@ -14,6 +14,7 @@ import { fetchMessages, type FetchOptions } from './fetch';
 import { folderFlags } from './folder-flags';
 import { folderSize } from './folder-size';
 import { mailboxId } from './object-ids';
+import { resync, vanishedSince } from './qresync';
 import type { RecentMessages } from './recent';
 import { searchMessages } from './search-handler';
 import { sortedSearch, threadedSearch } from './ordered-search';
@@ -139,10 +140,14 @@ export function installHooks(
     const known = view.localStatus(folder).uidNext - 1;
     const opened = await view.open(folder);
     const key = folderKey(view.account, folder.key);
+    const recentCount = recent.open(session, key, opened.uids, known, session.opening?.readOnly === true);
+    const qresync = session.opening?.qresync;
     return [
       {
         _id: key,
-        recent: recent.open(session, key, opened.uids, known, session.opening?.readOnly === true),
+        recent: recentCount,
+        // SELECT (QRESYNC ...): what the client missed, sent by imap-core after the usual answer
+        ...(qresync ? resync(view, folder, opened, qresync, recent.of(session)) : {}),
         // the sequence number of the first message without \Seen, for OK [UNSEEN n]
         unseen: opened.rows.findIndex((r) => !r.flags.includes('\\Seen')) + 1,
         specialUse: folder.specialUse,
@@ -159,6 +164,13 @@ export function installHooks(
   server.onFetch = hook('fetch', async (view, session, key: string, options: FetchOptions) => {
     const folder = await selected(view, key);
     if (!folder) return ['NONEXISTENT'];
+    if (options.vanished && options.changedSince) {
+      // UID FETCH ... (CHANGEDSINCE m VANISHED): the expunged UIDs of the set, before the FETCH answers
+      const held = view.allRows(folder).map((r) => r.uid);
+      const gone = vanishedSince(view, folder, options.changedSince, held, view.localStatus(folder).uidNext);
+      const response = session.earlierVanished(gone, options.vanished);
+      if (response) session.writeStream.write(response);
+    }
     await fetchMessages(view, folder, options, session, claimRecent(session));
     return [true];
   });

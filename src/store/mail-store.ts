@@ -99,6 +99,9 @@ export class MailStore implements MailState {
   readonly local: LocalMessages;
 
   /** `durability`: when the writes are durable; a mirror of PostgreSQL (./pg) says when they reached it. */
+  /** Tombstones kept per folder (pruneTombstones); docs/conformance.md, QRESYNC. */
+  tombstonesKept = 10_000;
+
   constructor(
     readonly db: Database,
     private readonly durability: Durability = immediate,
@@ -143,6 +146,13 @@ export class MailStore implements MailState {
         'DELETE FROM messages WHERE folder_id = ? AND message_uid IN (SELECT value FROM json_each(?)) RETURNING uid, message_uid',
       ),
       tombstone: p('INSERT OR REPLACE INTO expunged (folder_id, uid, modseq) VALUES (?, ?, ?)'),
+      tombstonesSince: p('SELECT uid, modseq FROM expunged WHERE folder_id = ? AND (modseq > ? OR uid = 0)').raw(true),
+      tombstoneCount: p('SELECT count(*) FROM expunged WHERE folder_id = ? AND uid > 0').pluck(),
+      // the MODSEQ of the newest tombstone past those kept
+      tombstoneCutoff: p(
+        'SELECT modseq FROM expunged WHERE folder_id = ? AND uid > 0 ORDER BY modseq DESC LIMIT 1 OFFSET ?',
+      ).pluck(),
+      pruneTombstones: p('DELETE FROM expunged WHERE folder_id = ? AND uid > 0 AND modseq <= ?'),
       putMetadata: p(
         'INSERT OR REPLACE INTO message_cache (account, message_uid, size, summary, header, message) VALUES (?, ?, ?, ?, ?, ?)',
       ),
@@ -374,6 +384,38 @@ export class MailStore implements MailState {
     })();
   }
 
+  /**
+   * UIDs of `folder` expunged after `modseq` (QRESYNC, RFC 7162): `complete` when the folder
+   * still keeps every tombstone since then (pruneTombstones); when it does not, the caller
+   * answers as for a client that knows nothing.
+   */
+  vanishedSince(account: string, folder: string, modseq: number): { complete: boolean; uids: number[] } {
+    const id = this.folderId(account, folder);
+    let floor = 0;
+    const uids: number[] = [];
+    for (const [uid, m] of this.stmt.tombstonesSince.all(id, modseq) as Array<[number, number]>) {
+      if (uid === 0) floor = m;
+      else uids.push(uid);
+    }
+    return { complete: modseq >= floor, uids: uids.sort((a, b) => a - b) };
+  }
+
+  /**
+   * A folder keeps the tombstones of its last `tombstonesKept` expunged messages (whole
+   * expunges: those of one MODSEQ go together). Older ones are dropped, and a row of UID 0,
+   * which no message has, keeps the highest MODSEQ dropped: a QRESYNC client that last synced
+   * before it is told of everything it may know that is gone instead (vanishedSince).
+   */
+  private pruneTombstones(folderId: number): void {
+    const count = this.stmt.tombstoneCount.get(folderId) as number;
+    // pruned in steps of a tenth, not at every expunge past the limit
+    if (count <= this.tombstonesKept * 1.1) return;
+    const cutoff = this.stmt.tombstoneCutoff.get(folderId, this.tombstonesKept) as number | undefined;
+    if (cutoff === undefined) return;
+    this.stmt.pruneTombstones.run(folderId, cutoff);
+    this.stmt.tombstone.run(folderId, 0, cutoff);
+  }
+
   /** Removes the messages (a tombstone keeps uid + MODSEQ); returns what was removed. */
   expunge(account: string, folder: string, messageUids: readonly string[]): UidChange[] {
     if (!messageUids.length) return [];
@@ -391,6 +433,7 @@ export class MailStore implements MailState {
         .sort((a, b) => a.uid - b.uid);
       if (!removed.length) return [];
       for (const r of removed) this.stmt.tombstone.run(id, r.uid, modseq);
+      this.pruneTombstones(id);
       this.stmt.setFolderCounters.run(c.uidNext, modseq, id);
       const cached = this.rowCache.get(id);
       if (cached) {

@@ -42,6 +42,7 @@ export interface MailState extends Durability {
   wasListed(account: string, folder: string): boolean;
   setFlags(account: string, folder: string, uids: number | readonly number[], flags: readonly string[]): number;
   expunge(account: string, folder: string, messageUids: readonly string[]): UidChange[];
+  vanishedSince(account: string, folder: string, modseq: number): { complete: boolean; uids: number[] };
   unconvertible(account: string, messageUids: readonly string[]): string[];
   putMetadataRecords(account: string, records: readonly MetadataRecord[]): void;
   getSummaries(account: string, messageUids: readonly string[]): Map<string, MessageSummary>;

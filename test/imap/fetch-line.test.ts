@@ -94,6 +94,7 @@ function sessionOf(uidList: number[], utf8: boolean): ImapSession {
     announceKeywords: () => undefined,
     getQueryResponse,
     isUTF8Enabled: () => utf8,
+    earlierVanished: () => false,
   };
 }
 

@@ -133,6 +133,35 @@ describe('MailStore', () => {
     ]);
   });
 
+  it('answers which UIDs vanished since a MODSEQ, and says so when its tombstones no longer reach back', () => {
+    store.tombstonesKept = 10;
+    const ids = Array.from({ length: 30 }, (_, i) => `m${i}`);
+    store.assignUids(A, 'INBOX', ids);
+    const before = store.folderState(A, 'INBOX').highestModseq;
+    // ten expunges of one message each: all kept (the limit is passed by a tenth before pruning)
+    const first = ids.slice(0, 10).map((id) => store.expunge(A, 'INBOX', [id])[0]);
+    expect(store.vanishedSince(A, 'INBOX', before)).toEqual({ complete: true, uids: first.map((r) => r.uid) });
+    expect(store.vanishedSince(A, 'INBOX', first[4].modseq)).toEqual({
+      complete: true,
+      uids: first.slice(5).map((r) => r.uid),
+    });
+    // two more expunges of one message each pass the limit: the oldest two are dropped
+    const more = ids.slice(10, 12).map((id) => store.expunge(A, 'INBOX', [id])[0]);
+    const kept = [...first.slice(2), ...more].map((r) => r.uid);
+    expect(store.vanishedSince(A, 'INBOX', first[1].modseq)).toEqual({ complete: true, uids: kept });
+    expect(store.vanishedSince(A, 'INBOX', first[0].modseq)).toMatchObject({ complete: false });
+    expect(store.vanishedSince(A, 'INBOX', before)).toMatchObject({ complete: false });
+    // another folder keeps its own
+    store.assignUids(A, 'Archive', ['x']);
+    store.expunge(A, 'Archive', ['x']);
+    expect(store.vanishedSince(A, 'Archive', 0)).toEqual({ complete: true, uids: [1] });
+    // and after a restart the same
+    const fresh = MailStore.open(dir);
+    expect(fresh.vanishedSince(A, 'INBOX', first[0].modseq)).toMatchObject({ complete: false });
+    expect(fresh.vanishedSince(A, 'INBOX', first[1].modseq)).toEqual({ complete: true, uids: kept });
+    fresh.close();
+  });
+
   it('stores metadata per account/message, shares it between folders, and puts its size on the rows', () => {
     const msg = richMessage();
     const description = describeMessage(msg);

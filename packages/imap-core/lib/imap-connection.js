@@ -4,6 +4,7 @@ const IMAPStream = require('./imap-stream').IMAPStream;
 const IMAPCommand = require('./imap-command').IMAPCommand;
 const IMAPComposer = require('./imap-composer').IMAPComposer;
 const imapTools = require('./imap-tools');
+const { uidsInSet, vanishedLine } = require('./qresync');
 const search = require('./search');
 const dns = require('dns');
 const crypto = require('crypto');
@@ -96,6 +97,9 @@ class IMAPConnection extends EventEmitter {
 
         // indicates if CONDSTORE is enabled for the session
         this.condstoreEnabled = false;
+
+        // indicates if QRESYNC is enabled for the session (ENABLE QRESYNC, RFC 7162 3.2.3)
+        this.qresyncEnabled = false;
 
         // Resolved hostname for remote IP address
         this.clientHostname = false;
@@ -660,7 +664,13 @@ class IMAPConnection extends EventEmitter {
 
             commandCounters: {},
 
-            isUTF8Enabled: () => this.acceptUTF8Enabled
+            isUTF8Enabled: () => this.acceptUTF8Enabled,
+
+            // `* VANISHED (EARLIER) ...` for those of `uids` (expunged) a client's UID set names, or false
+            earlierVanished: (uids, set) => {
+                let named = uidsInSet(uids, set, this.selected ? this.selected.uidList : []);
+                return named.length ? { compiled: vanishedLine(named, true) } : false;
+            }
         };
     }
 
@@ -951,6 +961,8 @@ class IMAPConnection extends EventEmitter {
                 case 'FETCH':
                     this.writeStream.write(
                         this.formatResponse('FETCH', update.uid, {
+                            // once QRESYNC is enabled every unsolicited FETCH names its UID (RFC 7162 3.2.4)
+                            uid: this.qresyncEnabled ? update.uid : false,
                             flags: update.flags,
                             modseq: (this.selected.condstoreEnabled && update.modseq) || false
                         })
@@ -966,7 +978,9 @@ class IMAPConnection extends EventEmitter {
             existsResponse = false;
         }
 
-        if (changed) {
+        // after VANISHED alone a client counts the messages itself (RFC 7162 3.2.10): no EXISTS, as in
+        // Dovecot; one is needed when new messages came before the expunge (its count went stale)
+        if (changed && (existsResponse || !this.qresyncEnabled)) {
             this.writeStream.write({
                 tag: '*',
                 command: String(this.selected.uidList.length),
@@ -1038,6 +1052,10 @@ class IMAPConnection extends EventEmitter {
 
         if (command === 'EXPUNGE') {
             this.selected.uidList.splice(seq - 1, 1);
+            if (this.qresyncEnabled) {
+                // RFC 7162 3.2.10: VANISHED instead of EXPUNGE once QRESYNC is enabled
+                return { compiled: vanishedLine([uid], false) };
+            }
         }
 
         let response = {

@@ -890,7 +890,7 @@ module.exports.getQueryResponse = function (query, message, options) {
  *
  * @param {Object} connection IMAP connection object
  */
-const extensionCapabilities = ['LIST-EXTENDED', 'LIST-STATUS', 'OBJECTID', 'STATUS=SIZE'];
+const extensionCapabilities = ['LIST-EXTENDED', 'LIST-STATUS', 'OBJECTID', 'QRESYNC', 'STATUS=SIZE'];
 
 module.exports.sendCapabilityResponse = connection => {
     let capabilities = [];

@@ -144,7 +144,8 @@ export const replicatedTables: readonly ReplicatedTable[] = [
       ['uid', 'bigint'],
       ['modseq', 'bigint'],
     ],
-    false,
+    // old tombstones are pruned (MailStore.pruneTombstones)
+    true,
   ),
   byAccount(
     'message_cache',

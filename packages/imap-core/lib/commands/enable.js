@@ -13,6 +13,12 @@ module.exports = {
                 enabled.push('CONDSTORE');
             }
 
+            // QRESYNC implies CONDSTORE (RFC 7162 3.2.3)
+            if (((attr && attr.value) || '').toString().toUpperCase() === 'QRESYNC') {
+                this.condstoreEnabled = this.qresyncEnabled = true;
+                enabled.push('QRESYNC');
+            }
+
             if (((attr && attr.value) || '').toString().toUpperCase() === 'UTF8=ACCEPT') {
                 this.acceptUTF8Enabled = true;
                 enabled.push('UTF8=ACCEPT');

@@ -57,21 +57,30 @@ module.exports = {
         let markAsSeen = false;
         let metadataOnly = true;
         let changedSince = 0;
-        let changedSinceSpecified = false;
         let query = [];
 
         let params = [].concat(command.attributes[1] || []);
         let extensions = [].concat(command.attributes[2] || []).map(val => val && val.value);
 
-        if (extensions.length) {
-            if (extensions.length !== 2 || (extensions[0] || '').toString().toUpperCase() !== 'CHANGEDSINCE' || isNaN(extensions[1])) {
+        // modifiers: CHANGEDSINCE n (RFC 7162 3.1.4), VANISHED (3.2.6: UID FETCH with CHANGEDSINCE, QRESYNC enabled)
+        let vanished = false;
+        let hasChangedSince = false;
+        for (let i = 0; i < extensions.length; i++) {
+            let modifier = (extensions[i] || '').toString().toUpperCase();
+            if (modifier === 'CHANGEDSINCE' && !hasChangedSince && i + 1 < extensions.length && /^\d+$/.test(extensions[i + 1] || '')) {
+                hasChangedSince = true;
+                changedSince = Number(extensions[++i]);
+            } else if (modifier === 'VANISHED' && !vanished && isUid && this.qresyncEnabled) {
+                vanished = true;
+            } else {
                 return callback(new Error('Invalid modifier for ' + command.command));
             }
-            changedSince = Number(extensions[1]);
-            changedSinceSpecified = true;
-            if (!this.selected.condstoreEnabled) {
-                this.condstoreEnabled = this.selected.condstoreEnabled = true;
-            }
+        }
+        if (vanished && !hasChangedSince) {
+            return callback(new Error('VANISHED needs CHANGEDSINCE in ' + command.command));
+        }
+        if (hasChangedSince && !this.selected.condstoreEnabled) {
+            this.condstoreEnabled = this.selected.condstoreEnabled = true;
         }
 
         let macros = new Map(
@@ -179,7 +188,7 @@ module.exports = {
         }
 
         // ensure MODSEQ is listed if the command uses CHANGEDSINCE modifier
-        if (changedSinceSpecified && !modseqExist) {
+        if (hasChangedSince && !modseqExist) {
             params.push({
                 type: 'ATOM',
                 value: 'MODSEQ'
@@ -304,7 +313,9 @@ module.exports = {
                 messages,
                 query,
                 changedSince,
-                isUid
+                isUid,
+                // the UID set of a VANISHED fetch: the hook sends VANISHED (EARLIER) for what of it was expunged since changedSince
+                vanished: vanished ? range : false
             },
             this.session,
             (err, success, info) => {

@@ -2,6 +2,7 @@
 
 const imapHandler = require('../handler/imap-handler');
 const { isObjectId } = require('../object-ids');
+const { parseQresyncParameter, uidsInSet, vanishedLine } = require('../qresync');
 const imapTools = require('../imap-tools');
 
 // tag SELECT "mailbox"
@@ -26,11 +27,24 @@ module.exports = {
         let path = Buffer.from((command.attributes[0] && command.attributes[0].value) || '', 'binary').toString();
         path = imapTools.normalizeMailbox(path, !this.acceptUTF8Enabled);
 
-        let extensions = [].concat(command.attributes[1] || []).map(attr => ((attr && attr.value) || '').toString().toUpperCase());
-
-        // Is CONDSTORE found from the optional arguments list?
-        if (extensions.indexOf('CONDSTORE') >= 0) {
-            this.condstoreEnabled = true;
+        // select parameters (RFC 4466): CONDSTORE (RFC 7162 3.1.8), QRESYNC (...) (3.2.5)
+        let qresync = null;
+        let params = [].concat(command.attributes[1] || []);
+        for (let i = 0; i < params.length; i++) {
+            let name = Array.isArray(params[i]) ? '' : ((params[i] && params[i].value) || '').toString().toUpperCase();
+            if (name === 'CONDSTORE') {
+                this.condstoreEnabled = true;
+            } else if (name === 'QRESYNC' && this.qresyncEnabled) {
+                qresync = parseQresyncParameter(params[++i]);
+                if (qresync.error) {
+                    return callback(null, { response: 'BAD', message: qresync.error });
+                }
+            } else {
+                return callback(null, {
+                    response: 'BAD',
+                    message: name === 'QRESYNC' ? 'QRESYNC is not enabled' : 'Unknown select parameter'
+                });
+            }
         }
 
         if (typeof this._server.onOpen !== 'function') {
@@ -58,7 +72,12 @@ module.exports = {
 
         // the hook may treat EXAMINE differently (RFC 3501 6.3.2: it changes no per-user state,
         // so it must not take \Recent away from other sessions)
-        this.session.opening = { readOnly: (command.command || '').toString().toUpperCase() === 'EXAMINE' };
+        if (this.selected) {
+            // RFC 7162 3.2.11: what follows is no longer about the mailbox selected before
+            this.send('* OK [CLOSED] Previous mailbox closed');
+        }
+
+        this.session.opening = { readOnly: (command.command || '').toString().toUpperCase() === 'EXAMINE', qresync };
         this._server.onOpen(path, this.session, (err, mailboxData) => {
             this.session.opening = null;
             if (err) {
@@ -224,6 +243,23 @@ module.exports = {
                     ]
                 })
             );
+
+            // QRESYNC: what the client missed since the MODSEQ it knew, when its UIDVALIDITY still holds
+            if (qresync && qresync.uidValidity === Number(mailboxData.uidValidity)) {
+                let vanished = [].concat(mailboxData.vanished || []);
+                if (qresync.knownUids) {
+                    vanished = uidsInSet(vanished, qresync.knownUids, this.selected.uidList);
+                }
+                if (vanished.length) {
+                    this.send(vanishedLine(vanished, true));
+                }
+                [].concat(mailboxData.changed || []).forEach(message => {
+                    let response = this.formatResponse('FETCH', message.uid, { uid: message.uid, flags: message.flags, modseq: message.modseq });
+                    if (response) {
+                        this.send(imapHandler.compiler(response));
+                    }
+                });
+            }
 
             callback(null, {
                 response: 'OK',

@@ -55,3 +55,8 @@ declare module '@mailbridge/imap-core/lib/handler/imap-compiler' {
   function compiler(response: unknown): string;
   export = compiler;
 }
+
+declare module '@mailbridge/imap-core/lib/binary' {
+  /** A part's content with its Content-Transfer-Encoding undone (RFC 3516); throws code 'UNKNOWN-CTE'. */
+  export function decodeContent(node: import('../mime').MimeTreeNode | null, encoded: Buffer | string): Buffer;
+}

@@ -1030,6 +1030,13 @@ class IMAPConnection extends EventEmitter {
                                 startFrom: data.values[i].startFrom,
                                 maxLength: data.values[i].maxLength
                             });
+                        } else if (data.values[i] && data.values[i].type === 'binary') {
+                            // BINARY[...] content, as a literal8 when imap-tools says so
+                            response.attributes[1].push({
+                                type: 'LITERAL',
+                                value: data.values[i].value,
+                                literal8: data.values[i].literal8
+                            });
                         } else {
                             response.attributes[1].push({
                                 type: 'LITERAL',

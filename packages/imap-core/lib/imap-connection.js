@@ -768,8 +768,12 @@ class IMAPConnection extends EventEmitter {
      * @param {Boolean} [allowExpunge=true] Whether untagged EXPUNGE responses may be sent now
      */
     emitNotifications(allowExpunge = true) {
-        if (this.state !== 'Selected' || !this.selected || !this.selected.notifications.length) {
+        if (this.state !== 'Selected' || !this.selected) {
             return;
+        }
+        if (!this.selected.notifications.length) {
+            // the session's own changes (its EXPUNGE) may have changed its RECENT count
+            return this.announceRecent();
         }
 
         let changed = false;
@@ -926,6 +930,28 @@ class IMAPConnection extends EventEmitter {
 
         // clear queue, keeping what may not be sent yet
         this.selected.notifications = held;
+
+        this.announceRecent();
+    }
+
+    /**
+     * `* n RECENT` when the number of messages recent in this session changed since it was last
+     * told (RFC 3501 7.3.2): new messages announced by EXISTS, recent ones expunged. The count
+     * is the host's `onRecentCount(session)`; without that hook nothing is sent.
+     */
+    announceRecent() {
+        if (this.state !== 'Selected' || !this.selected || typeof this._server.onRecentCount !== 'function') {
+            return;
+        }
+        let count = this._server.onRecentCount(this.session);
+        if (typeof count === 'number' && count !== this.selected.recentCount) {
+            this.selected.recentCount = count;
+            this.writeStream.write({
+                tag: '*',
+                command: String(count),
+                attributes: [{ type: 'atom', value: 'RECENT' }]
+            });
+        }
     }
 
     /**

@@ -11,6 +11,7 @@ import {
 } from '../mime';
 import type { MessageRow, MessageSummary } from '../store';
 import { fetchLines, isLineQuery } from './fetch-line';
+import { binarySections, isBinaryItem } from './binary';
 import { emailId, threadId } from './object-ids';
 import type { FetchQueryItem } from './fetch-query';
 import { RecentMessages } from './recent';
@@ -95,8 +96,11 @@ function rowValues(row: MessageRow): Record<string, unknown> {
 
 type QueryOptions = { acceptUTF8Enabled: boolean } & Record<string, unknown>;
 
-/** EMAILID and THREADID (RFC 8474) of a message, when the FETCH asks for them. */
-type ObjectIds = { emailId?: string; threadId?: string | null };
+/**
+ * Values imap-core answers from but cannot compute itself, when the FETCH asks for them:
+ * EMAILID and THREADID (RFC 8474), the decoded BINARY sections (RFC 3516).
+ */
+type HookValues = { emailId?: string; threadId?: string | null; binary?: Record<string, Buffer> };
 
 /**
  * FETCH values: ENVELOPE/BODYSTRUCTURE copied as compiled wire text (mime/compiled-summary.ts),
@@ -108,12 +112,12 @@ function fetchValues(
   row: MessageRow,
   summary: MessageSummary | undefined,
   mimeTree: MimeTreeNode | undefined,
-  objectIds: ObjectIds,
+  hookValues: HookValues,
   options: QueryOptions,
 ): unknown[] {
   const rest = session.getQueryResponse(
     query.filter((q) => !isCompiledItem(q.item)),
-    { ...rowValues(row), mimeTree, ...objectIds },
+    { ...rowValues(row), mimeTree, ...hookValues },
     options,
   );
   let i = 0;
@@ -156,6 +160,7 @@ export async function fetchMessages(
   const needsSummary = options.query.some((q) => isCompiledItem(q.item));
   const wantsEmailId = options.query.some((q) => q.item === 'emailid');
   const wantsThreadId = options.query.some((q) => q.item === 'threadid');
+  const wantsBinary = options.query.some(isBinaryItem);
   const treeItems = options.query.filter((q) => !rowItems.has(q.item) && !isCompiledItem(q.item));
   // header sections alone are served from the stored header lines; anything else needs the MIME tree
   const needsContentTree = treeItems.some((q) => !isTopHeaderItem(q));
@@ -198,11 +203,12 @@ export async function fetchMessages(
       flush();
       if (needsContent && tree)
         await view.prefetchAttachments(await attachmentsToServe(tree, options.query), rows.length);
-      const objectIds = {
+      const hookValues = {
         emailId: wantsEmailId ? emailId(view.account, row.messageUid) : undefined,
         threadId: threads ? threadId(view.account, threads.get(row.messageUid) ?? '') : undefined,
+        binary: wantsBinary && tree ? await binarySections(tree, options.query, view.attachmentStorage) : undefined,
       };
-      const values = fetchValues(session, options.query, row, summary, tree, objectIds, queryOptions);
+      const values = fetchValues(session, options.query, row, summary, tree, hookValues, queryOptions);
       const response = session.formatResponse('FETCH', row.uid, { query: options.query, values });
       if (!response) continue; // expunged from this session's view meanwhile
       // content streams one message at a time; short metadata answers are written in a row and

@@ -93,6 +93,9 @@ export function installHooks(
         );
     };
 
+  // the RECENT count imap-core announces when it changed (new messages, expunged recent ones)
+  server.onRecentCount = (session: ImapSession) => recent.count(session);
+
   /** The session's \Recent messages, after it claimed those that arrived since it last looked. */
   const claimRecent = (session: ImapSession): ReadonlySet<number> => {
     if (session.selected) recent.claimNew(session, session.selected.uidList);

@@ -10,8 +10,14 @@ import { FencedError, StoreUnavailableError } from '../store/store-errors';
  * failure is turned into an ImapError first.
  */
 
-/** RFC 5530 response codes the bridge answers failures with. */
-export type ImapResponseCode = 'UNAVAILABLE' | 'CANNOT' | 'NONEXISTENT' | 'SERVERBUG' | 'PRIVACYREQUIRED';
+/** RFC 5530 response codes the bridge answers failures with (and RFC 3516's UNKNOWN-CTE). */
+export type ImapResponseCode =
+  | 'UNAVAILABLE'
+  | 'CANNOT'
+  | 'NONEXISTENT'
+  | 'SERVERBUG'
+  | 'PRIVACYREQUIRED'
+  | 'UNKNOWN-CTE';
 
 export class ImapError extends Error {
   readonly imapResponse: { response: 'NO'; code: ImapResponseCode; message: string };

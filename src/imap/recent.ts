@@ -43,6 +43,20 @@ export class RecentMessages {
     return mine.uids.size;
   }
 
+  /**
+   * How many messages of its view are recent in the session, after it claimed those it was
+   * told of (imap-core's onRecentCount: its untagged RECENT follows this number).
+   */
+  count(session: ImapSession): number {
+    if (!session.selected) return 0;
+    const uids = session.selected.uidList;
+    this.claimNew(session, uids);
+    // expunged ones are no longer counted; UIDs ascend in the view
+    let count = 0;
+    for (const uid of this.of(session)) if (includesSorted(uids, uid)) count++;
+    return count;
+  }
+
   /** The session's recent UIDs (empty when none). */
   of(session: ImapSession): ReadonlySet<number> {
     return this.claimed.get(session)?.uids ?? new Set();
@@ -69,7 +83,7 @@ export class RecentMessages {
       else this.leave(other);
     }
     const mine = this.claimed.get(session);
-    if (mine?.folder === folder && session.selected) return mine.uids.size;
+    if (mine?.folder === folder && session.selected) return this.count(session);
     return this.unclaimed(folder, listUids);
   }
 
@@ -93,4 +107,17 @@ export class RecentMessages {
   static flagsOf(recent: ReadonlySet<number>, uid: number, flags: readonly string[]): readonly string[] {
     return recent.has(uid) ? [...flags, '\\Recent'] : flags;
   }
+}
+
+/** Whether ascending `sorted` holds `value` (binary search). */
+function includesSorted(sorted: readonly number[], value: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] === value) return true;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }

@@ -73,6 +73,8 @@ export interface Indexer {
   getSize(tree: MimeTreeNode, textOnly?: boolean): number;
   getBodyStructure(tree: MimeTreeNode): unknown[];
   getEnvelope(tree: MimeTreeNode): unknown[];
+  /** The node a part number ("1.2") names, or false. */
+  resolveContentNode(tree: MimeTreeNode, path: string): MimeTreeNode | false;
   getContents(
     tree: MimeTreeNode,
     selector?: ContentSelector | false,

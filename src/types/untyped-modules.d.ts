@@ -77,3 +77,8 @@ declare module '@mailbridge/imap-core/lib/indexer/parse-mime-tree' {
   const parse: ParseMimeTree;
   export = parse;
 }
+
+declare module '@mailbridge/imap-core/lib/binary' {
+  /** A part's content with its Content-Transfer-Encoding undone (RFC 3516); throws code 'UNKNOWN-CTE'. */
+  export function decodeContent(node: import('../mime').MimeTreeNode | null, encoded: Buffer | string): Buffer;
+}

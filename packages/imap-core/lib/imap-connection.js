@@ -838,7 +838,8 @@ class IMAPConnection extends EventEmitter {
         }
 
         if (!notifications.length) {
-            return;
+            // the session's own changes (its EXPUNGE) may have changed its RECENT count
+            return this.announceRecent();
         }
 
         let changed = false;
@@ -1000,6 +1001,28 @@ class IMAPConnection extends EventEmitter {
                 held.forEach(update => update && update._id && this.selected.notificationQueueKeys.add(update._id.toString()));
             }
         }
+
+        this.announceRecent();
+    }
+
+    /**
+     * `* n RECENT` when the number of messages recent in this session changed since it was last
+     * told (RFC 3501 7.3.2): new messages announced by EXISTS, recent ones expunged. The count
+     * is the host's `onRecentCount(session)`; without that hook nothing is sent.
+     */
+    announceRecent() {
+        if (this.state !== 'Selected' || !this.selected || typeof this._server.onRecentCount !== 'function') {
+            return;
+        }
+        let count = this._server.onRecentCount(this.session);
+        if (typeof count === 'number' && count !== this.selected.recentCount) {
+            this.selected.recentCount = count;
+            this.writeStream.write({
+                tag: '*',
+                command: String(count),
+                attributes: [{ type: 'atom', value: 'RECENT' }]
+            });
+        }
     }
 
     /**
@@ -1103,6 +1126,13 @@ class IMAPConnection extends EventEmitter {
                                 expectedLength: data.values[i].expectedLength,
                                 startFrom: data.values[i].startFrom,
                                 maxLength: data.values[i].maxLength
+                            });
+                        } else if (data.values[i] && data.values[i].type === 'binary') {
+                            // BINARY[...] content, as a literal8 when imap-tools says so
+                            response.attributes[1].push({
+                                type: 'LITERAL',
+                                value: data.values[i].value,
+                                literal8: data.values[i].literal8
                             });
                         } else {
                             response.attributes[1].push({

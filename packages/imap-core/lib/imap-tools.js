@@ -36,7 +36,10 @@ module.exports.fetchSchema = {
     modseq: true,
     uid: true,
     emailid: true,
-    threadid: true
+    threadid: true,
+    // BINARY[part]<partial>, BINARY.SIZE[part] (RFC 3516): a part number, or the whole message
+    binary: { type: 'content', startFrom: 'optional', maxLength: 'optional' },
+    'binary.size': { type: 'content' }
 };
 
 module.exports.searchSchema = {
@@ -693,6 +696,25 @@ module.exports.getQueryResponse = function (query, message, options) {
                 value = message.modseq;
                 break;
 
+            case 'binary':
+            case 'binary.size': {
+                // the decoded content, which the onFetch hook reads (RFC 3516; lib/binary.js)
+                let content = message.binary && message.binary[item.path];
+                if (!Buffer.isBuffer(content)) {
+                    throw new Error('No BINARY content of section ' + item.path);
+                }
+                if (item.item === 'binary.size') {
+                    value = content.length;
+                    break;
+                }
+                let start = (item.partial && item.partial.startFrom) || 0;
+                let end = item.partial && item.partial.maxLength ? start + item.partial.maxLength : content.length;
+                // a part that is not 7-bit text goes as a literal8, whatever window of it is asked
+                // for (RFC 3516 4.3 requires it for NUL; Dovecot does it for any 8-bit byte)
+                value = { type: 'binary', value: content.subarray(start, end), literal8: content.some(byte => byte === 0 || byte > 0x7f) };
+                break;
+            }
+
             case 'emailid':
             case 'threadid':
                 // RFC 8474 5.1, 5.2: (objectid), or NIL for a message of no thread
@@ -890,7 +912,7 @@ module.exports.getQueryResponse = function (query, message, options) {
  *
  * @param {Object} connection IMAP connection object
  */
-const extensionCapabilities = ['LIST-EXTENDED', 'LIST-STATUS', 'OBJECTID', 'QRESYNC', 'STATUS=SIZE'];
+const extensionCapabilities = ['BINARY', 'LIST-EXTENDED', 'LIST-STATUS', 'OBJECTID', 'QRESYNC', 'STATUS=SIZE'];
 
 module.exports.sendCapabilityResponse = connection => {
     let capabilities = [];

@@ -10,7 +10,7 @@ import libmime from 'libmime';
  */
 
 /** One token of a response: an atom (with its [section] and <partial>), quoted, literal or list. */
-type Token = { kind: 'atom' | 'quoted' | 'literal'; text: string } | { kind: 'list'; items: Token[] };
+type Token = { kind: 'atom' | 'quoted' | 'literal' | 'literal8'; text: string } | { kind: 'list'; items: Token[] };
 
 class Reader {
   pos = 0;
@@ -42,11 +42,15 @@ class Reader {
       this.pos = i + 1;
       return { kind: 'quoted', text };
     }
-    const literal = /^\{(\d+)\}\r\n/.exec(this.text.slice(this.pos, this.pos + 24));
+    const literal = /^(~?)\{(\d+)\}\r\n/.exec(this.text.slice(this.pos, this.pos + 24));
     if (literal) {
       const start = this.pos + literal[0].length;
-      this.pos = start + Number(literal[1]);
-      return { kind: 'literal', text: this.text.slice(this.pos - Number(literal[1]), this.pos) };
+      this.pos = start + Number(literal[2]);
+      // a literal8 (RFC 3516 BINARY) stays told apart
+      return {
+        kind: literal[1] ? 'literal8' : 'literal',
+        text: this.text.slice(this.pos - Number(literal[2]), this.pos),
+      };
     }
     let i = this.pos;
     let depth = 0;
@@ -67,6 +71,7 @@ class Reader {
 function write(t: Token): string {
   if (t.kind === 'list') return `(${t.items.map(write).join(' ')})`;
   if (t.kind === 'literal') return JSON.stringify(t.text);
+  if (t.kind === 'literal8') return `~${JSON.stringify(t.text)}`;
   return t.text;
 }
 

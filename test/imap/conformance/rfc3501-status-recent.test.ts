@@ -7,7 +7,8 @@ import { normalise } from './normalise';
 /**
  * RFC 3501 6.3.10 STATUS RECENT next to \Recent's one-session rule (2.3.2): a message the
  * selecting session was told of (its own APPEND's EXISTS) is recent in that session, so its
- * own STATUS counts it and another session's does not, as in Dovecot.
+ * own STATUS counts it and another session's does not, and the session hears its RECENT count
+ * change (7.3.2), as in Dovecot.
  */
 
 const servers = useServers();
@@ -46,4 +47,27 @@ test("STATUS RECENT after the selecting session's own APPEND: 1 in that session,
   const bridge = await exchange(servers.current.bridge);
   expect(dovecot).toEqual(['STATUS Drafts (RECENT 1)', 'STATUS Drafts (RECENT 0)']);
   expect(bridge).toEqual(dovecot);
+});
+
+/** The selecting session's own APPEND and EXPUNGE, answers normalised: their untagged RECENT. */
+async function ownChanges(server: Servers['bridge']): Promise<string[][]> {
+  const s = await rawSession(server.port, server.user, server.password);
+  try {
+    await s.run('SELECT Drafts');
+    const answers = [normalise(await s.append('Drafts', draft.replace('status-recent@', 'own-1@'), '()'))];
+    answers.push(normalise(await s.append('Drafts', draft.replace('status-recent@', 'own-2@'), '()')));
+    answers.push(normalise(await s.run('STORE * +FLAGS.SILENT (\\Deleted)')));
+    answers.push(normalise(await s.run('EXPUNGE')));
+    answers.push(normalise(await s.run('NOOP')));
+    return answers;
+  } finally {
+    s.close();
+  }
+}
+
+test('the selecting session hears its RECENT count change with its own APPEND and EXPUNGE (7.3.2)', async () => {
+  const dovecot = await ownChanges(servers.current.dovecot);
+  expect(dovecot[0].join('\n')).toMatch(/^\* 1 RECENT$/m);
+  expect(dovecot[3].join('\n')).toMatch(/^\* 1 RECENT$/m);
+  expect(await ownChanges(servers.current.bridge)).toEqual(dovecot);
 });

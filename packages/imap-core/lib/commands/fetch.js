@@ -150,7 +150,7 @@ module.exports = {
             }
 
             if (!this.selected.readOnly) {
-                if (param.value.toUpperCase() === 'BODY' && param.section) {
+                if (['BODY', 'BINARY'].includes(param.value.toUpperCase()) && param.section) {
                     // BODY[...]
                     markAsSeen = true;
                 } else if (param.value.toUpperCase() === 'RFC822' || param.value.toUpperCase() === 'RFC822.TEXT') {
@@ -163,7 +163,12 @@ module.exports = {
                 param.value = 'BODY';
             }
 
-            if (['BODY', 'RFC822', 'RFC822.HEADER', 'RFC822.TEXT'].indexOf(param.value.toUpperCase()) >= 0) {
+            // BINARY.PEEK[...] is answered as BINARY[...] (RFC 3516 4.2), without setting \Seen
+            if (param.value.toUpperCase() === 'BINARY.PEEK' && param.section) {
+                param.value = 'BINARY';
+            }
+
+            if (['BODY', 'BINARY', 'BINARY.SIZE', 'RFC822', 'RFC822.HEADER', 'RFC822.TEXT'].indexOf(param.value.toUpperCase()) >= 0) {
                 metadataOnly = false;
             }
         }
@@ -240,8 +245,8 @@ module.exports = {
                         item.headers = param.section[1].map(getFieldName);
                     }
                 }
-                // return this element as literal value
-                item.isLiteral = true;
+                // return this element as literal value (BINARY.SIZE[...] is a number)
+                item.isLiteral = item.item !== 'binary.size';
             }
 
             if (['RFC822', 'RFC822.HEADER', 'RFC822.TEXT'].indexOf(param.value.toUpperCase()) >= 0) {
@@ -258,7 +263,13 @@ module.exports = {
                     //item.partial.maxLength = 1024 * 1024;
                 }
             }
-            if (!imapTools.fetchSchema.hasOwnProperty(item.item) || !checkSchema(imapTools.fetchSchema[item.item], item)) {
+            if (
+                !imapTools.fetchSchema.hasOwnProperty(item.item) ||
+                !checkSchema(imapTools.fetchSchema[item.item], item) ||
+                // a size has no partial form, and BINARY sections are part numbers only (RFC 3516 4.2)
+                (item.item === 'binary.size' && item.partial) ||
+                (item.item.startsWith('binary') && !/^(\d+(\.\d+)*)?$/.test(item.path || ''))
+            ) {
                 return callback(null, {
                     response: 'BAD',
                     message: 'Invalid message data item ' + item.query + ' for ' + command.command

@@ -154,7 +154,8 @@ module.exports = {
             this.send('* ' + mailboxData.uidList.length + ' EXISTS');
 
             // * 0 RECENT (the backend says how many messages are \Recent in this session)
-            this.send('* ' + (Number(mailboxData.recent) || 0) + ' RECENT');
+            this.selected.recentCount = Number(mailboxData.recent) || 0;
+            this.send('* ' + this.selected.recentCount + ' RECENT');
 
             // * OK [UNSEEN 12] (RFC 3501 6.3.1: the sequence number of the first unseen message, if any)
             if (Number(mailboxData.unseen) > 0) {

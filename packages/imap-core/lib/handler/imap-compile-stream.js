@@ -159,6 +159,9 @@ module.exports = (response, isLogging) => {
                         if (node.maxLength) {
                             len = Math.min(len, node.maxLength);
                         }
+                    } else if (Buffer.isBuffer(nodeValue)) {
+                        // bytes, not the characters of their UTF-8 reading (BINARY content is a Buffer)
+                        len = nodeValue.length;
                     } else {
                         len = (nodeValue || '').toString().length;
                     }
@@ -166,7 +169,7 @@ module.exports = (response, isLogging) => {
                     if (isLogging) {
                         resp.push(Buffer.from('"(* ' + len + 'B literal *)"'));
                     } else {
-                        resp.push(Buffer.from('{' + Math.max(len, 0) + '}\r\n'));
+                        resp.push(Buffer.from((node.literal8 ? '~' : '') + '{' + Math.max(len, 0) + '}\r\n'));
 
                         if (nodeValue && typeof nodeValue.pipe === 'function') {
                             //value is a stream object

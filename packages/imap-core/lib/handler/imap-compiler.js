@@ -79,7 +79,7 @@ module.exports = function (response, asArray, isLogging) {
                     if (!node.value) {
                         resp += '{0}\r\n';
                     } else {
-                        resp += '{' + Math.max(node.value.length, 0) + '}\r\n';
+                        resp += (node.literal8 ? '~' : '') + '{' + Math.max(node.value.length, 0) + '}\r\n';
                     }
                     respParts.push(resp);
                     resp = (node.value || '').toString('binary');

@@ -240,6 +240,7 @@ export function installHooks(
       refuseInvalidKeywords(flags);
       const folder = await view.folder(path);
       if (!folder) return ['TRYCREATE'];
+      recent.meet(folderKey(view.account, folder.key), view.localStatus(folder).uidNext - 1);
       const appended = await view.append(folder, raw, flags, date ? new Date(date) : new Date());
       return [true, { uidValidity: appended.uidValidity, uid: appended.uid }];
     },

@@ -70,7 +70,7 @@ class Indexer {
 
             let finalize = () => {
                 if (node.boundary) {
-                    append(`--${node.boundary}--${closeDelimiterEnd(node)}`);
+                    append(closeDelimiter(node));
                 }
 
                 append();
@@ -88,7 +88,7 @@ class Indexer {
             }
 
             if (node.boundary) {
-                append(`--${node.boundary}`);
+                append(delimiter(node, node.childNodes && node.childNodes[0]));
             }
 
             if (Array.isArray(node.childNodes)) {
@@ -100,7 +100,7 @@ class Indexer {
                     let childNode = node.childNodes[pos++];
                     walk(childNode, () => {
                         if (pos < node.childNodes.length) {
-                            append(`--${node.boundary}`);
+                            append(delimiter(node, node.childNodes[pos]));
                         }
                         return processChildNodes();
                     });
@@ -256,7 +256,7 @@ class Indexer {
 
                 if (node.boundary) {
                     // this is a multipart node, so start with initial boundary before continuing
-                    await emit(`--${node.boundary}`);
+                    await emit(delimiter(node, node.childNodes && node.childNodes[0]));
                 } else if (node.attachmentId && !options.skipExternal) {
                     await emit(false, true); // force newline between header and contents
 
@@ -363,13 +363,13 @@ class Indexer {
 
                         if (pos++ < node.childNodes.length - 1) {
                             // emit boundary unless last item
-                            await emit(`--${node.boundary}`);
+                            await emit(delimiter(node, node.childNodes[pos]));
                         }
                     }
                 }
 
                 if (node.boundary) {
-                    await emit(`--${node.boundary}--${closeDelimiterEnd(node)}`);
+                    await emit(closeDelimiter(node));
                 }
 
                 await emit();
@@ -887,6 +887,16 @@ class Indexer {
  * What follows a multipart node's close delimiter: its line break and the epilogue, as parsed.
  * Trees stored before the parser kept epilogues apart have only the line break.
  */
+/** The delimiter line that opens `child`, with the transport padding it was received with. */
+function delimiter(node, child) {
+    return `--${node.boundary}${(child && child.delimiterPadding) || ''}`;
+}
+
+/** The close delimiter line, its padding and what follows it. */
+function closeDelimiter(node) {
+    return `--${node.boundary}--${node.closePadding || ''}${closeDelimiterEnd(node)}`;
+}
+
 function closeDelimiterEnd(node) {
     if (!node.epilogue) {
         return '\r\n';

@@ -80,8 +80,8 @@ export class AccountView {
     at: number;
     folders: ImapFolder[];
     counts: Map<string, MailFolder>;
-    /** The labels the vendor listed. */
-    labels: ReadonlySet<string>;
+    /** The labels the vendor listed; null when it lists none (A21), so there are no label folders. */
+    labels: ReadonlySet<string> | null;
   } | null = null;
   /** The listFolders under way, which every caller that needs a new list joins. */
   private folderRefresh: Promise<ImapFolder[]> | null = null;
@@ -185,9 +185,10 @@ export class AccountView {
 
   /** The vendor's folders and labels, the label folders only the bridge knows, and Quarantine. */
   private shown(folders: ImapFolder[]): ImapFolder[] {
+    const local = this.folderCache?.labels ? this.labelFolders.recorded() : [];
     const all = this.map.withLabels(
       folders,
-      this.labelFolders.recorded().map((l) => l.label),
+      local.map((l) => l.label),
     );
     return this.quarantine?.listed() ? [...all, this.quarantine.folder] : all;
   }
@@ -207,7 +208,7 @@ export class AccountView {
       at: this.now(),
       folders,
       counts: new Map(list.folders.map((f) => [f.name, f])),
-      labels: new Set(list.labels ?? []),
+      labels: list.labels && new Set(list.labels),
     };
     return folders;
   }
@@ -504,7 +505,13 @@ export class AccountView {
   async createFolder(path: string): Promise<void> {
     const list = await this.folders(true);
     if (mailboxAt(list, path)) throw new Refusal('alreadyexists', `${path} already exists`);
-    this.labelFolders.create(this.map.labelFor(path, list));
+    const label = this.map.labelFor(path, list);
+    if (!this.folderCache?.labels)
+      throw new Refusal(
+        'cannot',
+        'The mail vendor does not list labels (assumption A21), so no label folder can be kept',
+      );
+    this.labelFolders.create(label);
   }
 
   /**
@@ -551,7 +558,7 @@ export class AccountView {
   }
 
   private vendorHas(label: string): boolean {
-    return this.folderCache?.labels.has(label) ?? false;
+    return this.folderCache?.labels?.has(label) ?? false;
   }
 
   /** A vendor that lists labels without messages (A29) would still list the old one: nothing the API can remove. */

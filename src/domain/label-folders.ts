@@ -24,6 +24,12 @@ import type { SyncContext } from './sync-context';
 /** Ids one request carries: 20 commands of 50 ids (spec section 8, A6). A failure stops the walk between requests. */
 const idsPerRequest = 20 * 50;
 
+/** How a rename or a delete of one label ended: messages changed (null: unknown), and why it stopped early. */
+interface Outcome {
+  changed: number | null;
+  stopped: unknown;
+}
+
 /** What a rename or a delete does to one label at the vendor, and how a message read back shows it was done. */
 interface Relabel {
   verb: 'RENAME' | 'DELETE';
@@ -77,29 +83,37 @@ export class LabelFolders {
       this.local.putLabel(account, to, null);
       return;
     }
+    const resuming = this.resumes(from, to);
     this.local.putLabel(account, to, from);
-    const moved = await this.relabel({
+    const { changed, stopped } = await this.relabel({
       verb: 'RENAME',
       label: from,
       change: { add: [to], remove: [from] },
       applied: (m) => m.labels.includes(to) && !m.labels.includes(from),
       path,
     });
+    if (stopped) {
+      // nothing moved, now or by an earlier attempt: nothing to finish
+      if (changed === 0 && !resuming) this.local.removeLabel(account, to);
+      throw stopped;
+    }
     // a label listed but carried by no message (gone meanwhile) leaves an empty folder: kept here
-    if (moved) this.local.removeLabel(account, to);
+    if (changed) this.local.removeLabel(account, to);
     else this.local.putLabel(account, to, null);
   }
 
   /** DELETE of one label: taken off every message at the vendor, or only forgotten here. */
   async delete(label: string, atVendor: boolean, path: string): Promise<void> {
-    if (atVendor)
-      await this.relabel({
+    if (atVendor) {
+      const { stopped } = await this.relabel({
         verb: 'DELETE',
         label,
         change: { remove: [label] },
         applied: (m) => !m.labels.includes(label),
         path,
       });
+      if (stopped) throw stopped;
+    }
     this.local.removeLabel(this.ctx.account, label);
   }
 
@@ -108,10 +122,14 @@ export class LabelFolders {
    * at a time through the vendor's limits, and shows each request's outcome in the local state
    * at once. A lost answer is settled by reading the messages back; any failure stops the walk,
    * and the label is listed again to tell the client how many messages still carry it.
-   * Returns how many messages were changed.
    */
-  private async relabel(r: Relabel): Promise<number> {
-    const ids = await this.labelled(r.label);
+  private async relabel(r: Relabel): Promise<Outcome> {
+    let ids: string[];
+    try {
+      ids = await this.labelled(r.label);
+    } catch (err) {
+      return { changed: 0, stopped: err };
+    }
     let changed = 0;
     for (let at = 0; at < ids.length; at += idsPerRequest) {
       const part = ids.slice(at, at + idsPerRequest);
@@ -121,35 +139,34 @@ export class LabelFolders {
         () => this.ctx.vendor.label(part, r.change, 'write'),
         r.applied,
       ).catch((err: unknown) => ({ error: err, done: [] }));
-      if (settled.error) throw await this.stopped(r, ids, part, settled.error);
+      if (settled.error) return this.stopped(r, ids, part, settled.error);
       this.show(r, settled.done);
       changed += settled.done.length;
     }
-    return changed;
+    return { changed, stopped: null };
   }
 
-  /** The refusal after a failed request, once the vendor's own listing says what is left. */
-  private async stopped(r: Relabel, ids: string[], part: string[], error: unknown): Promise<Refusal> {
+  /** The outcome after a failed request, once the vendor's own listing says what is left. */
+  private async stopped(r: Relabel, ids: string[], part: string[], error: unknown): Promise<Outcome> {
     const why = (error as Error)?.message ?? String(error);
     let left: Set<string>;
     try {
       left = new Set(await this.labelled(r.label));
     } catch {
-      return new Refusal(
-        'unavailable',
-        `${r.verb} of ${r.path} stopped (${why}) and the mail vendor could not say how far it got; ${r.verb} again to finish`,
-      );
+      const unknown = `${r.verb} of ${r.path} stopped (${why}) and the mail vendor could not say how far it got; ${r.verb} again to finish`;
+      return { changed: null, stopped: new Refusal('unavailable', unknown) };
     }
     // messages of the failed request the vendor did change (its answer for them was lost)
     this.show(
       r,
       part.filter((id) => !left.has(id)),
     );
-    const done = ids.filter((id) => !left.has(id)).length;
-    return new Refusal(
+    const changed = ids.filter((id) => !left.has(id)).length;
+    const refusal = new Refusal(
       'unavailable',
-      `${r.verb} of ${r.path} stopped (${why}): ${done} of ${ids.length} messages are done, ${left.size} still carry the label; ${r.verb} again to finish`,
+      `${r.verb} of ${r.path} stopped (${why}): ${changed} of ${ids.length} messages are done, ${left.size} still carry the label; ${r.verb} again to finish`,
     );
+    return { changed, stopped: refusal };
   }
 
   private async labelled(label: string): Promise<string[]> {

@@ -213,8 +213,19 @@ export class AccountView {
     return folders;
   }
 
+  /**
+   * The mailbox at `path` if it exists: listed, or a label folder only the bridge has. Where the
+   * vendor lists no labels (A21), a name under the labels root is still a label folder, whose
+   * opening then says what the vendor lacks.
+   */
   async folder(path: string): Promise<ImapFolder | null> {
-    return mailboxAt(await this.folders(), path) ?? mailboxAt(await this.folders(true), path) ?? this.map.viewAt(path);
+    const found = mailboxAt(await this.folders(), path) ?? mailboxAt(await this.folders(true), path);
+    return found ?? (this.folderCache?.labels ? null : this.map.viewAt(path));
+  }
+
+  /** Where COPY and MOVE put messages: an existing mailbox, or a label folder whose label they create. */
+  async destination(path: string): Promise<ImapFolder | null> {
+    return (await this.folder(path)) ?? this.map.viewAt(path);
   }
 
   /** The folder a session selected, by the key its selection was made with. */

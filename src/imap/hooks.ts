@@ -188,7 +188,7 @@ export function installHooks(
     'move',
     async (view, session, key: string, update: { destination: string; messages: number[] }) => {
       const folder = await selected(view, key);
-      const target = await view.folder(update.destination);
+      const target = await view.destination(update.destination);
       if (!folder) return ['NONEXISTENT'];
       if (!target) return ['TRYCREATE'];
       const outcome = await view.move(folder, view.rows(folder, update.messages), target, session.id);
@@ -208,7 +208,7 @@ export function installHooks(
     'copy',
     async (view, _s, _connection: unknown, key: string, update: { destination: string; messages: number[] }) => {
       const folder = await selected(view, key);
-      const target = await view.folder(update.destination);
+      const target = await view.destination(update.destination);
       if (!folder) return ['NONEXISTENT'];
       if (!target) return ['TRYCREATE'];
       const outcome = await view.copy(folder, view.rows(folder, update.messages), target);

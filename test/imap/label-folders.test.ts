@@ -290,6 +290,10 @@ describe('DELETE', () => {
     }
     expect(await listed()).not.toMatch(listLine('Labels/Bulk'));
     expect(await s.run('DELETE Labels/Bulk')).toMatch(/^t\d+ NO \[NONEXISTENT\]/m);
+    // gone as a mailbox: SELECT and STATUS answer as for any missing folder, APPEND asks for CREATE
+    expect(await s.run('SELECT Labels/Bulk')).toMatch(/^t\d+ NO \[NONEXISTENT\]/m);
+    expect(await s.run('STATUS Labels/Bulk (MESSAGES)')).toMatch(/^t\d+ NO \[NONEXISTENT\]/m);
+    expect(await s.append('Labels/Bulk', 'Subject: x\r\n\r\nx\r\n', '()')).toMatch(/^t\d+ NO \[TRYCREATE\]/m);
   });
 
   test('a label folder only the bridge has just goes', async () => {

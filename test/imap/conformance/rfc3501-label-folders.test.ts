@@ -60,6 +60,12 @@ section('RFC 3501 6.3.4 DELETE of a label folder', servers, [
     name: 'with messages: the folder goes, the messages stay in INBOX',
     commands: ['DELETE Labels/Renamed', 'LIST "" "Labels/Renamed"', 'STATUS INBOX (MESSAGES)'],
   },
+  {
+    name: 'the deleted folder is missing',
+    commands: ['STATUS Labels/Renamed (MESSAGES)', 'SELECT Labels/Renamed'],
+    differs:
+      'the bridge adds the RFC 5530 code [NONEXISTENT] to its NO, as for any missing folder; Dovecot 2.3 answers NO without a code',
+  },
   { name: 'an empty one', commands: ['DELETE "Labels/&ANw-ber"', 'LIST "" "Labels/*"'] },
   { name: 'a folder that does not exist', commands: ['DELETE Labels/Renamed'] },
 ]);

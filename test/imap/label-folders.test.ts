@@ -73,7 +73,7 @@ const listLine = (name: string) =>
 const uidValidity = (answer: string) => Number(/\[UIDVALIDITY (\d+)\]/.exec(answer)?.[1]);
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ messages: 150 });
+  sandbox = await startSandbox({ messages: 1100 });
   proxy = await startVendorProxy(sandbox.urls.read, (r) => verdict(r.commands));
   h = await startHarness({
     vendor: sandbox,
@@ -251,6 +251,29 @@ describe('RENAME', () => {
     expect(await carrying('Half')).toEqual([]);
     expect(await carrying('Whole')).toHaveLength(120);
     expect(await listed()).not.toMatch(listLine('Labels/Half'));
+  });
+
+  test('more messages than one request carries go request after request; a refused request stops the walk there', async () => {
+    const many = await label(1100, 'Many');
+    let requests = 0;
+    // from the second label request on, every one is refused (503 AUTH_UNAVAILABLE: nothing
+    // applied, so the client may repeat it; it is refused again)
+    verdict = (commands) => (commands.some((c) => c.command === 'label') && ++requests >= 2 ? 'unavailable' : 'pass');
+    const since = proxy.requests.length;
+    const answer = await s.run('RENAME Labels/Many Labels/Lots');
+    verdict = () => 'pass';
+    expect(answer).toMatch(/: 1000 of 1100 messages are done, 100 still carry the label; RENAME again to finish\r$/m);
+    const sent = labelRequests(since);
+    expect(sent[0]).toHaveLength(20);
+    // the rest are the second request and its repetitions, never the first's ids again
+    expect(sent.slice(1).every((r) => r.length === 2)).toBe(true);
+    expect(new Set(idsOf(sent.flat())).size).toBe(1100);
+    expectWithinLimits(since);
+    expect(await carrying('Lots')).toHaveLength(1000);
+
+    expect(await s.run('RENAME Labels/Many Labels/Lots')).toMatch(/^t\d+ OK/m);
+    expect((await carrying('Lots')).map((m) => m.message_uid).sort()).toEqual(many.map((m) => m.message_uid).sort());
+    expect(await carrying('Many')).toEqual([]);
   });
 
   test('a lost answer is settled by reading the messages back, never by sending the write again', async () => {

@@ -148,7 +148,14 @@ export class AccountView {
       },
     });
     this.local = store.local;
-    this.labelFolders = new LabelFolders(this.sync, this.local);
+    this.labelFolders = new LabelFolders({
+      ctx: this.sync,
+      local: this.local,
+      map: this.map,
+      freshList: () => this.folders(true),
+      vendorLabels: () => this.folderCache?.labels ?? null,
+      labelsKeptEmpty: vendor.labelsKeptEmpty,
+    });
     this.quarantine = quarantine ? new QuarantineFolder(this.sync, this.local, quarantine) : null;
     this.messages = new MessageCache(account, vendor, store, this.local);
     this.attachmentStorage = createAttachmentStorage(
@@ -512,90 +519,17 @@ export class AccountView {
     return [...removed.map((c) => c.uid), ...(await this.move(folder, rows, trash, sessionId)).expunged];
   }
 
-  /** CREATE: only a label folder can be made; the bridge keeps it until the vendor has the label (label-folders.ts). */
-  async createFolder(path: string): Promise<void> {
-    const list = await this.folders(true);
-    if (mailboxAt(list, path)) throw new Refusal('alreadyexists', `${path} already exists`);
-    const label = this.map.labelFor(path, list);
-    if (!this.folderCache?.labels)
-      throw new Refusal(
-        'cannot',
-        'The mail vendor does not list labels (assumption A21), so no label folder can be kept',
-      );
-    this.labelFolders.create(label);
+  /** CREATE, RENAME, DELETE: of label folders only (label-folders.ts). */
+  createFolder(path: string): Promise<void> {
+    return this.labelFolders.create(path);
   }
 
-  /**
-   * RENAME of a label folder and of the label folders below it (RFC 3501 6.3.5): the label is
-   * moved at the vendor where the vendor has it, renamed here where only the bridge has it.
-   */
-  async renameFolder(path: string, newPath: string): Promise<void> {
-    const list = await this.folders(true);
-    const from = this.managedLabel(list, path, 'renamed');
-    const target = mailboxAt(list, newPath);
-    const resumed = target && labelViewOf(target);
-    if (target && !(resumed && this.labelFolders.resumes(from, resumed.label)))
-      throw new Refusal('alreadyexists', `${target.path} already exists`);
-    const to = this.map.labelFor(newPath, list);
-    if (to.startsWith(`${from}/`)) throw new Refusal('cannot', `${path} cannot be moved inside itself`);
-    // label -> its folder's path, for every label folder shown
-    const paths = new Map(
-      list.flatMap((f) => {
-        const view = labelViewOf(f);
-        return view ? [[view.label, f.path] as const] : [];
-      }),
-    );
-    const moves = [...paths.keys()]
-      .filter((l) => l === from || l.startsWith(`${from}/`))
-      .map((l) => ({ from: l, to: to + l.slice(from.length) }));
-    const taken = moves.find((m) => paths.has(m.to) && !this.labelFolders.resumes(m.from, m.to));
-    if (taken) throw new Refusal('alreadyexists', `${paths.get(taken.to)} already exists`);
-    this.refuseKeptEmpty(
-      moves.map((m) => m.from),
-      'renamed',
-    );
-    for (const m of moves)
-      await this.labelFolders.rename(m.from, m.to, this.vendorHas(m.from), paths.get(m.from) ?? path);
-    await this.folders(true);
+  renameFolder(path: string, newPath: string): Promise<void> {
+    return this.labelFolders.rename(path, newPath);
   }
 
-  /** DELETE of a label folder: the label comes off every message (which stay in their folders), then the folder goes. */
-  async deleteFolder(path: string): Promise<void> {
-    const list = await this.folders(true);
-    const label = this.managedLabel(list, path, 'deleted');
-    this.refuseKeptEmpty([label], 'deleted');
-    await this.labelFolders.delete(label, this.vendorHas(label), path);
-    await this.folders(true);
-  }
-
-  private vendorHas(label: string): boolean {
-    return this.folderCache?.labels?.has(label) ?? false;
-  }
-
-  /** A vendor that lists labels without messages (A29) would still list the old one: nothing the API can remove. */
-  private refuseKeptEmpty(labels: string[], done: string): void {
-    if (this.vendor.labelsKeptEmpty && labels.some((l) => this.vendorHas(l)))
-      throw new Refusal(
-        'cannot',
-        `The mail vendor keeps a label listed after its last message lost it, so a label cannot be ${done} through its API; do it in webmail`,
-      );
-  }
-
-  /** The label of the label folder at `path`, or the refusal that says why that folder cannot be renamed or deleted. */
-  private managedLabel(list: ImapFolder[], path: string, done: string): string {
-    const folder = mailboxAt(list, path);
-    const view = folder && labelViewOf(folder);
-    if (view) return view.label;
-    if (folder && isQuarantine(folder))
-      throw new Refusal('cannot', `${folder.path} shows the submissions the vendor held and cannot be ${done}`);
-    if (folder)
-      throw new Refusal(
-        'cannot',
-        `${folder.path} is a vendor folder, and the mail vendor API cannot rename or delete folders; only label folders can be ${done}`,
-      );
-    if (this.map.isRoot(path) || list.some((f) => f.path.startsWith(`${path}/`)))
-      throw new Refusal('cannot', `${path} only holds other folders and cannot be ${done}`);
-    throw new Refusal('nonexistent', `There is no folder ${path}`);
+  deleteFolder(path: string): Promise<void> {
+    return this.labelFolders.delete(path);
   }
 
   /** APPEND: recognised Sent copies and local drafts only (see append.ts). */

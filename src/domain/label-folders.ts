@@ -1,10 +1,8 @@
 import type { LocalLabel, LocalState } from '../store';
-import type { LabelChange } from './connector';
-import { labelKey } from './label-key';
-import { relabelledFlags } from './labels';
-import type { MailMessage } from './message';
+import { type ImapFolder, labelViewOf, type MailboxMap, mailboxAt } from './mailbox-map';
+import { isQuarantine } from './quarantine-folder';
 import { Refusal } from './refusal';
-import { settleWrite } from './settled-write';
+import { relabel } from './relabel';
 import type { SyncContext } from './sync-context';
 
 /**
@@ -13,41 +11,35 @@ import type { SyncContext } from './sync-context';
  * (assumption A29). So:
  * - CREATE records the label here (durably, in the state store) until the vendor lists it,
  *   which it does once a COPY or MOVE gave a message the label; from then on it is the vendor's;
- * - RENAME gives every message carrying the old label the new one and takes the old one off,
- *   in one label command per 50 messages (A6), 20 commands a request; DELETE takes it off;
- * - a label only recorded here is renamed or deleted here.
+ * - RENAME gives every message carrying the old label the new one and takes the old one off
+ *   (relabel.ts); DELETE takes it off; a label only recorded here is renamed or deleted here;
+ * - every other folder (the vendor's, Quarantine, the labels root) is refused with the reason.
  * A renamed label's folder starts a UID map of its own (a new UIDVALIDITY): its messages get
  * new UIDs there, so a client that kept the old folder's cache under the new name sees the new
  * UIDVALIDITY and reads the folder again, never a UID that now names another message.
  */
 
-/** Ids one request carries: 20 commands of 50 ids (spec section 8, A6). A failure stops the walk between requests. */
-const idsPerRequest = 20 * 50;
-
-/** How a rename or a delete of one label ended: messages changed (null: unknown), and why it stopped early. */
-interface Outcome {
-  changed: number | null;
-  stopped: unknown;
-}
-
-/** What a rename or a delete does to one label at the vendor, and how a message read back shows it was done. */
-interface Relabel {
-  verb: 'RENAME' | 'DELETE';
-  label: string;
-  change: LabelChange;
-  applied: (m: MailMessage) => boolean;
-  /** The label folder's path, for the client. */
-  path: string;
+export interface LabelFolderDeps {
+  ctx: SyncContext;
+  local: LocalState;
+  map: MailboxMap;
+  /** The mailboxes as a new vendor listing shows them, label folders only recorded here included. */
+  freshList(): Promise<ImapFolder[]>;
+  /** The labels the vendor listed last; null when it lists none (A21). */
+  vendorLabels(): ReadonlySet<string> | null;
+  /** Whether the vendor keeps listing a label no message carries (A29 the other way). */
+  labelsKeptEmpty: boolean;
 }
 
 export class LabelFolders {
-  constructor(
-    private readonly ctx: SyncContext,
-    private readonly local: LocalState,
-  ) {}
+  constructor(private readonly deps: LabelFolderDeps) {}
+
+  private get account(): string {
+    return this.deps.ctx.account;
+  }
 
   recorded(): LocalLabel[] {
-    return this.local.labels(this.ctx.account);
+    return this.deps.local.labels(this.account);
   }
 
   /**
@@ -58,54 +50,59 @@ export class LabelFolders {
     const listed = new Set(vendor);
     for (const l of this.recorded()) {
       const done = l.renamedFrom === null ? listed.has(l.label) : !listed.has(l.renamedFrom);
-      if (done) this.local.removeLabel(this.ctx.account, l.label);
+      if (done) this.deps.local.removeLabel(this.account, l.label);
     }
   }
 
-  create(label: string): void {
-    this.local.putLabel(this.ctx.account, label, null);
+  /** CREATE: only a label folder can be made. */
+  async create(path: string): Promise<void> {
+    const list = await this.deps.freshList();
+    if (mailboxAt(list, path)) throw new Refusal('alreadyexists', `${path} already exists`);
+    const label = this.deps.map.labelFor(path, list);
+    if (!this.deps.vendorLabels())
+      throw new Refusal(
+        'cannot',
+        'The mail vendor does not list labels (assumption A21), so no label folder can be kept',
+      );
+    this.deps.local.putLabel(this.account, label, null);
   }
 
-  /** Whether `to` is where an earlier RENAME of `from` stopped half way: renaming again finishes it. */
-  resumes(from: string, to: string): boolean {
-    return this.recorded().some((l) => l.label === to && l.renamedFrom === from);
+  /** RENAME of a label folder and of the label folders below it (RFC 3501 6.3.5). */
+  async rename(path: string, newPath: string): Promise<void> {
+    const list = await this.deps.freshList();
+    const from = this.managedLabel(list, path, 'renamed');
+    const target = mailboxAt(list, newPath);
+    const resumed = target && labelViewOf(target);
+    if (target && !(resumed && this.resumes(from, resumed.label)))
+      throw new Refusal('alreadyexists', `${target.path} already exists`);
+    const to = this.deps.map.labelFor(newPath, list);
+    if (to.startsWith(`${from}/`)) throw new Refusal('cannot', `${path} cannot be moved inside itself`);
+    // label -> its folder's path, for every label folder shown
+    const paths = new Map(
+      list.flatMap((f) => {
+        const view = labelViewOf(f);
+        return view ? [[view.label, f.path] as const] : [];
+      }),
+    );
+    const moves = [...paths.keys()]
+      .filter((l) => l === from || l.startsWith(`${from}/`))
+      .map((l) => ({ from: l, to: to + l.slice(from.length) }));
+    const taken = moves.find((m) => paths.has(m.to) && !this.resumes(m.from, m.to));
+    if (taken) throw new Refusal('alreadyexists', `${paths.get(taken.to)} already exists`);
+    this.refuseKeptEmpty(
+      moves.map((m) => m.from),
+      'renamed',
+    );
+    for (const m of moves) await this.renameLabel(m.from, m.to, paths.get(m.from) ?? path);
+    await this.deps.freshList();
   }
 
-  /**
-   * RENAME of one label. `atVendor`: whether the vendor lists `from`. The rename is recorded
-   * before the first write, so a stop at any point (a vendor failure, a crash) leaves what a
-   * second RENAME completes, and removed once every message moved.
-   */
-  async rename(from: string, to: string, atVendor: boolean, path: string): Promise<void> {
-    const account = this.ctx.account;
-    if (!atVendor) {
-      this.local.removeLabel(account, from);
-      this.local.putLabel(account, to, null);
-      return;
-    }
-    const resuming = this.resumes(from, to);
-    this.local.putLabel(account, to, from);
-    const { changed, stopped } = await this.relabel({
-      verb: 'RENAME',
-      label: from,
-      change: { add: [to], remove: [from] },
-      applied: (m) => m.labels.includes(to) && !m.labels.includes(from),
-      path,
-    });
-    if (stopped) {
-      // nothing moved, now or by an earlier attempt: nothing to finish
-      if (changed === 0 && !resuming) this.local.removeLabel(account, to);
-      throw stopped;
-    }
-    // a label listed but carried by no message (gone meanwhile) leaves an empty folder: kept here
-    if (changed) this.local.removeLabel(account, to);
-    else this.local.putLabel(account, to, null);
-  }
-
-  /** DELETE of one label: taken off every message at the vendor, or only forgotten here. */
-  async delete(label: string, atVendor: boolean, path: string): Promise<void> {
-    if (atVendor) {
-      const { stopped } = await this.relabel({
+  /** DELETE of a label folder: the label comes off every message (which stay in their folders), then the folder goes. */
+  async delete(path: string): Promise<void> {
+    const label = this.managedLabel(await this.deps.freshList(), path, 'deleted');
+    this.refuseKeptEmpty([label], 'deleted');
+    if (this.vendorHas(label)) {
+      const { stopped } = await relabel(this.deps.ctx, {
         verb: 'DELETE',
         label,
         change: { remove: [label] },
@@ -114,81 +111,74 @@ export class LabelFolders {
       });
       if (stopped) throw stopped;
     }
-    this.local.removeLabel(this.ctx.account, label);
+    this.deps.local.removeLabel(this.account, label);
+    await this.deps.freshList();
+  }
+
+  /** Whether `to` is where an earlier RENAME of `from` stopped half way: renaming again finishes it. */
+  private resumes(from: string, to: string): boolean {
+    return this.recorded().some((l) => l.label === to && l.renamedFrom === from);
   }
 
   /**
-   * Applies the change to every message carrying the label (listed by label, A22), one request
-   * at a time through the vendor's limits, and shows each request's outcome in the local state
-   * at once. A lost answer is settled by reading the messages back; any failure stops the walk,
-   * and the label is listed again to tell the client how many messages still carry it.
+   * RENAME of one label: moved at the vendor where the vendor lists it, here where only the
+   * bridge has it. The rename is recorded before the first write, so a stop at any point (a
+   * vendor failure, a crash) leaves what a second RENAME completes, and removed once every
+   * message moved.
    */
-  private async relabel(r: Relabel): Promise<Outcome> {
-    let ids: string[];
-    try {
-      ids = await this.labelled(r.label);
-    } catch (err) {
-      return { changed: 0, stopped: err };
+  private async renameLabel(from: string, to: string, path: string): Promise<void> {
+    const { local } = this.deps;
+    if (!this.vendorHas(from)) {
+      local.removeLabel(this.account, from);
+      local.putLabel(this.account, to, null);
+      return;
     }
-    let changed = 0;
-    for (let at = 0; at < ids.length; at += idsPerRequest) {
-      const part = ids.slice(at, at + idsPerRequest);
-      const settled = await settleWrite(
-        this.ctx.vendor,
-        part,
-        () => this.ctx.vendor.label(part, r.change, 'write'),
-        r.applied,
-      ).catch((err: unknown) => ({ error: err, done: [] }));
-      if (settled.error) return this.stopped(r, ids, part, settled.error);
-      this.show(r, settled.done);
-      changed += settled.done.length;
+    const resuming = this.resumes(from, to);
+    local.putLabel(this.account, to, from);
+    const { changed, stopped } = await relabel(this.deps.ctx, {
+      verb: 'RENAME',
+      label: from,
+      change: { add: [to], remove: [from] },
+      applied: (m) => m.labels.includes(to) && !m.labels.includes(from),
+      path,
+    });
+    if (stopped) {
+      // nothing moved, now or by an earlier attempt: nothing to finish
+      if (changed === 0 && !resuming) local.removeLabel(this.account, to);
+      throw stopped;
     }
-    return { changed, stopped: null };
+    // a label listed but carried by no message (gone meanwhile) leaves an empty folder: kept here
+    if (changed) local.removeLabel(this.account, to);
+    else local.putLabel(this.account, to, null);
   }
 
-  /** The outcome after a failed request, once the vendor's own listing says what is left. */
-  private async stopped(r: Relabel, ids: string[], part: string[], error: unknown): Promise<Outcome> {
-    const why = (error as Error)?.message ?? String(error);
-    let left: Set<string>;
-    try {
-      left = new Set(await this.labelled(r.label));
-    } catch {
-      const unknown = `${r.verb} of ${r.path} stopped (${why}) and the mail vendor could not say how far it got; ${r.verb} again to finish`;
-      return { changed: null, stopped: new Refusal('unavailable', unknown) };
-    }
-    // messages of the failed request the vendor did change (its answer for them was lost)
-    this.show(
-      r,
-      part.filter((id) => !left.has(id)),
-    );
-    const changed = ids.filter((id) => !left.has(id)).length;
-    const refusal = new Refusal(
-      'unavailable',
-      `${r.verb} of ${r.path} stopped (${why}): ${changed} of ${ids.length} messages are done, ${left.size} still carry the label; ${r.verb} again to finish`,
-    );
-    return { changed, stopped: refusal };
+  private vendorHas(label: string): boolean {
+    return this.deps.vendorLabels()?.has(label) ?? false;
   }
 
-  private async labelled(label: string): Promise<string[]> {
-    const ids: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.ctx.vendor.listMessages({ label }, cursor, 'write');
-      ids.push(...page.ids);
-      cursor = page.nextCursor;
-    } while (cursor);
-    return [...new Set(ids)];
+  /** A vendor that lists labels without messages would still list the old one: nothing the API can remove. */
+  private refuseKeptEmpty(labels: string[], done: string): void {
+    if (this.deps.labelsKeptEmpty && labels.some((l) => this.vendorHas(l)))
+      throw new Refusal(
+        'cannot',
+        `The mail vendor keeps a label listed after its last message lost it, so a label cannot be ${done} through its API; do it in webmail`,
+      );
   }
 
-  /** The messages left the label's folder; their other rows show the label keywords as they are now. */
-  private show(r: Relabel, messageUids: string[]): void {
-    if (!messageUids.length) return;
-    const flags = new Map<string, readonly string[]>();
-    for (const { row } of this.ctx.store.rowsEverywhere(this.ctx.account, messageUids))
-      if (!flags.has(row.messageUid)) flags.set(row.messageUid, relabelledFlags(row.flags, r.change));
-    this.ctx.state.apply(
-      { type: 'removed', folder: labelKey(r.label), messageUids },
-      { type: 'spread', from: labelKey(r.label), flags },
-    );
+  /** The label of the label folder at `path`, or the refusal that says why that folder cannot be renamed or deleted. */
+  private managedLabel(list: ImapFolder[], path: string, done: string): string {
+    const folder = mailboxAt(list, path);
+    const view = folder && labelViewOf(folder);
+    if (view) return view.label;
+    if (folder && isQuarantine(folder))
+      throw new Refusal('cannot', `${folder.path} shows the submissions the vendor held and cannot be ${done}`);
+    if (folder)
+      throw new Refusal(
+        'cannot',
+        `${folder.path} is a vendor folder, and the mail vendor API cannot rename or delete folders; only label folders can be ${done}`,
+      );
+    if (this.deps.map.isRoot(path) || list.some((f) => f.path.startsWith(`${path}/`)))
+      throw new Refusal('cannot', `${path} only holds other folders and cannot be ${done}`);
+    throw new Refusal('nonexistent', `There is no folder ${path}`);
   }
 }

@@ -98,6 +98,10 @@ describe('CREATE', () => {
     expect(opened).toMatch(/^t\d+ OK \[READ-WRITE\]/m);
     expect(await s.run('STATUS Labels/Projects (MESSAGES UIDNEXT)')).toMatch(/MESSAGES 0 UIDNEXT 1\)/);
     expect(await carrying('Projects')).toEqual([]);
+    // APPEND is answered as in every label folder: the vendor cannot store a message
+    expect(await s.append('Labels/Projects', 'Subject: x\r\n\r\nx\r\n', '()')).toMatch(
+      /^t\d+ NO \[CANNOT\] The mail vendor API cannot store messages in Labels\/Projects/m,
+    );
     expect(await s.run('CREATE Labels/Projects')).toMatch(
       /^t\d+ NO \[ALREADYEXISTS\] Labels\/Projects already exists/m,
     );

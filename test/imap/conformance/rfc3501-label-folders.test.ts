@@ -24,6 +24,12 @@ section('RFC 3501 6.3.3 CREATE of a label folder', servers, [
     differs: 'the bridge adds the RFC 5530 code [CANNOT] to its NO; Dovecot 2.3 answers NO without a code',
   },
   {
+    name: 'a name ending in the hierarchy delimiter',
+    commands: ['CREATE Labels/Declared/', 'LIST "" "Labels/Declared*"'],
+    differs:
+      'the bridge ignores the declaration (RFC 3501 6.3.3 lets a server that needs none ignore it) and answers OK [CANNOT]; Dovecot makes a \\Noselect Labels/Declared',
+  },
+  {
     name: 'a name below one that is no folder',
     commands: ['CREATE Labels/Parent/Child', 'LIST "" "Labels/Parent*"'],
   },
@@ -66,6 +72,6 @@ section('RFC 3501 6.3.4 DELETE of a label folder', servers, [
     differs:
       'the bridge adds the RFC 5530 code [NONEXISTENT] to its NO, as for any missing folder; Dovecot 2.3 answers NO without a code',
   },
-  { name: 'an empty one', commands: ['DELETE "Labels/&ANw-ber"', 'LIST "" "Labels/*"'] },
+  { name: 'an empty one', commands: ['DELETE "Labels/&ANw-ber"', 'LIST "" "Labels/&ANw-ber"'] },
   { name: 'a folder that does not exist', commands: ['DELETE Labels/Renamed'] },
 ]);

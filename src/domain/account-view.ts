@@ -155,6 +155,7 @@ export class AccountView {
       freshList: () => this.folders(true),
       vendorLabels: () => this.folderCache?.labels ?? null,
       labelsKeptEmpty: vendor.labelsKeptEmpty,
+      exclusive: (key, fn) => this.syncs.exclusive(key, fn),
     });
     this.quarantine = quarantine ? new QuarantineFolder(this.sync, this.local, quarantine) : null;
     this.messages = new MessageCache(account, vendor, store, this.local);

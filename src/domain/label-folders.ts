@@ -2,7 +2,8 @@ import type { LocalLabel, LocalState } from '../store';
 import { type ImapFolder, labelViewOf, type MailboxMap, mailboxAt } from './mailbox-map';
 import { isQuarantine } from './quarantine-folder';
 import { Refusal } from './refusal';
-import { relabel } from './relabel';
+import { labelKey } from './label-key';
+import { type Outcome, type Relabel, relabel } from './relabel';
 import type { SyncContext } from './sync-context';
 
 /**
@@ -29,6 +30,8 @@ export interface LabelFolderDeps {
   vendorLabels(): ReadonlySet<string> | null;
   /** Whether the vendor keeps listing a label no message carries (A29 the other way). */
   labelsKeptEmpty: boolean;
+  /** Runs a write to a folder between its syncs (and other writes to it), not inside one. */
+  exclusive<R>(key: string, fn: () => Promise<R>): Promise<R>;
 }
 
 export class LabelFolders {
@@ -102,7 +105,7 @@ export class LabelFolders {
     const label = this.managedLabel(await this.deps.freshList(), path, 'deleted');
     this.refuseKeptEmpty([label], 'deleted');
     if (this.vendorHas(label)) {
-      const { stopped } = await relabel(this.deps.ctx, {
+      const { stopped } = await this.relabel({
         verb: 'DELETE',
         label,
         change: { remove: [label] },
@@ -135,7 +138,7 @@ export class LabelFolders {
     }
     const resuming = this.resumes(from, to);
     local.putLabel(this.account, to, from);
-    const { changed, stopped } = await relabel(this.deps.ctx, {
+    const { changed, stopped } = await this.relabel({
       verb: 'RENAME',
       label: from,
       change: { add: [to], remove: [from] },
@@ -150,6 +153,11 @@ export class LabelFolders {
     // a label listed but carried by no message (gone meanwhile) leaves an empty folder: kept here
     if (changed) local.removeLabel(this.account, to);
     else local.putLabel(this.account, to, null);
+  }
+
+  /** The label's folder takes no COPY and no sync while its messages change. */
+  private relabel(r: Relabel): Promise<Outcome> {
+    return this.deps.exclusive(labelKey(r.label), () => relabel(this.deps.ctx, r));
   }
 
   private vendorHas(label: string): boolean {

@@ -222,7 +222,7 @@ describe('RENAME', () => {
     expect(labelRequests(since)).toEqual([]);
   });
 
-  test('a vendor failure part way: NO naming what is left, every message with one of the two labels, and RENAME again finishes', async () => {
+  test('a vendor failure part way: NO naming what is left, every message with one of the two labels, and RENAME again finishes, after a restart too', async () => {
     const half = await label(120, 'Half');
     let first = true;
     // the first label request reaches the vendor with its first command (50 ids) only
@@ -247,6 +247,10 @@ describe('RENAME', () => {
     expect(list).toMatch(listLine('Labels/Whole'));
     expect(await s.run('STATUS Labels/Half (MESSAGES)')).toMatch(/MESSAGES 70\)/);
 
+    // the rename under way is kept in the state: after a restart RENAME still finishes it
+    s.close();
+    await h.restart();
+    s = await rawSession(h.bridge.ports.imap, mailbox, h.password);
     const again = proxy.requests.length;
     expect(await s.run('RENAME Labels/Half Labels/Whole')).toMatch(/^t\d+ OK/m);
     // only what was left is sent again; what was done is not

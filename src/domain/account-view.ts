@@ -409,22 +409,29 @@ export class AccountView {
         );
       const copied = await this.copy(from, rows, to);
       const moved = new Set(copied.sourceUids);
-      return {
-        ...copied,
-        expunged: await removeLabel(
-          this.sync,
-          source,
-          rows.filter((r) => moved.has(r.uid)),
-          sessionId,
-        ),
-      };
+      const expunged = await removeLabel(
+        this.sync,
+        source,
+        rows.filter((r) => moved.has(r.uid)),
+        sessionId,
+      );
+      this.keepIfEmptied(source);
+      return { ...copied, expunged };
     }
     const vendorFolder = to.scope.folder;
     const outcome = await this.syncs.exclusive(to.key, () =>
       moveMessages(this.sync, from.key, rows, vendorFolder, sessionId),
     );
-    if (source) await this.dropLabelAfterMove(source, rows, new Set(outcome.sourceUids));
+    if (source) {
+      await this.dropLabelAfterMove(source, rows, new Set(outcome.sourceUids));
+      this.keepIfEmptied(source);
+    }
     return outcome;
+  }
+
+  /** A label folder the client emptied stays until it is deleted, though the vendor no longer lists its label. */
+  private keepIfEmptied(view: LabelView): void {
+    if (!this.store.folderState(this.account, view.key).count) this.labelFolders.keep(view.label);
   }
 
   /** The move happened; a failure to drop the label only delays the view's update to the next poll. */
@@ -499,7 +506,11 @@ export class AccountView {
     const all = this.allRows(folder).filter((r) => r.flags.includes('\\Deleted') && (!uids || uids.includes(r.uid)));
     if (this.quarantine && isQuarantine(folder) && all.length) this.quarantine.refuse('EXPUNGE');
     const view = labelViewOf(folder);
-    if (view) return removeLabel(this.sync, view, all, sessionId);
+    if (view) {
+      const expunged = await removeLabel(this.sync, view, all, sessionId);
+      this.keepIfEmptied(view);
+      return expunged;
+    }
     // local drafts are the bridge's own: expunging deletes them for real; messages a COPY
     // already moved at the vendor only leave this view (the client is finishing its move)
     const drafts = all.filter((r) => isLocalMessage(r.messageUid)).map((r) => r.messageUid);

@@ -11,7 +11,8 @@ import type { SyncContext } from './sync-context';
  * vendor has no command for labels themselves: a label exists while a message carries it
  * (assumption A29). So:
  * - CREATE records the label here (durably, in the state store) until the vendor lists it,
- *   which it does once a COPY or MOVE gave a message the label; from then on it is the vendor's;
+ *   which it does once a COPY or MOVE gave a message the label; from then on it is the vendor's,
+ *   and recorded here again when a client empties it, so it stays until DELETE;
  * - RENAME gives every message carrying the old label the new one and takes the old one off
  *   (relabel.ts); DELETE takes it off; a label only recorded here is renamed or deleted here;
  * - every other folder (the vendor's, Quarantine, the labels root) is refused with the reason.
@@ -68,6 +69,15 @@ export class LabelFolders {
         'The mail vendor does not list labels (assumption A21), so no label folder can be kept',
       );
     this.deps.local.putLabel(this.account, label, null);
+  }
+
+  /**
+   * A label folder a client emptied (EXPUNGE, MOVE out): kept here until DELETE, as any IMAP
+   * folder is, while the vendor forgets a label no message carries.
+   */
+  keep(label: string): void {
+    if (this.deps.vendorLabels() && !this.recorded().some((l) => l.label === label))
+      this.deps.local.putLabel(this.account, label, null);
   }
 
   /** RENAME of a label folder and of the label folders below it (RFC 3501 6.3.5). */

@@ -365,6 +365,14 @@ describe("Thunderbird's steps", () => {
     expect(await client.messageMove('1', 'Labels/Settled')).toBeTruthy();
     expect(await carrying('Invoices')).toHaveLength(2);
     expect(await carrying('Settled')).toHaveLength(1);
+    // emptied by the client, a folder stays until it is deleted (RFC 3501), though the vendor
+    // no longer lists a label no message carries (a CREATE reads the vendor's list anew first:
+    // Settled is the vendor's label now)
+    expect((await client.mailboxCreate('Labels/Elsewhere')).created).toBe(true);
+    await client.mailboxOpen('Labels/Settled');
+    await client.messageDelete('1:*');
+    expect(await carrying('Settled')).toEqual([]);
+    expect((await client.list()).map((f) => f.path)).toContain('Labels/Settled');
 
     const invoices = await client.mailboxOpen('Labels/Invoices');
     const uids = await client.search({ all: true }, { uid: true });
@@ -391,6 +399,10 @@ describe("Thunderbird's steps", () => {
       expect(resynced.uidValidity).toBe(invoices.uidValidity);
       expect(await again.search({ all: true }, { uid: true })).toEqual(uids);
       expect((await again.mailboxOpen('Labels/Someday')).exists).toBe(0);
+      expect((await again.mailboxOpen('Labels/Settled')).exists).toBe(0);
+      await again.mailboxClose();
+      await again.mailboxDelete('Labels/Settled');
+      expect((await again.list()).map((f) => f.path)).not.toContain('Labels/Settled');
     } finally {
       await again.logout();
     }

@@ -80,6 +80,7 @@ const assumptionsSchema = z
      * lists only labels some message carries, so a label whose last message lost it is gone.
      * That is how the bridge renames and deletes a label folder (the label moved to another
      * name, or taken off, message by message) and keeps a created one locally until it is used.
+     * Label names are exact strings, letter case included, as mailbox names are.
      * true: the vendor keeps listing a label after its last message lost it; the bridge then
      * refuses RENAME and DELETE of a label the vendor has, which would leave the old name listed.
      */

@@ -15,6 +15,10 @@ section('RFC 3501 6.3.3 CREATE of a label folder', servers, [
   },
   { name: 'a name that exists', commands: ['CREATE Labels/Fresh', 'CREATE INBOX', 'CREATE Archive'] },
   {
+    name: 'a name that differs in letter case only is another folder',
+    commands: ['CREATE Labels/fresh', 'LIST "" "Labels/%resh"'],
+  },
+  {
     name: 'a modified UTF-7 name',
     commands: ['CREATE "Labels/&ANw-ber"', 'LIST "" "Labels/&ANw-ber"', 'STATUS "Labels/&ANw-ber" (MESSAGES)'],
   },

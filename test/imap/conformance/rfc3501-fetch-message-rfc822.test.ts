@@ -133,6 +133,11 @@ section(
       '1.2.TEXT',
       '1.1.TEXT',
     ]),
+    fetchCase(
+      'a digest part without a header of its own (a blank line after the delimiter): 1.1.MIME, 1.TEXT',
+      'digest',
+      ['1.1.MIME', '1.TEXT'],
+    ),
     fetchCase('a digest whose delimiters carry transport padding: its parts, byte for byte', 'padded', [
       '',
       '1.1',

@@ -65,7 +65,7 @@ class Indexer {
 
         let walk = (node, next) => {
             if (!textOnly || !root) {
-                append(formatHeaders(node.header).join('\r\n') + '\r\n');
+                append(headerLines(node.header), true);
             }
 
             let finalize = () => {
@@ -236,7 +236,7 @@ class Indexer {
                 }
 
                 if (!textOnly || !isRootNode) {
-                    await emit(formatHeaders(node.header).join('\r\n') + '\r\n');
+                    await emit(headerLines(node.header), true);
                 }
 
                 isRootNode = false;
@@ -819,7 +819,7 @@ class Indexer {
             case 'header':
                 if (!selector.path) {
                     // BODY[HEADER] mail header
-                    return formatHeaders(node.header).join('\r\n') + '\r\n\r\n';
+                    return headerSection(formatHeaders(node.header));
                 } else if (node.message) {
                     // BODY[1.2.3.HEADER] embedded message/rfc822 header
                     return (node.message.header || []).join('\r\n') + '\r\n\r\n';
@@ -863,7 +863,7 @@ class Indexer {
 
             case 'mime':
                 // BODY[1.2.3.MIME] mime node header
-                return formatHeaders(node.header).join('\r\n') + '\r\n\r\n';
+                return headerSection(formatHeaders(node.header));
 
             case 'text':
                 if (!selector.path) {
@@ -911,6 +911,16 @@ function closeDelimiterEnd(node) {
  */
 function headerSection(lines) {
     return lines.length ? lines.join('\r\n') + '\r\n\r\n' : '\r\n';
+}
+
+/**
+ * The header lines as rebuild writes them, each ended by a line break, before the line break
+ * that ends the header. A part without header lines (a blank line right after its delimiter)
+ * writes nothing there, so that blank line is the only one.
+ */
+function headerLines(headers) {
+    let lines = formatHeaders(headers);
+    return lines.length ? lines.join('\r\n') + '\r\n' : '';
 }
 
 function formatHeaders(headers) {

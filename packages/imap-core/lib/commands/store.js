@@ -52,7 +52,9 @@ module.exports = {
 
         let action = ((command.attributes[pos + 1] && command.attributes[pos + 1].value) || '').toString().toUpperCase();
 
-        let flags = [].concat(command.attributes[pos + 2] || []).map(flag => ((flag && flag.value) || '').toString());
+        // a bare NIL is one flag, the keyword NIL (as in a list)
+        let given = command.attributes[pos + 2];
+        let flags = (given === null ? [null] : [].concat(given || [])).map(imapTools.flagName);
 
         // false without UNCHANGEDSINCE; 0 is a real condition that always fails (RFC 7162 3.1.3)
         let unchangedSince = false;

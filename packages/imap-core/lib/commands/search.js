@@ -98,8 +98,8 @@ function runSearch(connection, hookName, terms, extra, callback, answer) {
     }
 
     // mark CONDSTORE as enabled
-    if (parsed.terms.indexOf('modseq') >= 0 && !connection.selected.condstoreEnabled) {
-        connection.condstoreEnabled = connection.selected.condstoreEnabled = true;
+    if (parsed.terms.indexOf('modseq') >= 0) {
+        connection.enableCondstore();
     }
 
     connection._server[hookName](

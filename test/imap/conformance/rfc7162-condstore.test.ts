@@ -54,3 +54,19 @@ test('the first CONDSTORE-enabling command in a selected mailbox announces OK [H
   }
   observer.close();
 });
+
+test('ESEARCH with MIN or MAX alone gives the MODSEQ of the messages it returns, ALL the highest of all (RFC 7162 3.1.5; imaptest esearch-condstore)', async () => {
+  const s = await c.session('INBOX');
+  for (const n of [5, 7, 6]) expect(status(await s.run(`STORE ${n} +FLAGS (\\Answered)`))).toMatch(/^OK/);
+  const modseq = async (n: number) => /FETCH \(MODSEQ \((\d+)\)/.exec(await s.run(`FETCH ${n} (MODSEQ)`))?.[1];
+  const [m5, m6, m7] = [await modseq(5), await modseq(6), await modseq(7)];
+  const esearch = async (returns: string) =>
+    untagged(await s.run(`SEARCH RETURN (${returns}) 5:7 MODSEQ "/flags/\\\\answered" all 1`)).find((l) =>
+      l.startsWith('ESEARCH'),
+    );
+  expect(await esearch('MIN')).toMatch(new RegExp(`MIN 5 MODSEQ ${m5}$`));
+  expect(await esearch('MAX')).toMatch(new RegExp(`MAX 7 MODSEQ ${m7}$`));
+  expect(await esearch('MIN MAX')).toMatch(new RegExp(`MIN 5 MAX 7 MODSEQ ${Math.max(Number(m5), Number(m7))}$`));
+  expect(await esearch('ALL')).toMatch(new RegExp(`ALL 5:7 MODSEQ ${m6}$`));
+  s.close();
+});

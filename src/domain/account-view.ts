@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Appended } from './append';
 import type { SyncContext, SyncMode } from './sync-context';
 import type { CopyOutcome, MoveOutcome } from './organize';
+import { LabelFolders } from './label-folders';
 import { type ImapFolder, type MailboxKindName, MailboxMap, mailboxAt } from './mailbox-map';
 import { StateApplier } from './state-applier';
 import { contentLane } from './lanes';
@@ -68,7 +69,13 @@ export interface OpenFolder extends FolderStatus {
 }
 
 export class AccountView {
-  private folderCache: { at: number; folders: ImapFolder[]; counts: Map<string, MailFolder> } | null = null;
+  private folderCache: {
+    at: number;
+    folders: ImapFolder[];
+    counts: Map<string, MailFolder>;
+    /** The labels the vendor listed; null when it lists none (A21), so there are no label folders. */
+    labels: ReadonlySet<string> | null;
+  } | null = null;
   /** The listFolders under way, which every caller that needs a new list joins. */
   private folderRefresh: Promise<ImapFolder[]> | null = null;
   private readonly now: () => number;
@@ -77,6 +84,7 @@ export class AccountView {
   private readonly sync: SyncContext;
   private readonly local: LocalState;
   private readonly messages: MessageCache;
+  private readonly labelFolders: LabelFolders;
   /** Streams attachment bytes for imap-core's indexer: raw route once, then the disk cache. */
   readonly attachmentStorage: AttachmentStorage;
 
@@ -132,6 +140,15 @@ export class AccountView {
       },
     });
     this.local = store.local;
+    this.labelFolders = new LabelFolders({
+      ctx: this.sync,
+      local: this.local,
+      map: this.map,
+      freshList: () => this.folders(true),
+      vendorLabels: () => this.folderCache?.labels ?? null,
+      labelsKeptEmpty: vendor.labelsKeptEmpty,
+      exclusive: (key, fn) => this.syncs.exclusive(key, fn),
+    });
     this.quarantine = quarantine ? new QuarantineFolder(this.sync, this.local, quarantine) : null;
     const kinds: KindContext = {
       sync: this.sync,
@@ -147,7 +164,7 @@ export class AccountView {
       folder: vendorFolders,
       drafts: new DraftsKind(kinds),
       sent: new SentKind(kinds),
-      label: new LabelViewKind(kinds),
+      label: new LabelViewKind(kinds, this.labelFolders),
       // without a quarantine log no mailbox is of this kind
       quarantine: this.quarantine ? new QuarantineKind(kinds, this.quarantine) : vendorFolders,
     };
@@ -175,17 +192,23 @@ export class AccountView {
    */
   async folders(refresh = false): Promise<ImapFolder[]> {
     const cached = this.folderCache;
-    if (refresh || !cached) return this.withQuarantine(await this.refreshFolders());
+    if (refresh || !cached) return this.shown(await this.refreshFolders());
     if (this.now() - cached.at >= folderListTtlMs) {
       this.refreshFolders().catch((err) =>
         this.logger.warn({ account: this.account, err: (err as Error).message }, 'folder list refresh failed'),
       );
     }
-    return this.withQuarantine(cached.folders);
+    return this.shown(cached.folders);
   }
 
-  private withQuarantine(folders: ImapFolder[]): ImapFolder[] {
-    return this.quarantine?.listed() ? [...folders, this.quarantine.folder] : folders;
+  /** The vendor's folders and labels, the label folders only the bridge knows, and Quarantine. */
+  private shown(folders: ImapFolder[]): ImapFolder[] {
+    const local = this.folderCache?.labels ? this.labelFolders.recorded() : [];
+    const all = this.map.withLabels(
+      folders,
+      local.map((l) => l.label),
+    );
+    return this.quarantine?.listed() ? [...all, this.quarantine.folder] : all;
   }
 
   private refreshFolders(): Promise<ImapFolder[]> {
@@ -197,13 +220,30 @@ export class AccountView {
 
   private async loadFolders(): Promise<ImapFolder[]> {
     const list = await this.vendor.listFolders('poll');
+    if (list.labels) this.labelFolders.reconcile(list.labels);
     const folders = this.map.fromVendor(list);
-    this.folderCache = { at: this.now(), folders, counts: new Map(list.folders.map((f) => [f.name, f])) };
+    this.folderCache = {
+      at: this.now(),
+      folders,
+      counts: new Map(list.folders.map((f) => [f.name, f])),
+      labels: list.labels && new Set(list.labels),
+    };
     return folders;
   }
 
+  /**
+   * The mailbox at `path` if it exists: listed, or a label folder only the bridge has. Where the
+   * vendor lists no labels (A21), a name under the labels root is still a label folder, whose
+   * opening then says what the vendor lacks.
+   */
   async folder(path: string): Promise<ImapFolder | null> {
-    return mailboxAt(await this.folders(), path) ?? mailboxAt(await this.folders(true), path) ?? this.map.viewAt(path);
+    const found = mailboxAt(await this.folders(), path) ?? mailboxAt(await this.folders(true), path);
+    return found ?? (this.folderCache?.labels ? null : this.map.viewAt(path));
+  }
+
+  /** Where COPY and MOVE put messages: an existing mailbox, or a label folder whose label they create. */
+  async destination(path: string): Promise<ImapFolder | null> {
+    return (await this.folder(path)) ?? this.map.viewAt(path);
   }
 
   /** The folder a session selected, by the key its selection was made with. */
@@ -340,6 +380,19 @@ export class AccountView {
       (r) => r.flags.includes('\\Deleted') && (!uids || uids.includes(r.uid)),
     );
     return this.kinds[folder.kind].expunge(folder, deleted, sessionId);
+  }
+
+  /** CREATE, RENAME, DELETE: of label folders only (label-folders.ts). */
+  createFolder(path: string): Promise<void> {
+    return this.labelFolders.create(path);
+  }
+
+  renameFolder(path: string, newPath: string): Promise<void> {
+    return this.labelFolders.rename(path, newPath);
+  }
+
+  deleteFolder(path: string): Promise<void> {
+    return this.labelFolders.delete(path);
   }
 
   /** APPEND: recognised Sent copies and local drafts only (see append.ts). */

@@ -136,6 +136,15 @@ export const tables: readonly TableDescription[] = [
     replicated: { deletable: true },
   },
   {
+    // label folders a client created (CREATE Labels/<name>) that the vendor does not list yet, and
+    // renames of a label under way (renamed_from: the label still being moved to this one)
+    name: 'local_labels',
+    stores: ['sqlite', 'pg'],
+    columns: [account, { name: 'label', type: 'text' }, { name: 'renamed_from', type: 'text', nullable: true }],
+    key: ['account', 'label'],
+    replicated: { deletable: true },
+  },
+  {
     // Message-IDs submitted through the bridge's SMTP, to recognise the client's Sent copy
     name: 'submissions',
     stores: ['sqlite', 'pg'],

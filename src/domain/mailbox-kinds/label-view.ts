@@ -2,6 +2,7 @@ import type { MessageRow } from '../../store';
 import { type Appended, refuseAppend } from '../append';
 import { ConnectorError } from '../connector';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from '../flag-update';
+import type { LabelFolders } from '../label-folders';
 import { dropLabel, type LabelView, removeLabel } from '../labels';
 import { type ImapFolder, labelViewOf } from '../mailbox-map';
 import { type CopyOutcome, moveMessages, type MoveOutcome } from '../organize';
@@ -16,7 +17,10 @@ import { copyVendorMessages } from './vendor-copy';
  * offer (A22); leaving it removes the label, so EXPUNGE unlabels and MOVE swaps or drops it.
  */
 export class LabelViewKind implements MailboxKind {
-  constructor(private readonly ctx: KindContext) {}
+  constructor(
+    private readonly ctx: KindContext,
+    private readonly labelFolders: LabelFolders,
+  ) {}
 
   sync(folder: ImapFolder, mode: SyncMode | undefined, cause: SyncCause): Promise<void> {
     return this.ctx.syncs.sync(folder, mode, cause).catch((err) => refuseUnlistable(folder, err));
@@ -54,22 +58,28 @@ export class LabelViewKind implements MailboxKind {
     if ('label' in to.scope) {
       const copied = await this.copy(from, rows, to);
       const moved = new Set(copied.sourceUids);
-      return {
-        ...copied,
-        expunged: await removeLabel(
-          this.ctx.sync,
-          source,
-          rows.filter((r) => moved.has(r.uid)),
-          sessionId,
-        ),
-      };
+      const expunged = await removeLabel(
+        this.ctx.sync,
+        source,
+        rows.filter((r) => moved.has(r.uid)),
+        sessionId,
+      );
+      this.keepIfEmptied(source);
+      return { ...copied, expunged };
     }
     const vendorFolder = to.scope.folder;
     const outcome = await this.ctx.syncs.exclusive(to.key, () =>
       moveMessages(this.ctx.sync, from.key, rows, vendorFolder, sessionId),
     );
     await this.dropLabelAfterMove(source, rows, new Set(outcome.sourceUids));
+    this.keepIfEmptied(source);
     return outcome;
+  }
+
+  /** A label folder the client emptied stays until it is deleted, though the vendor no longer lists its label. */
+  private keepIfEmptied(view: LabelView): void {
+    const { store, account } = this.ctx.sync;
+    if (!store.folderState(account, view.key).count) this.labelFolders.keep(view.label);
   }
 
   /** The move happened; a failure to drop the label only delays the view's update to the next poll. */
@@ -91,8 +101,11 @@ export class LabelViewKind implements MailboxKind {
   }
 
   /** EXPUNGE inside a view removes the label (the message stays in its folder). */
-  expunge(folder: ImapFolder, deleted: MessageRow[], sessionId?: string): Promise<number[]> {
-    return removeLabel(this.ctx.sync, viewOf(folder), deleted, sessionId);
+  async expunge(folder: ImapFolder, deleted: MessageRow[], sessionId?: string): Promise<number[]> {
+    const view = viewOf(folder);
+    const expunged = await removeLabel(this.ctx.sync, view, deleted, sessionId);
+    this.keepIfEmptied(view);
+    return expunged;
   }
 
   async append(folder: ImapFolder, _raw: Buffer, _flags: string[], _idate: Date): Promise<Appended> {

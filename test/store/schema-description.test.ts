@@ -49,6 +49,7 @@ it('a new SQLite state file has the tables the migrations give an old one', () =
     'expunged',
     'folders',
     'kv',
+    'local_labels',
     'local_messages',
     'message_cache',
     'messages',

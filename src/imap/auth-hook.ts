@@ -7,7 +7,6 @@ import { isLoopback } from '../util/net';
 import { ImapError, mailboxMoving, toImapError } from './imap-error';
 import { verifyHop } from './node-hop';
 import { type NodeHop, proxyToOwner } from './owner-proxy';
-import type { ImapSession } from './session';
 import { accountId } from '../model/account-id';
 
 /** Where a client of a mailbox another node serves is sent (./owner-proxy.ts). */
@@ -51,7 +50,7 @@ const moving = () => new ImapError('UNAVAILABLE', mailboxMoving);
 export function authHook(deps: AuthDependencies) {
   const { accounts, logins, logger, gate, owners } = deps;
 
-  const forwarded = (login: Login & { authzid: string }, session: ImapSession, callback: Callback) => {
+  const forwarded = (login: Login & { authzid: string }, session: { id: string }, callback: Callback) => {
     const client = owners && verifyHop(owners.hop.key, session.id, login);
     if (!client) return null;
     if (!gate.reattribute(session.id, client))
@@ -65,7 +64,7 @@ export function authHook(deps: AuthDependencies) {
     return callback(null, { user: { id: view.account, username: view.account } });
   };
 
-  return (login: Login, session: ImapSession, callback: Callback) => {
+  return (login: Login, session: { id: string }, callback: Callback) => {
     const peer = login.connection?.remoteAddress ?? '';
     if (login.connection && !login.connection.secure && !isLoopback(peer)) {
       return callback(

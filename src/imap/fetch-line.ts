@@ -3,7 +3,7 @@ import { formatInternalDate } from '@mailbridge/imap-core/lib/imap-tools';
 import { compiledToken } from '../mime';
 import type { MessageRow, MessageSummary } from '../store';
 import type { FetchQueryItem } from './fetch-query';
-import type { ImapSession } from './session';
+import type { Session } from './engine';
 
 declare module '@mailbridge/imap-core/lib/imap-tools' {
   /** INTERNALDATE text as imap-core's formatResponse writes it. */
@@ -35,7 +35,7 @@ type Part = (row: MessageRow, summary: MessageSummary | undefined) => string | u
  * imap-core computes a size of its own.
  */
 export function fetchLines(
-  session: ImapSession,
+  session: Session,
   query: readonly FetchQueryItem[],
   utf8: boolean,
 ): (row: MessageRow, summary: MessageSummary | undefined) => string | false | undefined {
@@ -58,7 +58,7 @@ export function fetchLines(
         return (row) => name + row.uid;
       case 'flags':
         return (row) => {
-          session.announceKeywords(row.flags);
+          session.untagged.keywords(row.flags);
           return name + flagList(row.flags.map(atom));
         };
       case 'modseq':
@@ -109,7 +109,7 @@ function flagList(atoms: string[]): string {
  * position is tried first. Out of order, the first search scans like imap-core; later ones
  * use an index of the list, checked against it as it may have changed meanwhile.
  */
-function sequenceNumbers(session: ImapSession): (uid: number) => number {
+function sequenceNumbers(session: Session): (uid: number) => number {
   let next = 0;
   let misses = 0;
   let index: Map<number, number> | undefined;

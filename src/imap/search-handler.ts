@@ -7,7 +7,7 @@ import { casemap } from './casemap';
 import { resolveObjectIdTerms } from './object-ids';
 import { compileQuery, orBranches, textTerms, type SearchCandidate, type SearchTerm } from './search';
 import { RecentMessages } from './recent';
-import type { ImapSession } from './session';
+import type { SearchQuery, Session } from './engine';
 
 const noHeaders: readonly string[] = [];
 
@@ -75,8 +75,8 @@ class LocalText {
 export async function searchMessages(
   view: AccountView,
   folder: ImapFolder,
-  rawQuery: unknown[],
-  session: ImapSession,
+  rawQuery: SearchQuery,
+  session: Session,
   recent: ReadonlySet<number>,
 ): Promise<{ uidList: number[]; highestModseq: number; rows: MessageRow[] }> {
   const visible = new Set(session.selected ? session.selected.uidList : []);

@@ -13,9 +13,9 @@ import type { AccountRegistry } from '../domain/account-registry';
 import { isActive } from './activity';
 import type { ChangeJournal } from '../domain/change-journal';
 import { authHook, type OwnerRoute } from './auth-hook';
-import { type CommandObserver, installHooks } from './hooks';
+import { type CommandObserver, mailboxBackend } from './hooks';
+import { bindEngine } from './engine-adapter';
 import { RecentMessages } from './recent';
-import type { ImapSession } from './session';
 import { accountId } from '../model/account-id';
 
 export interface ImapServerOptions {
@@ -88,7 +88,7 @@ function bye(connection: ImapConnection, reason: string): void {
 }
 
 /** Caps connections (gate) and disconnects clients that do not log in in time. */
-function guardConnections(server: ImapCoreServer, gate: ConnectionGate, limits: Limits, recent: RecentMessages): void {
+function guardConnections(server: ImapCoreServer, gate: ConnectionGate, limits: Limits): void {
   const deadlines = new LoginDeadlines(limits.loginTimeoutSeconds * 1000);
   server.onConnect = (session: ImapConnection['session'], callback: (err?: Error) => void) => {
     if (!gate.admit(session.id, session.remoteAddress)) return callback(new Error(tooManyConnections));
@@ -101,7 +101,6 @@ function guardConnections(server: ImapCoreServer, gate: ConnectionGate, limits: 
   server.onClose = (session: ImapConnection['session'], callback: () => void) => {
     deadlines.stop(session.id);
     gate.release(session.id);
-    recent.leave(session as unknown as ImapSession);
     callback();
   };
 }
@@ -140,8 +139,8 @@ function create(
     noDelay: true,
   });
   server.notifier = opts.notifier;
-  guardConnections(server, gate, limits, recent);
-  installHooks(server, opts.accounts, opts.logger, recent, opts.onCommand);
+  guardConnections(server, gate, limits);
+  bindEngine(server, mailboxBackend(opts.accounts, opts.logger, recent, opts.onCommand), opts.logger);
   server.onAuth = authHook({
     accounts: opts.accounts,
     logins: opts.logins,

@@ -1,0 +1,275 @@
+import { type IMAPServer, imapHandler } from '@mailbridge/imap-core';
+import type { Logger } from '../log';
+import {
+  type ExpungeUpdate,
+  type FetchOptions,
+  type MailboxBackend,
+  MailboxRefused,
+  type Opening,
+  type SelectedMailbox,
+  type Session,
+  type StoreUpdate,
+  type ThreadAlgorithm,
+  type TransferUids,
+  type TransferUpdate,
+  type UntaggedWriter,
+} from './engine';
+import type { FetchQueryItem } from './fetch-query';
+import type { SortCriterion } from './sort';
+import { toImapError } from './imap-error';
+import { trackActivity } from './activity';
+
+/**
+ * The one module that speaks imap-core's hook convention: positional arguments, the session
+ * and a callback last, results as callback tuples (`callback(null, true, info)`, or a string
+ * code such as 'NONEXISTENT' for the engine's own refusals), untagged responses built with the
+ * connection's formatResponse and written to its stream. Everything else in src/imap sees
+ * the typed MailboxBackend, Session and UntaggedWriter of engine.ts.
+ */
+
+/** An imap-core session object (imap-connection.js `_startSession`, with mailbridge's additions). */
+export interface CoreSession {
+  id: string;
+  user: { id: string; username: string };
+  selected: SelectedMailbox | false;
+  /** While SELECT or EXAMINE runs its hook (imap-core 0xx examine-tells-open-hook). */
+  opening?: Opening | null;
+  writeStream: { write(chunk: unknown, callback?: () => void): boolean };
+  formatResponse(command: string, uid: number, data?: Record<string, unknown>): unknown;
+  announceKeywords(flags: readonly string[]): void;
+  getQueryResponse(
+    query: readonly unknown[],
+    message: Record<string, unknown>,
+    options: Record<string, unknown>,
+  ): unknown[];
+  isUTF8Enabled(): boolean;
+  earlierVanished(uids: readonly number[], set: string): unknown;
+}
+
+type Callback = (err: Error | null, ...results: unknown[]) => void;
+
+/** The engine's command hooks, as imap-core calls them. */
+interface CoreHooks {
+  onList(query: string, session: CoreSession, callback: Callback): void;
+  onLsub(query: string, session: CoreSession, callback: Callback): void;
+  onSubscribe(path: string, session: CoreSession, callback: Callback): void;
+  onUnsubscribe(path: string, session: CoreSession, callback: Callback): void;
+  onStatus(path: string, items: string[], session: CoreSession, callback: Callback): void;
+  onCreate(path: string, session: CoreSession, callback: Callback): void;
+  onRename(path: string, newPath: string, session: CoreSession, callback: Callback): void;
+  onDelete(path: string, session: CoreSession, callback: Callback): void;
+  onOpen(path: string, session: CoreSession, callback: Callback): void;
+  onFetch(mailbox: string, options: FetchOptions, session: CoreSession, callback: Callback): void;
+  onStore(mailbox: string, update: StoreUpdate, session: CoreSession, callback: Callback): void;
+  onCopy(connection: unknown, mailbox: string, update: TransferUpdate, session: CoreSession, callback: Callback): void;
+  onMove(mailbox: string, update: TransferUpdate, session: CoreSession, callback: Callback): void;
+  onExpunge(mailbox: string, update: ExpungeUpdate, session: CoreSession, callback: Callback): void;
+  onAppend(
+    path: string,
+    flags: string[],
+    date: string | Date | undefined,
+    raw: Buffer,
+    session: CoreSession,
+    callback: Callback,
+  ): void;
+  onSearch(mailbox: string, options: { query: unknown[] }, session: CoreSession, callback: Callback): void;
+  onSort(
+    mailbox: string,
+    options: { query: unknown[]; sort: SortCriterion[] },
+    session: CoreSession,
+    callback: Callback,
+  ): void;
+  onThread(
+    mailbox: string,
+    options: { query: unknown[]; algorithm: ThreadAlgorithm },
+    session: CoreSession,
+    callback: Callback,
+  ): void;
+  onRecentCount(session: CoreSession): number;
+  onClose?(session: CoreSession, callback: () => void): void;
+}
+
+/** Untagged responses through the connection's formatResponse (sequence numbers, QRESYNC's VANISHED). */
+class CoreUntagged implements UntaggedWriter {
+  constructor(private readonly core: CoreSession) {}
+
+  private write(chunk: unknown): Promise<void> {
+    return new Promise((resolve) => this.core.writeStream.write(chunk, resolve));
+  }
+
+  fetchFlags(uid: number, values: { uid: number | false; flags: readonly string[] | false; modseq: number | false }) {
+    const response = this.core.formatResponse('FETCH', uid, values);
+    if (response) this.core.writeStream.write(response);
+  }
+
+  fetchValues(uid: number, query: readonly unknown[], values: unknown[], stream: boolean): Promise<void> | null {
+    const response = this.core.formatResponse('FETCH', uid, { query, values });
+    if (!response) return null;
+    return this.write(stream ? imapHandler.compileStream(response) : { compiled: imapHandler.compiler(response) });
+  }
+
+  fetchLines(lines: readonly string[]): Promise<void> {
+    // the composer ends each `compiled` chunk with CRLF, so the lines are joined with it
+    return this.write({ compiled: lines.join('\r\n') });
+  }
+
+  expunge(uid: number, silent = false) {
+    // formatResponse takes the UID out of the view, which a silent expunge must do as well
+    const response = this.core.formatResponse('EXPUNGE', uid);
+    if (response && !silent) this.core.writeStream.write(response);
+  }
+
+  vanishedEarlier(uids: readonly number[], set: string) {
+    const response = this.core.earlierVanished(uids, set);
+    if (response) this.core.writeStream.write(response);
+  }
+
+  keywords(flags: readonly string[]) {
+    this.core.announceKeywords(flags);
+  }
+}
+
+/** The typed view of an imap-core session; its fields follow the engine's (SELECT replaces `selected`). */
+class TypedSession implements Session {
+  readonly untagged: UntaggedWriter;
+
+  constructor(private readonly core: CoreSession) {
+    this.untagged = new CoreUntagged(core);
+  }
+
+  get id() {
+    return this.core.id;
+  }
+
+  get account() {
+    return this.core.user.id;
+  }
+
+  get selected() {
+    return this.core.selected;
+  }
+
+  get opening() {
+    return this.core.opening ?? null;
+  }
+
+  utf8() {
+    return this.core.isUTF8Enabled();
+  }
+
+  fetchValues(query: readonly FetchQueryItem[], message: Record<string, unknown>, options: Record<string, unknown>) {
+    return this.core.getQueryResponse(query, message, options);
+  }
+}
+
+/** One typed Session per imap-core session, so per-session state (\Recent) can key on it. */
+const sessions = new WeakMap<CoreSession, Session>();
+
+export function sessionOf(core: CoreSession): Session {
+  let session = sessions.get(core);
+  if (!session) {
+    session = new TypedSession(core);
+    sessions.set(core, session);
+  }
+  return session;
+}
+
+const copyUid = (uids: TransferUids) => ({
+  uidValidity: uids.uidValidity,
+  sourceUid: uids.sourceUids,
+  destinationUid: uids.destinationUids,
+});
+
+/**
+ * Binds `backend` to imap-core's command hooks. A MailboxRefused becomes the engine's string
+ * code; any other failure is answered with toImapError's code and text (the backend logs it).
+ */
+export function bindEngine(server: InstanceType<typeof IMAPServer>, backend: MailboxBackend, logger: Logger): void {
+  const hooks = server as unknown as CoreHooks;
+
+  /** Runs a backend call and answers the callback with `encode` of its result. */
+  const answer =
+    <R>(command: string, core: CoreSession, callback: Callback, encode: (result: R) => unknown[]) =>
+    (work: Promise<R>) => {
+      trackActivity(core, work)
+        .then(
+          (result) => callback(null, ...encode(result)),
+          (err: unknown) => (err instanceof MailboxRefused ? callback(null, err.code) : callback(toImapError(err))),
+        )
+        // a failure while imap-core writes the answer still ends the command with one
+        .catch((err: unknown) => {
+          logger.error({ command, err: (err as Error)?.message }, 'imap answer failed');
+          callback(toImapError(err));
+        })
+        .catch((err: unknown) => logger.error({ command, err: (err as Error)?.message }, 'imap answer failed'));
+    };
+  const done = (): unknown[] => [true];
+
+  hooks.onList = (_query, core, cb) => answer('LIST', core, cb, (list) => [list])(backend.list(sessionOf(core)));
+  hooks.onLsub = (_query, core, cb) => answer('LSUB', core, cb, (list) => [list])(backend.lsub(sessionOf(core)));
+  hooks.onSubscribe = (path, core, cb) => answer('SUBSCRIBE', core, cb, done)(backend.subscribe(sessionOf(core), path));
+  hooks.onUnsubscribe = (path, core, cb) =>
+    answer('UNSUBSCRIBE', core, cb, done)(backend.unsubscribe(sessionOf(core), path));
+  hooks.onStatus = (path, items, core, cb) =>
+    answer('STATUS', core, cb, (status) => [status])(backend.status(sessionOf(core), path, items));
+  hooks.onCreate = (path, core, cb) => answer('CREATE', core, cb, done)(backend.create(sessionOf(core), path));
+  hooks.onRename = (path, newPath, core, cb) =>
+    answer('RENAME', core, cb, done)(backend.rename(sessionOf(core), path, newPath));
+  hooks.onDelete = (path, core, cb) => answer('DELETE', core, cb, done)(backend.delete(sessionOf(core), path));
+
+  hooks.onOpen = (path, core, cb) =>
+    answer('SELECT', core, cb, (opened: Awaited<ReturnType<MailboxBackend['open']>>) => [
+      {
+        _id: opened.key,
+        recent: opened.recent,
+        ...opened.resync,
+        unseen: opened.unseen,
+        specialUse: opened.specialUse,
+        uidValidity: opened.uidValidity,
+        uidNext: opened.uidNext,
+        modifyIndex: opened.highestModseq,
+        mailboxId: opened.mailboxId,
+        uidList: opened.uids,
+        flags: opened.flags,
+      },
+    ])(backend.open(sessionOf(core), path));
+
+  hooks.onFetch = (mailbox, options, core, cb) =>
+    answer('FETCH', core, cb, done)(backend.fetch(sessionOf(core), mailbox, options));
+  hooks.onStore = (mailbox, update, core, cb) =>
+    answer('STORE', core, cb, (modified: number[]) => [true, modified])(
+      backend.store(sessionOf(core), mailbox, update),
+    );
+  hooks.onCopy = (_connection, mailbox, update, core, cb) =>
+    answer('COPY', core, cb, (uids: TransferUids) => [true, copyUid(uids)])(
+      backend.copy(sessionOf(core), mailbox, update),
+    );
+  hooks.onMove = (mailbox, update, core, cb) =>
+    answer('MOVE', core, cb, (uids: TransferUids) => [true, copyUid(uids)])(
+      backend.move(sessionOf(core), mailbox, update),
+    );
+  hooks.onExpunge = (mailbox, update, core, cb) =>
+    answer('EXPUNGE', core, cb, done)(backend.expunge(sessionOf(core), mailbox, update));
+  hooks.onAppend = (path, flags, date, raw, core, cb) =>
+    answer('APPEND', core, cb, (appended: { uidValidity: number; uid: number }) => [true, appended])(
+      backend.append(sessionOf(core), path, flags, date ? new Date(date) : undefined, raw),
+    );
+
+  hooks.onSearch = (mailbox, options, core, cb) =>
+    answer('SEARCH', core, cb, (found) => [found])(backend.search(sessionOf(core), mailbox, options.query));
+  hooks.onSort = (mailbox, options, core, cb) =>
+    answer('SORT', core, cb, (found) => [found])(backend.sort(sessionOf(core), mailbox, options.query, options.sort));
+  hooks.onThread = (mailbox, options, core, cb) =>
+    answer('THREAD', core, cb, (found) => [found])(
+      backend.thread(sessionOf(core), mailbox, options.query, options.algorithm),
+    );
+
+  hooks.onRecentCount = (core) => backend.recentCount(sessionOf(core));
+  // after the listener's own onClose (connection caps, login deadline), if it has one
+  const closed = hooks.onClose;
+  hooks.onClose = (core, callback) => {
+    backend.close(sessionOf(core));
+    if (closed) closed(core, callback);
+    else callback();
+  };
+}

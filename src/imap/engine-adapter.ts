@@ -1,21 +1,15 @@
-import { type IMAPServer, imapHandler } from '@mailbridge/imap-core';
+import { type CoreSession, type HookCallback, type IMAPServer, imapHandler } from '@mailbridge/imap-core';
 import type { Logger } from '../log';
 import {
-  type ExpungeUpdate,
-  type FetchOptions,
+  type ConnectionHost,
   type MailboxBackend,
   MailboxRefused,
-  type Opening,
-  type SelectedMailbox,
+  type OpenedMailbox,
   type Session,
-  type StoreUpdate,
-  type ThreadAlgorithm,
   type TransferUids,
-  type TransferUpdate,
   type UntaggedWriter,
 } from './engine';
 import type { FetchQueryItem } from './fetch-query';
-import type { SortCriterion } from './sort';
 import { toImapError } from './imap-error';
 import { trackActivity } from './activity';
 
@@ -26,68 +20,6 @@ import { trackActivity } from './activity';
  * connection's formatResponse and written to its stream. Everything else in src/imap sees
  * the typed MailboxBackend, Session and UntaggedWriter of engine.ts.
  */
-
-/** An imap-core session object (imap-connection.js `_startSession`, with mailbridge's additions). */
-export interface CoreSession {
-  id: string;
-  user: { id: string; username: string };
-  selected: SelectedMailbox | false;
-  /** While SELECT or EXAMINE runs its hook (imap-core 0xx examine-tells-open-hook). */
-  opening?: Opening | null;
-  writeStream: { write(chunk: unknown, callback?: () => void): boolean };
-  formatResponse(command: string, uid: number, data?: Record<string, unknown>): unknown;
-  announceKeywords(flags: readonly string[]): void;
-  getQueryResponse(
-    query: readonly unknown[],
-    message: Record<string, unknown>,
-    options: Record<string, unknown>,
-  ): unknown[];
-  isUTF8Enabled(): boolean;
-  earlierVanished(uids: readonly number[], set: string): unknown;
-}
-
-type Callback = (err: Error | null, ...results: unknown[]) => void;
-
-/** The engine's command hooks, as imap-core calls them. */
-interface CoreHooks {
-  onList(query: string, session: CoreSession, callback: Callback): void;
-  onLsub(query: string, session: CoreSession, callback: Callback): void;
-  onSubscribe(path: string, session: CoreSession, callback: Callback): void;
-  onUnsubscribe(path: string, session: CoreSession, callback: Callback): void;
-  onStatus(path: string, items: string[], session: CoreSession, callback: Callback): void;
-  onCreate(path: string, session: CoreSession, callback: Callback): void;
-  onRename(path: string, newPath: string, session: CoreSession, callback: Callback): void;
-  onDelete(path: string, session: CoreSession, callback: Callback): void;
-  onOpen(path: string, session: CoreSession, callback: Callback): void;
-  onFetch(mailbox: string, options: FetchOptions, session: CoreSession, callback: Callback): void;
-  onStore(mailbox: string, update: StoreUpdate, session: CoreSession, callback: Callback): void;
-  onCopy(connection: unknown, mailbox: string, update: TransferUpdate, session: CoreSession, callback: Callback): void;
-  onMove(mailbox: string, update: TransferUpdate, session: CoreSession, callback: Callback): void;
-  onExpunge(mailbox: string, update: ExpungeUpdate, session: CoreSession, callback: Callback): void;
-  onAppend(
-    path: string,
-    flags: string[],
-    date: string | Date | undefined,
-    raw: Buffer,
-    session: CoreSession,
-    callback: Callback,
-  ): void;
-  onSearch(mailbox: string, options: { query: unknown[] }, session: CoreSession, callback: Callback): void;
-  onSort(
-    mailbox: string,
-    options: { query: unknown[]; sort: SortCriterion[] },
-    session: CoreSession,
-    callback: Callback,
-  ): void;
-  onThread(
-    mailbox: string,
-    options: { query: unknown[]; algorithm: ThreadAlgorithm },
-    session: CoreSession,
-    callback: Callback,
-  ): void;
-  onRecentCount(session: CoreSession): number;
-  onClose?(session: CoreSession, callback: () => void): void;
-}
 
 /** Untagged responses through the connection's formatResponse (sequence numbers, QRESYNC's VANISHED). */
 class CoreUntagged implements UntaggedWriter {
@@ -142,6 +74,8 @@ class TypedSession implements Session {
   }
 
   get account() {
+    // the engine calls the backend only once logged in
+    if (!this.core.user) throw new Error('no account before login');
     return this.core.user.id;
   }
 
@@ -174,22 +108,19 @@ export function sessionOf(core: CoreSession): Session {
   return session;
 }
 
-const copyUid = (uids: TransferUids) => ({
-  uidValidity: uids.uidValidity,
-  sourceUid: uids.sourceUids,
-  destinationUid: uids.destinationUids,
-});
-
 /**
- * Binds `backend` to imap-core's command hooks. A MailboxRefused becomes the engine's string
+ * Binds `backend` and `host` to imap-core's hooks. A MailboxRefused becomes the engine's string
  * code; any other failure is answered with toImapError's code and text (the backend logs it).
  */
-export function bindEngine(server: InstanceType<typeof IMAPServer>, backend: MailboxBackend, logger: Logger): void {
-  const hooks = server as unknown as CoreHooks;
-
+export function bindEngine(
+  server: InstanceType<typeof IMAPServer>,
+  backend: MailboxBackend,
+  host: ConnectionHost,
+  logger: Logger,
+): void {
   /** Runs a backend call and answers the callback with `encode` of its result. */
   const answer =
-    <R>(command: string, core: CoreSession, callback: Callback, encode: (result: R) => unknown[]) =>
+    <R>(command: string, core: CoreSession, callback: HookCallback, encode: (result: R) => unknown[]) =>
     (work: Promise<R>) => {
       trackActivity(core, work)
         .then(
@@ -204,21 +135,47 @@ export function bindEngine(server: InstanceType<typeof IMAPServer>, backend: Mai
         .catch((err: unknown) => logger.error({ command, err: (err as Error)?.message }, 'imap answer failed'));
     };
   const done = (): unknown[] => [true];
+  const copyUid = (uids: TransferUids) => [
+    true,
+    { uidValidity: uids.uidValidity, sourceUid: uids.sourceUids, destinationUid: uids.destinationUids },
+  ];
 
-  hooks.onList = (_query, core, cb) => answer('LIST', core, cb, (list) => [list])(backend.list(sessionOf(core)));
-  hooks.onLsub = (_query, core, cb) => answer('LSUB', core, cb, (list) => [list])(backend.lsub(sessionOf(core)));
-  hooks.onSubscribe = (path, core, cb) => answer('SUBSCRIBE', core, cb, done)(backend.subscribe(sessionOf(core), path));
-  hooks.onUnsubscribe = (path, core, cb) =>
+  server.onConnect = (core, callback) => {
+    try {
+      host.connect(core);
+    } catch (err) {
+      return callback(err as Error);
+    }
+    callback();
+  };
+  server.onClose = (core, callback) => {
+    backend.close(sessionOf(core));
+    host.closed(core);
+    callback();
+  };
+  server.onAuth = (login, core, callback) => {
+    host.login(login, core).then(
+      (result) => (result ? callback(null, result) : callback(null)),
+      // imap-core would answer an error without an IMAP response as "NO [TEMPFAIL] LOGIN completed"
+      (err: unknown) => callback(toImapError(err)),
+    );
+  };
+
+  server.onList = (_query, core, cb) => answer('LIST', core, cb, (list) => [list])(backend.list(sessionOf(core)));
+  server.onLsub = (_query, core, cb) => answer('LSUB', core, cb, (list) => [list])(backend.lsub(sessionOf(core)));
+  server.onSubscribe = (path, core, cb) =>
+    answer('SUBSCRIBE', core, cb, done)(backend.subscribe(sessionOf(core), path));
+  server.onUnsubscribe = (path, core, cb) =>
     answer('UNSUBSCRIBE', core, cb, done)(backend.unsubscribe(sessionOf(core), path));
-  hooks.onStatus = (path, items, core, cb) =>
+  server.onStatus = (path, items, core, cb) =>
     answer('STATUS', core, cb, (status) => [status])(backend.status(sessionOf(core), path, items));
-  hooks.onCreate = (path, core, cb) => answer('CREATE', core, cb, done)(backend.create(sessionOf(core), path));
-  hooks.onRename = (path, newPath, core, cb) =>
+  server.onCreate = (path, core, cb) => answer('CREATE', core, cb, done)(backend.create(sessionOf(core), path));
+  server.onRename = (path, newPath, core, cb) =>
     answer('RENAME', core, cb, done)(backend.rename(sessionOf(core), path, newPath));
-  hooks.onDelete = (path, core, cb) => answer('DELETE', core, cb, done)(backend.delete(sessionOf(core), path));
+  server.onDelete = (path, core, cb) => answer('DELETE', core, cb, done)(backend.delete(sessionOf(core), path));
 
-  hooks.onOpen = (path, core, cb) =>
-    answer('SELECT', core, cb, (opened: Awaited<ReturnType<MailboxBackend['open']>>) => [
+  server.onOpen = (path, core, cb) =>
+    answer('SELECT', core, cb, (opened: OpenedMailbox) => [
       {
         _id: opened.key,
         recent: opened.recent,
@@ -234,42 +191,31 @@ export function bindEngine(server: InstanceType<typeof IMAPServer>, backend: Mai
       },
     ])(backend.open(sessionOf(core), path));
 
-  hooks.onFetch = (mailbox, options, core, cb) =>
+  server.onFetch = (mailbox, options, core, cb) =>
     answer('FETCH', core, cb, done)(backend.fetch(sessionOf(core), mailbox, options));
-  hooks.onStore = (mailbox, update, core, cb) =>
+  server.onStore = (mailbox, update, core, cb) =>
     answer('STORE', core, cb, (modified: number[]) => [true, modified])(
       backend.store(sessionOf(core), mailbox, update),
     );
-  hooks.onCopy = (_connection, mailbox, update, core, cb) =>
-    answer('COPY', core, cb, (uids: TransferUids) => [true, copyUid(uids)])(
-      backend.copy(sessionOf(core), mailbox, update),
-    );
-  hooks.onMove = (mailbox, update, core, cb) =>
-    answer('MOVE', core, cb, (uids: TransferUids) => [true, copyUid(uids)])(
-      backend.move(sessionOf(core), mailbox, update),
-    );
-  hooks.onExpunge = (mailbox, update, core, cb) =>
+  server.onCopy = (_connection, mailbox, update, core, cb) =>
+    answer('COPY', core, cb, copyUid)(backend.copy(sessionOf(core), mailbox, update));
+  server.onMove = (mailbox, update, core, cb) =>
+    answer('MOVE', core, cb, copyUid)(backend.move(sessionOf(core), mailbox, update));
+  server.onExpunge = (mailbox, update, core, cb) =>
     answer('EXPUNGE', core, cb, done)(backend.expunge(sessionOf(core), mailbox, update));
-  hooks.onAppend = (path, flags, date, raw, core, cb) =>
+  server.onAppend = (path, flags, date, message, core, cb) =>
     answer('APPEND', core, cb, (appended: { uidValidity: number; uid: number }) => [true, appended])(
-      backend.append(sessionOf(core), path, flags, date ? new Date(date) : undefined, raw),
+      backend.append(sessionOf(core), path, flags, date ? new Date(date) : undefined, message),
     );
 
-  hooks.onSearch = (mailbox, options, core, cb) =>
+  server.onSearch = (mailbox, options, core, cb) =>
     answer('SEARCH', core, cb, (found) => [found])(backend.search(sessionOf(core), mailbox, options.query));
-  hooks.onSort = (mailbox, options, core, cb) =>
+  server.onSort = (mailbox, options, core, cb) =>
     answer('SORT', core, cb, (found) => [found])(backend.sort(sessionOf(core), mailbox, options.query, options.sort));
-  hooks.onThread = (mailbox, options, core, cb) =>
+  server.onThread = (mailbox, options, core, cb) =>
     answer('THREAD', core, cb, (found) => [found])(
       backend.thread(sessionOf(core), mailbox, options.query, options.algorithm),
     );
 
-  hooks.onRecentCount = (core) => backend.recentCount(sessionOf(core));
-  // after the listener's own onClose (connection caps, login deadline), if it has one
-  const closed = hooks.onClose;
-  hooks.onClose = (core, callback) => {
-    backend.close(sessionOf(core));
-    if (closed) closed(core, callback);
-    else callback();
-  };
+  server.onRecentCount = (core) => backend.recentCount(sessionOf(core));
 }

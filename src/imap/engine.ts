@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FlagAction } from '../domain/flag-update';
 import type { FetchQueryItem } from './fetch-query';
 import type { SortCriterion } from './sort';
@@ -174,6 +175,39 @@ export interface SearchResult {
 }
 
 export type ThreadAlgorithm = 'orderedsubject' | 'references';
+
+/** A client connection as the listener sees it: the same object from connect to close. */
+export interface Connection {
+  readonly id: string;
+  readonly remoteAddress: string;
+  /** Set once logged in. */
+  readonly user?: { id: string; username: string };
+}
+
+/** LOGIN and AUTHENTICATE PLAIN. */
+export interface Login {
+  method?: string;
+  /** SASL PLAIN's authorization identity (RFC 4616); absent for LOGIN. */
+  authzid?: string;
+  username: string;
+  password: string;
+  connection?: { secure?: boolean; remoteAddress?: string };
+}
+
+/** A login's outcome: the account, a hand-over of the connection to another node, or wrong credentials (null). */
+export type LoginAnswer =
+  | { user: { id: string; username: string } }
+  | { handOver(socket: Socket, tag: string, unread: Buffer): void }
+  | null;
+
+/** What the engine asks of the listener: connections admitted, logins checked. */
+export interface ConnectionHost {
+  /** A new connection; throws to refuse it (the error's message says why). */
+  connect(connection: Connection): void;
+  closed(connection: Connection): void;
+  /** Throws an ImapError to answer NO with its code and text. */
+  login(login: Login, connection: Connection): Promise<LoginAnswer>;
+}
 
 /** What the engine asks of the bridge: one method per command. */
 export interface MailboxBackend {

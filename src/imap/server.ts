@@ -15,6 +15,7 @@ import type { ChangeJournal } from '../domain/change-journal';
 import { authHook, type OwnerRoute } from './auth-hook';
 import { type CommandObserver, mailboxBackend } from './hooks';
 import { bindEngine } from './engine-adapter';
+import type { ConnectionHost } from './engine';
 import { RecentMessages } from './recent';
 import { accountId } from '../model/account-id';
 
@@ -88,20 +89,25 @@ function bye(connection: ImapConnection, reason: string): void {
 }
 
 /** Caps connections (gate) and disconnects clients that do not log in in time. */
-function guardConnections(server: ImapCoreServer, gate: ConnectionGate, limits: Limits): void {
+function guardConnections(
+  server: ImapCoreServer,
+  gate: ConnectionGate,
+  limits: Limits,
+): Pick<ConnectionHost, 'connect' | 'closed'> {
   const deadlines = new LoginDeadlines(limits.loginTimeoutSeconds * 1000);
-  server.onConnect = (session: ImapConnection['session'], callback: (err?: Error) => void) => {
-    if (!gate.admit(session.id, session.remoteAddress)) return callback(new Error(tooManyConnections));
-    deadlines.start(session.id, () => {
-      if (session.user) return;
-      for (const c of connectionsOf(server)) if (c.session === session) bye(c, 'Login timeout, closing connection');
-    });
-    callback();
-  };
-  server.onClose = (session: ImapConnection['session'], callback: () => void) => {
-    deadlines.stop(session.id);
-    gate.release(session.id);
-    callback();
+  return {
+    connect: (connection) => {
+      if (!gate.admit(connection.id, connection.remoteAddress)) throw new Error(tooManyConnections);
+      deadlines.start(connection.id, () => {
+        if (connection.user) return;
+        for (const c of connectionsOf(server))
+          if (c.session === connection) bye(c, 'Login timeout, closing connection');
+      });
+    },
+    closed: (connection) => {
+      deadlines.stop(connection.id);
+      gate.release(connection.id);
+    },
   };
 }
 
@@ -139,15 +145,19 @@ function create(
     noDelay: true,
   });
   server.notifier = opts.notifier;
-  guardConnections(server, gate, limits);
-  bindEngine(server, mailboxBackend(opts.accounts, opts.logger, recent, opts.onCommand), opts.logger);
-  server.onAuth = authHook({
+  const login = authHook({
     accounts: opts.accounts,
     logins: opts.logins,
     logger: opts.logger,
     gate,
     owners: opts.owners ?? null,
   });
+  bindEngine(
+    server,
+    mailboxBackend(opts.accounts, opts.logger, recent, opts.onCommand),
+    { ...guardConnections(server, gate, limits), login },
+    opts.logger,
+  );
   server.on('error', (err: NodeJS.ErrnoException) => {
     // a port that cannot be bound rejects listen(): the start reports it, in one line
     if (err.syscall === 'listen' || handshakes.report(err)) return;

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { cloneImapStructure, createIndexer } from '../../src/mime';
 import type { FetchQueryItem } from '../../src/imap/fetch-query';
 import { fetchLines, isLineQuery } from '../../src/imap/fetch-line';
-import { type CoreSession, sessionOf as typedSession } from '../../src/imap/engine-adapter';
+import type { CoreSession } from '@mailbridge/imap-core';
+import { sessionOf as typedSession } from '../../src/imap/engine-adapter';
 import type { MessageRow, MessageSummary } from '../../src/store';
 import { mailbox, startHarness, type Harness } from '../support/bridge-harness';
 import { rawSession } from '../support/raw-session';
@@ -87,6 +88,7 @@ function sessionOf(uidList: number[], utf8: boolean): CoreSession {
   };
   return {
     id: 'test',
+    remoteAddress: '127.0.0.1',
     user: { id: 'test', username: mailbox },
     selected: connection.selected,
     writeStream: { write: () => true },

@@ -210,12 +210,18 @@ export function bindEngine(
 
   server.onSearch = (mailbox, options, core, cb) =>
     answer('SEARCH', core, cb, (found) => [found])(backend.search(sessionOf(core), mailbox, options.query));
-  server.onSort = (mailbox, options, core, cb) =>
-    answer('SORT', core, cb, (found) => [found])(backend.sort(sessionOf(core), mailbox, options.query, options.sort));
-  server.onThread = (mailbox, options, core, cb) =>
-    answer('THREAD', core, cb, (found) => [found])(
-      backend.thread(sessionOf(core), mailbox, options.query, options.algorithm),
-    );
+  // capabilities: without the hook the engine neither offers nor runs the command
+  const { sort, thread } = backend;
+  if (sort)
+    server.onSort = (mailbox, options, core, cb) =>
+      answer('SORT', core, cb, (found) => [found])(
+        sort.call(backend, sessionOf(core), mailbox, options.query, options.sort),
+      );
+  if (thread)
+    server.onThread = (mailbox, options, core, cb) =>
+      answer('THREAD', core, cb, (found) => [found])(
+        thread.call(backend, sessionOf(core), mailbox, options.query, options.algorithm),
+      );
 
   server.onRecentCount = (core) => backend.recentCount(sessionOf(core));
 }

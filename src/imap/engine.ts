@@ -209,7 +209,11 @@ export interface ConnectionHost {
   login(login: Login, connection: Connection): Promise<LoginAnswer>;
 }
 
-/** What the engine asks of the bridge: one method per command. */
+/**
+ * What the engine asks of the bridge: one method per command. Like go-imap's optional session
+ * interfaces, the optional methods are capabilities: the engine offers SORT and THREAD
+ * (RFC 5256) only to a backend that implements them.
+ */
 export interface MailboxBackend {
   list(session: Session): Promise<ListEntry[]>;
   lsub(session: Session): Promise<ListEntry[]>;
@@ -237,8 +241,8 @@ export interface MailboxBackend {
     message: Buffer,
   ): Promise<{ uidValidity: number; uid: number }>;
   search(session: Session, mailbox: string, query: SearchQuery): Promise<SearchResult>;
-  sort(session: Session, mailbox: string, query: SearchQuery, sort: SortCriterion[]): Promise<SearchResult>;
-  thread(
+  sort?(session: Session, mailbox: string, query: SearchQuery, sort: SortCriterion[]): Promise<SearchResult>;
+  thread?(
     session: Session,
     mailbox: string,
     query: SearchQuery,

@@ -1,6 +1,7 @@
 import { type CoreSession, type HookCallback, type IMAPServer, imapHandler } from '@mailbridge/imap-core';
 import type { Logger } from '../log';
 import {
+  type Connection,
   type ConnectionHost,
   type MailboxBackend,
   MailboxRefused,
@@ -11,7 +12,7 @@ import {
 } from './engine';
 import type { FetchQueryItem } from './fetch-query';
 import { toImapError } from './imap-error';
-import { trackActivity } from './activity';
+import { isActive, trackActivity } from './activity';
 
 /**
  * The one module that speaks imap-core's hook convention: positional arguments, the session
@@ -94,6 +95,36 @@ class TypedSession implements Session {
   fetchValues(query: readonly FetchQueryItem[], message: Record<string, unknown>, options: Record<string, unknown>) {
     return this.core.getQueryResponse(query, message, options);
   }
+}
+
+/** An open client connection, as the listener needs it to dismiss or count it. */
+export interface ClientConnection {
+  readonly session: Connection;
+  /** A command is being received or handled, or its answer is still being written. */
+  busy(): boolean;
+  /** Says `* BYE reason` and closes the connection. */
+  bye(reason: string): void;
+}
+
+/** imap-core's connection object (imap-connection.js), the parts the listener needs. */
+interface CoreConnection {
+  session: CoreSession;
+  /** Set while a command with a literal is still being received. */
+  _currentCommand: unknown;
+  writeStream: { readableLength: number };
+  send(line: string): void;
+  close(): void;
+}
+
+export function clientConnections(server: InstanceType<typeof IMAPServer>): ClientConnection[] {
+  return [...(server.connections as Set<CoreConnection>)].map((c) => ({
+    session: c.session,
+    busy: () => !!c._currentCommand || isActive(c.session) || c.writeStream.readableLength > 0,
+    bye: (reason) => {
+      c.send(`* BYE ${reason}`);
+      c.close();
+    },
+  }));
 }
 
 /** One typed Session per imap-core session, so per-session state (\Recent) can key on it. */

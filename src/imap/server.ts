@@ -10,11 +10,10 @@ import { dismissWhenIdle } from '../listen/drain';
 import { LoginDeadlines } from '../listen/login-deadline';
 import { type TlsPair, tlsPolicy } from '../tls';
 import type { AccountRegistry } from '../domain/account-registry';
-import { isActive } from './activity';
 import type { ChangeJournal } from '../domain/change-journal';
 import { authHook, type OwnerRoute } from './auth-hook';
 import { type CommandObserver, mailboxBackend } from './hooks';
-import { bindEngine } from './engine-adapter';
+import { bindEngine, clientConnections } from './engine-adapter';
 import type { ConnectionHost } from './engine';
 import { RecentMessages } from './recent';
 import { accountId } from '../model/account-id';
@@ -51,26 +50,7 @@ export interface RunningImap {
   close(): Promise<void>;
 }
 
-/** The parts of an imap-core connection a reload needs. */
-interface CoreConnection {
-  session?: { user?: { id?: string } };
-  send(line: string): void;
-  close(): void;
-}
-
 type ImapCoreServer = InstanceType<typeof IMAPServer>;
-
-/** The parts of an imap-core connection the listener uses. */
-interface ImapConnection {
-  session: { id: string; remoteAddress: string; user?: unknown };
-  /** Set while a command with a literal is still being received. */
-  _currentCommand: unknown;
-  writeStream: { readableLength: number };
-  send(line: string): void;
-  close(force?: boolean): void;
-}
-
-const connectionsOf = (server: ImapCoreServer) => server.connections as Set<ImapConnection>;
 
 function listen(server: ImapCoreServer, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -81,11 +61,6 @@ function listen(server: ImapCoreServer, port: number, host: string): Promise<num
       resolve((inner.address() as AddressInfo).port);
     });
   });
-}
-
-function bye(connection: ImapConnection, reason: string): void {
-  connection.send(`* BYE ${reason}`);
-  connection.close();
 }
 
 /** Caps connections (gate) and disconnects clients that do not log in in time. */
@@ -100,8 +75,8 @@ function guardConnections(
       if (!gate.admit(connection.id, connection.remoteAddress)) throw new Error(tooManyConnections);
       deadlines.start(connection.id, () => {
         if (connection.user) return;
-        for (const c of connectionsOf(server))
-          if (c.session === connection) bye(c, 'Login timeout, closing connection');
+        for (const c of clientConnections(server))
+          if (c.session === connection) c.bye('Login timeout, closing connection');
       });
     },
     closed: (connection) => {
@@ -170,9 +145,9 @@ function closeServer(server: ImapCoreServer): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   return dismissWhenIdle(
     {
-      connections: () => connectionsOf(server),
-      busy: (c) => !!c._currentCommand || isActive(c.session) || c.writeStream.readableLength > 0,
-      dismiss: (c) => bye(c, 'Server shutting down'),
+      connections: () => clientConnections(server),
+      busy: (c) => c.busy(),
+      dismiss: (c) => c.bye('Server shutting down'),
     },
     closed,
   );
@@ -198,7 +173,7 @@ export async function startImapServer(opts: ImapServerOptions): Promise<RunningI
     securePort = await listen(secure, opts.securePort, opts.host);
   }
   const servers = secure ? [plain, secure] : [plain];
-  const connections = () => servers.flatMap((s) => [...(s.connections as Set<CoreConnection>)]);
+  const connections = () => servers.flatMap(clientConnections);
   return {
     port,
     securePort,
@@ -208,11 +183,7 @@ export async function startImapServer(opts: ImapServerOptions): Promise<RunningI
       for (const s of servers) s.options.maxMessage = bytes;
     },
     disconnect: (account, reason) => {
-      for (const c of connections()) {
-        if (c.session?.user?.id !== accountId(account)) continue;
-        c.send(`* BYE ${reason}`);
-        c.close();
-      }
+      for (const c of connections()) if (c.session.user?.id === accountId(account)) c.bye(reason);
     },
     close: async () => {
       await Promise.all([closeServer(plain), secure ? closeServer(secure) : Promise.resolve()]);

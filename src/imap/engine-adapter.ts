@@ -3,6 +3,7 @@ import type { Logger } from '../log';
 import {
   type Connection,
   type ConnectionHost,
+  type FetchLineWriter,
   type MailboxBackend,
   MailboxRefused,
   type OpenedMailbox,
@@ -41,9 +42,23 @@ class CoreUntagged implements UntaggedWriter {
     return this.write(stream ? imapHandler.compileStream(response) : { compiled: imapHandler.compiler(response) });
   }
 
-  fetchLines(lines: readonly string[]): Promise<void> {
-    // the composer ends each `compiled` chunk with CRLF, so the lines are joined with it
-    return this.write({ compiled: lines.join('\r\n') });
+  fetchLines(): FetchLineWriter {
+    const sequence = sequenceNumbers(this.core);
+    let pending: string[] = [];
+    return {
+      add: (uid, items) => {
+        const seq = sequence(uid);
+        if (seq) pending.push(`* ${seq} FETCH (${items})`);
+        return seq > 0;
+      },
+      flush: () => {
+        if (!pending.length) return null;
+        // the composer ends each `compiled` chunk with CRLF, so the lines are joined with it
+        const chunk = pending.join('\r\n');
+        pending = [];
+        return this.write({ compiled: chunk });
+      },
+    };
   }
 
   expunge(uid: number, silent = false) {
@@ -255,4 +270,36 @@ export function bindEngine(
       );
 
   server.onRecentCount = (core) => backend.recentCount(sessionOf(core));
+}
+
+/**
+ * Sequence numbers as formatResponse finds them (position in uidList, 0 when absent), in
+ * constant time for rows that come in the list's order (both are in UID order): the next
+ * position is tried first. Out of order, the first search scans like imap-core; later ones
+ * use an index of the list, checked against it as it may have changed meanwhile.
+ */
+function sequenceNumbers(session: CoreSession): (uid: number) => number {
+  let next = 0;
+  let misses = 0;
+  let index: Map<number, number> | undefined;
+  return (uid) => {
+    const list = session.selected ? session.selected.uidList : [];
+    let i = next;
+    if (list[i] !== uid) {
+      if (++misses > 1) {
+        index ??= indexOf(list);
+        i = index.get(uid) ?? -1;
+      }
+      if (list[i] !== uid) i = list.indexOf(uid);
+    }
+    if (i >= 0) next = i + 1;
+    return i + 1;
+  };
+}
+
+/** uid -> position, the first one like indexOf. */
+function indexOf(list: readonly number[]): Map<number, number> {
+  const index = new Map<number, number>();
+  for (let i = list.length - 1; i >= 0; i--) index.set(list[i], i);
+  return index;
 }

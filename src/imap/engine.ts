@@ -34,6 +34,14 @@ export interface Opening {
   readonly qresync?: QresyncParameter | null;
 }
 
+/** `* n FETCH (items)` responses, gathered and written as one chunk per flush. */
+export interface FetchLineWriter {
+  /** Adds `uid`'s response; false (and nothing added) when `uid` is not in the session's view. */
+  add(uid: number, items: string): boolean;
+  /** Writes what was added since the last flush; resolves once written, null when there was nothing. */
+  flush(): Promise<void> | null;
+}
+
 /** Writes the untagged responses a command sends before its tagged answer. */
 export interface UntaggedWriter {
   /** `* n FETCH (UID u FLAGS (...) MODSEQ (m))`, each item left out when false; nothing when `uid` left the view. */
@@ -46,8 +54,8 @@ export interface UntaggedWriter {
    * carries message content. Resolves once written; null when `uid` left the session's view.
    */
   fetchValues(uid: number, query: readonly FetchQueryItem[], values: unknown[], stream: boolean): Promise<void> | null;
-  /** FETCH responses already in wire form (fetch-line.ts), without their CRLF; resolves once written. */
-  fetchLines(lines: readonly string[]): Promise<void>;
+  /** One FETCH command's responses whose items are already wire text (fetch-line.ts). */
+  fetchLines(): FetchLineWriter;
   /** `* n EXPUNGE` (or `* VANISHED u` under QRESYNC), and the UID leaves the view; `silent` only updates the view. */
   expunge(uid: number, silent?: boolean): void;
   /** `* VANISHED (EARLIER) ...` of those of `uids` the client's UID `set` names (RFC 7162 3.2.6). */

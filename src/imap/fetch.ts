@@ -156,6 +156,7 @@ export async function fetchMessages(
   };
   // metadata answers written as text (fetch-line.ts): the same bytes without imap-core's costs per message
   const lines = isLineQuery(options.query) ? fetchLines(session, options.query, queryOptions.acceptUTF8Enabled) : null;
+  const lineWriter = lines && session.untagged.fetchLines();
 
   for (let i = 0; i < rows.length; i += batchSize) {
     const batch = rows.slice(i, i + batchSize);
@@ -167,20 +168,18 @@ export async function fetchMessages(
     else if (treeItems.length) for (const [uid, header] of await view.headers(ids)) trees.set(uid, headerTree(header));
     let written: Promise<void> = Promise.resolve();
     // a batch's lines go out as one chunk: one socket write, not one per message
-    let pending: string[] = [];
     const flush = () => {
-      if (pending.length) written = session.untagged.fetchLines(pending);
-      pending = [];
+      written = lineWriter?.flush() ?? written;
     };
     for (const row of batch) {
       const summary = summaries.get(row.messageUid);
       const tree = trees.get(row.messageUid);
       // the vendor no longer has it and nothing is cached: its removal reaches the session with the next poll
       if ((needsSummary && !summary) || (treeItems.length && !tree)) continue;
-      const line = lines?.(row, summary);
-      if (line === false) continue; // expunged from this session's view meanwhile
-      if (line !== undefined) {
-        pending.push(line);
+      const items = lines?.(row, summary);
+      // (a message expunged from this session's view meanwhile is left out)
+      if (items !== undefined && lineWriter) {
+        lineWriter.add(row.uid, items);
         continue;
       }
       flush();

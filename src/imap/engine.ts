@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FlagAction } from '../domain/flag-update';
 import type { FetchQueryItem } from './fetch-query';
+import type { SearchTerm } from './search';
 import type { SortCriterion } from './sort';
 import type { ThreadNode } from './thread';
 
@@ -174,8 +175,8 @@ export interface ExpungeUpdate {
   silent?: boolean;
 }
 
-/** The parsed search keys (search.ts's SearchTerm once object ids are resolved). */
-export type SearchQuery = unknown[];
+/** The search keys as the engine parsed them (EMAILID and THREADID still to be resolved). */
+export type SearchQuery = SearchTerm[];
 
 export interface SearchResult {
   uidList: number[];

@@ -81,7 +81,7 @@ export async function searchMessages(
 ): Promise<{ uidList: number[]; highestModseq: number; rows: MessageRow[] }> {
   const visible = new Set(session.selected ? session.selected.uidList : []);
   const rows = view.allRows(folder).filter((r) => visible.has(r.uid));
-  const query = await resolveObjectIdTerms(view, rawQuery as SearchTerm[], rows);
+  const query = await resolveObjectIdTerms(view, rawQuery, rows);
   const ids = rows.map((r) => r.messageUid);
   const headers = usesHeaders(query) ? await view.headers(ids) : new Map<string, string[]>();
 

@@ -15,6 +15,7 @@ declare module '@mailbridge/imap-core' {
   type ExpungeUpdate = import('../imap/engine').ExpungeUpdate;
   type SortCriterion = import('../imap/sort').SortCriterion;
   type ThreadAlgorithm = import('../imap/engine').ThreadAlgorithm;
+  type SearchQuery = import('../imap/engine').SearchQuery;
 
   /** imap-core's answer convention: an error, or the results positionally (a string code refuses). */
   export type HookCallback = (err: Error | null, ...results: unknown[]) => void;
@@ -86,16 +87,16 @@ declare module '@mailbridge/imap-core' {
       session: CoreSession,
       callback: HookCallback,
     ): void;
-    onSearch?(mailbox: string, options: { query: unknown[] }, session: CoreSession, callback: HookCallback): void;
+    onSearch?(mailbox: string, options: { query: SearchQuery }, session: CoreSession, callback: HookCallback): void;
     onSort?(
       mailbox: string,
-      options: { query: unknown[]; sort: SortCriterion[] },
+      options: { query: SearchQuery; sort: SortCriterion[] },
       session: CoreSession,
       callback: HookCallback,
     ): void;
     onThread?(
       mailbox: string,
-      options: { query: unknown[]; algorithm: ThreadAlgorithm },
+      options: { query: SearchQuery; algorithm: ThreadAlgorithm },
       session: CoreSession,
       callback: HookCallback,
     ): void;

@@ -5,7 +5,6 @@ import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import { toImapError } from './imap-error';
 import { StoreUnavailableError } from '../store/store-errors';
-import { Refusal } from '../domain/refusal';
 import { folderKey, splitFolderKey } from '../model/folder-key';
 import {
   type ExpungeUpdate,
@@ -44,7 +43,7 @@ export type CommandObserver = (command: string, seconds: number, ok: boolean) =>
  * (domain/store-checked-writes.ts); one the vendor accepted stays made though the store failed
  * right after, so the client hears OK: the change is kept here and stored once the store is back.
  */
-const vendorWrites = new Set(['store', 'move', 'copy', 'expunge']);
+const vendorWrites = new Set(['store', 'move', 'copy', 'expunge', 'rename', 'delete']);
 
 /** The IMAP command a method serves: the engine opens a folder for both SELECT and EXAMINE. */
 const commandOf = (name: string) => (name === 'open' ? 'SELECT' : name.toUpperCase());
@@ -120,18 +119,10 @@ export function mailboxBackend(
   /** COPY and MOVE: the selected folder, then the destination, which must exist (TRYCREATE). */
   const transferFolders = async (view: AccountView, key: string, destination: string) => {
     const folder = await view.folderByKey(splitFolderKey(key).folder);
-    const target = await view.folder(destination);
+    const target = await view.destination(destination);
     if (!folder) throw new MailboxRefused('NONEXISTENT');
     if (!target) throw new MailboxRefused('TRYCREATE');
     return { folder, target };
-  };
-
-  const noFolderChanges = async () => {
-    throw new Refusal(
-      'cannot',
-      'The mail vendor API cannot create, rename or delete folders; manage folders in webmail ' +
-        '(a label is created by copying a message to Labels/<name>)',
-    );
   };
 
   return {
@@ -163,9 +154,10 @@ export function mailboxBackend(
       };
     }),
 
-    create: command('create', noFolderChanges),
-    rename: command('rename', noFolderChanges),
-    delete: command('delete', noFolderChanges),
+    // label folders only; the rest is refused with the reason (domain/label-folders.ts)
+    create: command('create', (view, _s, path: string) => view.createFolder(path)),
+    rename: command('rename', (view, _s, path: string, newPath: string) => view.renameFolder(path, newPath)),
+    delete: command('delete', (view, _s, path: string) => view.deleteFolder(path)),
 
     open: command('open', async (view, session, path: string) => {
       const folder = await named(view, path);

@@ -67,12 +67,13 @@ export interface SmtpHarnessOptions {
   host?: string;
 }
 
-let tlsPair: Promise<{ key: string; cert: string }> | null = null;
+let tlsPair: { key: string; cert: string } | null = null;
 export function selfSigned(): Promise<{ key: string; cert: string }> {
-  tlsPair ??= generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' }).then(
-    (p) => ({ key: p.private, cert: p.cert }),
-  );
-  return tlsPair;
+  if (!tlsPair) {
+    const pems = generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' });
+    tlsPair = { key: pems.private, cert: pems.cert };
+  }
+  return Promise.resolve(tlsPair);
 }
 
 /** A pass-through in front of the mail host that records request starts and concurrency. */

@@ -164,6 +164,7 @@ export function createVendorClient(
   logger: Logger,
   observer?: VendorObserver,
   writeFence?: (mailbox: string) => void,
+  clock: Clock = systemClock,
 ): VendorClient {
-  return new VendorClient(config.vendor, config.assumptions, secrets, logger, {}, observer, systemClock, writeFence);
+  return new VendorClient(config.vendor, config.assumptions, secrets, logger, {}, observer, clock, writeFence);
 }

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import nodemailer from 'nodemailer';
-import { beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { control, mailbox, useImapSession } from '../support/bridge-harness';
 import { ManualClock } from '../support/manual-clock';
 import { requireTools } from '../support/tools';
@@ -9,15 +8,20 @@ import { scrape } from './prometheus';
 
 /** The injected clock of the readiness record: the tests move it past the staleness limit. */
 let clockOffset = 0;
-/** The vendor's rate windows follow real time, moved on by the test where it would wait for a second to pass. */
-let vendorSkipped = 0;
+/**
+ * The vendor's rate windows and the bridge's gate, Retry-After pauses and backoff: moved on to
+ * whatever the bridge waits for, and by the test where it would wait for a vendor second to pass.
+ */
+const vendorClock = new ManualClock();
 /** What the vendor's latency waits on: a request it delays is held until the test moves this. */
 const held = new ManualClock();
 const s = useImapSession({
-  sandbox: { messages: 40, trafficClock: () => performance.now() + vendorSkipped, latencyClock: held },
+  sandbox: { messages: 40, trafficClock: vendorClock.now, latencyClock: held },
   config: { ops: { port: 0, staleAfterSeconds: 60 } },
-  bridge: { now: () => Date.now() + clockOffset },
+  bridge: { now: () => Date.now() + clockOffset, vendorClock },
 });
+beforeAll(() => vendorClock.run());
+afterAll(() => vendorClock.stop());
 const ops = (route: string) => `http://127.0.0.1:${s.h.bridge.ports.ops}${route}`;
 
 beforeAll(() => requireTools('prometheus-parser'));
@@ -77,12 +81,13 @@ describe('/metrics', () => {
 
   test('a 429 from the vendor is counted, and the request is retried after Retry-After', async () => {
     // 15 requests of the same mailbox from elsewhere, held by the vendor until the test lets them
-    // go, fill its in-flight limit: the bridge's next request is the 16th and gets 429. Only the
-    // bridge's Retry-After pause (1 s) is on the real clock: this bridge's gate has its own.
+    // go, fill its in-flight limit: the bridge's next request is the 16th and gets 429. The
+    // bridge's clock stands still meanwhile, so its Retry-After pause ends only once they did.
     s.h.sandbox.setLatency(1);
     const stats = () => s.h.sandbox.stats(mailbox);
+    vendorClock.stop();
     // the vendor's sliding second forgets the bridge's earlier requests, so all 15 are admitted
-    vendorSkipped += 1_000;
+    vendorClock.skip(1_000);
     const before = stats();
     const { accessToken } = s.h.sandbox.issueTokens(mailbox);
     const others = Array.from({ length: 15 }, () =>
@@ -108,6 +113,7 @@ describe('/metrics', () => {
       s.h.sandbox.setLatency(0);
       await held.advance(1);
       await Promise.all(others);
+      vendorClock.run();
     }
     await opening;
     const m = await scrape(ops('/metrics'));

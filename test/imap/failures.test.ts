@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { control, mailbox, startHarness, type Harness } from '../support/bridge-harness';
+import { ManualClock } from '../support/manual-clock';
 import { type Wire, wire } from '../support/wire';
 import type { VendorMessage } from '../../src/upstream/types';
 
@@ -32,14 +33,17 @@ class RawImap {
 }
 
 let h: Harness;
+/** The retries' backoff during the outage: no real second waited out. */
+const vendorClock = new ManualClock();
 
 beforeAll(async () => {
   // the bridge believes the flag command is called flag_v9: the sandbox does not know it
-  h = await startHarness({ config: { assumptions: { commands: { flag: { name: 'flag_v9' } } } } });
+  h = await startHarness({ config: { assumptions: { commands: { flag: { name: 'flag_v9' } } } }, vendorClock });
 });
 
 afterAll(async () => {
   await h?.close();
+  vendorClock.stop();
 });
 
 describe('bad input and vendor failures', () => {

@@ -13,6 +13,7 @@ import type { SyncContext, SyncMode } from './sync-context';
 import { copyByMoving, movedAway, moveMessages, type CopyOutcome, type MoveOutcome } from './organize';
 import { Refusal, requireVendorMessages } from './refusal';
 import { addLabel, dropLabel, removeLabel, type LabelView } from './labels';
+import { LabelFolders } from './label-folders';
 import { type ImapFolder, labelViewOf, MailboxMap, mailboxAt } from './mailbox-map';
 import { StateApplier } from './state-applier';
 import { contentLane } from './lanes';
@@ -75,7 +76,13 @@ export interface OpenFolder extends FolderStatus {
 }
 
 export class AccountView {
-  private folderCache: { at: number; folders: ImapFolder[]; counts: Map<string, MailFolder> } | null = null;
+  private folderCache: {
+    at: number;
+    folders: ImapFolder[];
+    counts: Map<string, MailFolder>;
+    /** The labels the vendor listed; null when it lists none (A21), so there are no label folders. */
+    labels: ReadonlySet<string> | null;
+  } | null = null;
   /** The listFolders under way, which every caller that needs a new list joins. */
   private folderRefresh: Promise<ImapFolder[]> | null = null;
   private readonly now: () => number;
@@ -84,6 +91,7 @@ export class AccountView {
   private readonly sync: SyncContext;
   private readonly local: LocalState;
   private readonly messages: MessageCache;
+  private readonly labelFolders: LabelFolders;
   /** Streams attachment bytes for imap-core's indexer: raw route once, then the disk cache. */
   readonly attachmentStorage: AttachmentStorage;
 
@@ -140,6 +148,15 @@ export class AccountView {
       },
     });
     this.local = store.local;
+    this.labelFolders = new LabelFolders({
+      ctx: this.sync,
+      local: this.local,
+      map: this.map,
+      freshList: () => this.folders(true),
+      vendorLabels: () => this.folderCache?.labels ?? null,
+      labelsKeptEmpty: vendor.labelsKeptEmpty,
+      exclusive: (key, fn) => this.syncs.exclusive(key, fn),
+    });
     this.quarantine = quarantine ? new QuarantineFolder(this.sync, this.local, quarantine) : null;
     this.messages = new MessageCache(account, vendor, store, this.local);
     this.attachmentStorage = createAttachmentStorage(
@@ -165,17 +182,23 @@ export class AccountView {
    */
   async folders(refresh = false): Promise<ImapFolder[]> {
     const cached = this.folderCache;
-    if (refresh || !cached) return this.withQuarantine(await this.refreshFolders());
+    if (refresh || !cached) return this.shown(await this.refreshFolders());
     if (this.now() - cached.at >= folderListTtlMs) {
       this.refreshFolders().catch((err) =>
         this.logger.warn({ account: this.account, err: (err as Error).message }, 'folder list refresh failed'),
       );
     }
-    return this.withQuarantine(cached.folders);
+    return this.shown(cached.folders);
   }
 
-  private withQuarantine(folders: ImapFolder[]): ImapFolder[] {
-    return this.quarantine?.listed() ? [...folders, this.quarantine.folder] : folders;
+  /** The vendor's folders and labels, the label folders only the bridge knows, and Quarantine. */
+  private shown(folders: ImapFolder[]): ImapFolder[] {
+    const local = this.folderCache?.labels ? this.labelFolders.recorded() : [];
+    const all = this.map.withLabels(
+      folders,
+      local.map((l) => l.label),
+    );
+    return this.quarantine?.listed() ? [...all, this.quarantine.folder] : all;
   }
 
   private refreshFolders(): Promise<ImapFolder[]> {
@@ -187,13 +210,30 @@ export class AccountView {
 
   private async loadFolders(): Promise<ImapFolder[]> {
     const list = await this.vendor.listFolders('poll');
+    if (list.labels) this.labelFolders.reconcile(list.labels);
     const folders = this.map.fromVendor(list);
-    this.folderCache = { at: this.now(), folders, counts: new Map(list.folders.map((f) => [f.name, f])) };
+    this.folderCache = {
+      at: this.now(),
+      folders,
+      counts: new Map(list.folders.map((f) => [f.name, f])),
+      labels: list.labels && new Set(list.labels),
+    };
     return folders;
   }
 
+  /**
+   * The mailbox at `path` if it exists: listed, or a label folder only the bridge has. Where the
+   * vendor lists no labels (A21), a name under the labels root is still a label folder, whose
+   * opening then says what the vendor lacks.
+   */
   async folder(path: string): Promise<ImapFolder | null> {
-    return mailboxAt(await this.folders(), path) ?? mailboxAt(await this.folders(true), path) ?? this.map.viewAt(path);
+    const found = mailboxAt(await this.folders(), path) ?? mailboxAt(await this.folders(true), path);
+    return found ?? (this.folderCache?.labels ? null : this.map.viewAt(path));
+  }
+
+  /** Where COPY and MOVE put messages: an existing mailbox, or a label folder whose label they create. */
+  async destination(path: string): Promise<ImapFolder | null> {
+    return (await this.folder(path)) ?? this.map.viewAt(path);
   }
 
   /** The folder a session selected, by the key its selection was made with. */
@@ -369,22 +409,29 @@ export class AccountView {
         );
       const copied = await this.copy(from, rows, to);
       const moved = new Set(copied.sourceUids);
-      return {
-        ...copied,
-        expunged: await removeLabel(
-          this.sync,
-          source,
-          rows.filter((r) => moved.has(r.uid)),
-          sessionId,
-        ),
-      };
+      const expunged = await removeLabel(
+        this.sync,
+        source,
+        rows.filter((r) => moved.has(r.uid)),
+        sessionId,
+      );
+      this.keepIfEmptied(source);
+      return { ...copied, expunged };
     }
     const vendorFolder = to.scope.folder;
     const outcome = await this.syncs.exclusive(to.key, () =>
       moveMessages(this.sync, from.key, rows, vendorFolder, sessionId),
     );
-    if (source) await this.dropLabelAfterMove(source, rows, new Set(outcome.sourceUids));
+    if (source) {
+      await this.dropLabelAfterMove(source, rows, new Set(outcome.sourceUids));
+      this.keepIfEmptied(source);
+    }
     return outcome;
+  }
+
+  /** A label folder the client emptied stays until it is deleted, though the vendor no longer lists its label. */
+  private keepIfEmptied(view: LabelView): void {
+    if (!this.store.folderState(this.account, view.key).count) this.labelFolders.keep(view.label);
   }
 
   /** The move happened; a failure to drop the label only delays the view's update to the next poll. */
@@ -459,7 +506,11 @@ export class AccountView {
     const all = this.allRows(folder).filter((r) => r.flags.includes('\\Deleted') && (!uids || uids.includes(r.uid)));
     if (this.quarantine && isQuarantine(folder) && all.length) this.quarantine.refuse('EXPUNGE');
     const view = labelViewOf(folder);
-    if (view) return removeLabel(this.sync, view, all, sessionId);
+    if (view) {
+      const expunged = await removeLabel(this.sync, view, all, sessionId);
+      this.keepIfEmptied(view);
+      return expunged;
+    }
     // local drafts are the bridge's own: expunging deletes them for real; messages a COPY
     // already moved at the vendor only leave this view (the client is finishing its move)
     const drafts = all.filter((r) => isLocalMessage(r.messageUid)).map((r) => r.messageUid);
@@ -478,6 +529,19 @@ export class AccountView {
       );
     }
     return [...removed.map((c) => c.uid), ...(await this.move(folder, rows, trash, sessionId)).expunged];
+  }
+
+  /** CREATE, RENAME, DELETE: of label folders only (label-folders.ts). */
+  createFolder(path: string): Promise<void> {
+    return this.labelFolders.create(path);
+  }
+
+  renameFolder(path: string, newPath: string): Promise<void> {
+    return this.labelFolders.rename(path, newPath);
+  }
+
+  deleteFolder(path: string): Promise<void> {
+    return this.labelFolders.delete(path);
   }
 
   /** APPEND: recognised Sent copies and local drafts only (see append.ts). */

@@ -6,7 +6,6 @@ import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import { toImapError } from './imap-error';
 import { StoreUnavailableError } from '../store/store-errors';
-import { Refusal } from '../domain/refusal';
 import { trackActivity } from './activity';
 import { folderKey, splitFolderKey } from '../model/folder-key';
 import type { ImapSession } from './session';
@@ -37,7 +36,7 @@ export type CommandObserver = (command: string, seconds: number, ok: boolean) =>
  * (domain/store-checked-writes.ts); one the vendor accepted stays made though the store failed
  * right after, so the client hears OK: the change is kept here and stored once the store is back.
  */
-const vendorWrites = new Set(['store', 'move', 'copy', 'expunge']);
+const vendorWrites = new Set(['store', 'move', 'copy', 'expunge', 'rename', 'delete']);
 
 /** The IMAP command a hook serves: imap-core opens a folder for both SELECT and EXAMINE. */
 const commandOf = (hookName: string) => (hookName === 'open' ? 'SELECT' : hookName.toUpperCase());
@@ -189,7 +188,7 @@ export function installHooks(
     'move',
     async (view, session, key: string, update: { destination: string; messages: number[] }) => {
       const folder = await selected(view, key);
-      const target = await view.folder(update.destination);
+      const target = await view.destination(update.destination);
       if (!folder) return ['NONEXISTENT'];
       if (!target) return ['TRYCREATE'];
       const outcome = await view.move(folder, view.rows(folder, update.messages), target, session.id);
@@ -209,7 +208,7 @@ export function installHooks(
     'copy',
     async (view, _s, _connection: unknown, key: string, update: { destination: string; messages: number[] }) => {
       const folder = await selected(view, key);
-      const target = await view.folder(update.destination);
+      const target = await view.destination(update.destination);
       if (!folder) return ['NONEXISTENT'];
       if (!target) return ['TRYCREATE'];
       const outcome = await view.copy(folder, view.rows(folder, update.messages), target);
@@ -245,16 +244,19 @@ export function installHooks(
     },
   );
 
-  const noFolderChanges = async () => {
-    throw new Refusal(
-      'cannot',
-      'The mail vendor API cannot create, rename or delete folders; manage folders in webmail ' +
-        '(a label is created by copying a message to Labels/<name>)',
-    );
-  };
-  server.onCreate = hook('create', noFolderChanges);
-  server.onRename = hook('rename', noFolderChanges);
-  server.onDelete = hook('delete', noFolderChanges);
+  // label folders only; the rest is refused with the reason (domain/label-folders.ts)
+  server.onCreate = hook('create', async (view, _s, path: string) => {
+    await view.createFolder(path);
+    return [true];
+  });
+  server.onRename = hook('rename', async (view, _s, path: string, newPath: string) => {
+    await view.renameFolder(path, newPath);
+    return [true];
+  });
+  server.onDelete = hook('delete', async (view, _s, path: string) => {
+    await view.deleteFolder(path);
+    return [true];
+  });
 
   server.onSearch = hook('search', async (view, session, key: string, options: { query: unknown[] }) => {
     const folder = await selected(view, key);

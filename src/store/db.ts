@@ -157,6 +157,16 @@ export const migrations: string[] = [
     { table: 'submissions', key: ['message_id'] },
     { table: 'quarantine', key: [] },
   ]),
+  `
+  -- label folders a client created (CREATE Labels/<name>) that the vendor does not list yet, and
+  -- renames of a label under way (renamed_from: the label still being moved to this one)
+  CREATE TABLE local_labels (
+    account TEXT NOT NULL,
+    label TEXT NOT NULL,
+    renamed_from TEXT,
+    PRIMARY KEY (account, label)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 function migrate(db: Database): void {

@@ -27,6 +27,7 @@ const tables = [
   'expunged',
   'message_cache',
   'local_messages',
+  'local_labels',
   'submissions',
   'quarantine',
 ];

@@ -67,7 +67,7 @@ export class Mirror {
       this.db.prepare(`DELETE FROM kv WHERE key IN (SELECT 'listed:' || id FROM (${folders}))`).run(account);
       for (const table of ['messages', 'expunged'])
         this.db.prepare(`DELETE FROM ${table} WHERE folder_id IN (${folders})`).run(account);
-      for (const table of ['folders', 'message_cache', 'local_messages', 'submissions', 'quarantine'])
+      for (const table of ['folders', 'message_cache', 'local_messages', 'local_labels', 'submissions', 'quarantine'])
         this.db.prepare(`DELETE FROM ${table} WHERE lower(account) = lower(?)`).run(account);
     });
   }

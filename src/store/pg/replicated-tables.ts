@@ -172,6 +172,16 @@ export const replicatedTables: readonly ReplicatedTable[] = [
     true,
   ),
   byAccount(
+    'local_labels',
+    'label',
+    [
+      ['account', 'text'],
+      ['label', 'text'],
+      ['renamed_from', 'text'],
+    ],
+    true,
+  ),
+  byAccount(
     'submissions',
     'message_id',
     [

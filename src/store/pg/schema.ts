@@ -105,6 +105,15 @@ export const pgMigrations: string[] = [
     { table: 'submissions', key: ['message_id'] },
     { table: 'quarantine', key: [] },
   ]),
+  `
+  -- label folders a client created that the vendor does not list yet, and label renames under way
+  CREATE TABLE local_labels (
+    account text NOT NULL,
+    label text NOT NULL,
+    renamed_from text,
+    PRIMARY KEY (account, label)
+  );
+  `,
 ];
 
 /** Any fixed number: nodes starting together migrate one after the other. */

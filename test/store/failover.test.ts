@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox';
 import { accessLifetimeMs } from '../../src/sandbox/tokens';
 import { vendorSettings } from '../../src/sandbox/vendor-settings';
+import { mailboxMoving } from '../../src/imap/imap-error';
 import { preferredNode } from '../../src/store/pg/ownership';
 import { control } from '../support/bridge-harness';
 import { type DaemonSetup, killHard, mailbridge, startDaemon } from '../support/daemon';
@@ -83,7 +84,17 @@ async function newOwner(dead: LeaseRow): Promise<LeaseRow> {
   }
 }
 
-/** A logged-in client; while a takeover is under way the node answers NO [UNAVAILABLE], and it tries again. */
+type ImapFailure = { serverResponseCode?: string; responseText?: string; message: string };
+
+/**
+ * What a client tries again after: NO [UNAVAILABLE] while a takeover is under way, or the BYE a
+ * node says when the mailbox changes hands under a session (a renewal that came late on a
+ * loaded machine gives the lease up).
+ */
+const tryAgain = (e: ImapFailure) =>
+  e.serverResponseCode === 'UNAVAILABLE' || (e.responseText ?? '').startsWith(mailboxMoving);
+
+/** A logged-in client; while a takeover is under way the node refuses, and it tries again. */
 async function client(node: string): Promise<ImapFlow> {
   for (let attempt = 1; ; attempt++) {
     const c = new ImapFlow({
@@ -98,8 +109,8 @@ async function client(node: string): Promise<ImapFlow> {
       await c.connect();
       return c;
     } catch (err) {
-      const e = err as { serverResponseCode?: string; responseText?: string; message: string };
-      if (e.serverResponseCode !== 'UNAVAILABLE' || attempt > 100)
+      const e = err as ImapFailure;
+      if (!tryAgain(e) || attempt > 100)
         throw new Error(`login on ${node}: ${e.message}: ${e.serverResponseCode ?? ''} ${e.responseText ?? ''}`);
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -117,7 +128,7 @@ const survivors = (except: string) => [...nodes.keys()].filter((n) => n !== exce
 /**
  * uid -> Message-ID of every INBOX message, through `node`. A node that is still taking the
  * mailbox over, or that gave its lease up because a renewal came late, answers
- * NO [UNAVAILABLE]: the read starts again, as a client would.
+ * NO [UNAVAILABLE] or says BYE: the read starts again, as a client would.
  */
 async function inbox(node: string) {
   for (let attempt = 1; ; attempt++) {
@@ -131,8 +142,8 @@ async function inbox(node: string) {
         flags: new Map(messages.map((m) => [m.uid, m.flags ?? new Set<string>()])),
       };
     } catch (err) {
-      const e = err as { serverResponseCode?: string; responseText?: string; message: string };
-      if (e.serverResponseCode !== 'UNAVAILABLE' || attempt > 100)
+      const e = err as ImapFailure;
+      if (!tryAgain(e) || attempt > 100)
         throw new Error(`${e.message}: ${e.serverResponseCode ?? ''} ${e.responseText ?? ''}`);
       await new Promise((r) => setTimeout(r, 50));
     } finally {

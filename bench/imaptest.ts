@@ -28,6 +28,8 @@ export interface ImaptestResult {
   opsPerSecond: number;
   /** Commands of each state over the run (imaptest's "Totals"). */
   totals: Record<string, number>;
+  /** Mean ms per command of each state over the last interval imaptest printed before its totals. */
+  lastIntervalMs: Record<string, number>;
   /** Lines imaptest reports as errors (a failed command, an answer its tracking finds wrong). */
   errors: number;
   firstErrors: string[];
@@ -47,6 +49,17 @@ export function parseImaptestTotals(output: string): Record<string, number> {
     .map(Number);
   if (!counts || counts.length !== names.length) throw new Error(`imaptest totals unreadable: ${lines.slice(at)}`);
   return Object.fromEntries(names.map((n, i) => [n, counts[i]]));
+}
+
+/** The "ms/cmd avg" line printed just before the totals, by the totals' state names. */
+function lastIntervalMs(output: string, names: string[]): Record<string, number> {
+  const lines = output.split('\n');
+  const line = lines
+    .slice(0, lines.lastIndexOf('Totals:'))
+    .reverse()
+    .find((l) => l.includes('ms/cmd avg'));
+  const values = line?.trim().split(/\s+/).slice(0, names.length).map(Number) ?? [];
+  return Object.fromEntries(values.map((v, i) => [names[i], v]));
 }
 
 /** One imaptest run of `seconds` against a server; ops/s counts every command of the totals. */
@@ -83,6 +96,7 @@ export async function runImaptest(
   return {
     opsPerSecond: +(Object.values(totals).reduce((a, b) => a + b, 0) / seconds).toFixed(1),
     totals,
+    lastIntervalMs: lastIntervalMs(output, Object.keys(totals)),
     errors: errors.length,
     firstErrors: errors.slice(0, 5),
   };

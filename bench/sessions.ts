@@ -228,6 +228,8 @@ export async function runSessionsBench(): Promise<Record<string, unknown>> {
           vendor: { requests: vendor.requests, maxPerSecond: vendor.maxPerSecond, rateLimited: vendor.rateLimited },
           bridgeTotals: b.totals,
           dovecotTotals: d.totals,
+          bridgeLastIntervalMs: b.lastIntervalMs,
+          dovecotLastIntervalMs: d.lastIntervalMs,
         };
       }
 

@@ -1,6 +1,5 @@
 import type { LocalLabel, LocalState } from '../store';
 import { type ImapFolder, labelViewOf, type MailboxMap, mailboxAt } from './mailbox-map';
-import { isQuarantine } from './quarantine-folder';
 import { Refusal } from './refusal';
 import { labelKey } from './label-key';
 import { type Outcome, type Relabel, relabel } from './relabel';
@@ -188,7 +187,7 @@ export class LabelFolders {
     const folder = mailboxAt(list, path);
     const view = folder && labelViewOf(folder);
     if (view) return view.label;
-    if (folder && isQuarantine(folder))
+    if (folder?.kind === 'quarantine')
       throw new Refusal('cannot', `${folder.path} shows the submissions the vendor held and cannot be ${done}`);
     if (folder)
       throw new Refusal(

@@ -9,9 +9,15 @@ import { Refusal } from './refusal';
  * of its own (INBOX by role or name, special-use by role); a label is a view under the labels
  * root (`Labels/Work`) holding every message that carries it, derived from the messages'
  * label keywords (state-applier.ts); a name under the root that no label has yet is the view
- * a COPY creates. What each operation means for the two kinds (a folder move, a label added or
- * removed) is decided by the callers with `labelViewOf`.
+ * a COPY creates. What each operation means for each kind of mailbox (a folder move, a label
+ * added or removed) is decided by the kind's module (mailbox-kinds/).
  */
+
+/**
+ * What a mailbox is: a vendor folder, the vendor's Drafts or Sent folder (which also take the
+ * bridge's local drafts and Sent copies), a label view, or the Quarantine (quarantine-folder.ts).
+ */
+export type MailboxKindName = 'folder' | 'drafts' | 'sent' | 'label' | 'quarantine';
 
 export interface ImapFolder {
   path: string;
@@ -21,6 +27,7 @@ export interface ImapFolder {
   scope: ListScope;
   role: FolderRole;
   specialUse: string | null;
+  kind: MailboxKindName;
 }
 
 const specialUse: Record<string, string> = {
@@ -69,6 +76,7 @@ export class MailboxMap {
       scope: { folder: f.name },
       role: f.role,
       specialUse: (f.role && specialUse[f.role]) || null,
+      kind: f.role === 'drafts' || f.role === 'sent' ? f.role : 'folder',
     }));
     if (!this.labelsRoot) return folders;
     const taken = new Set(folders.map((f) => f.path));
@@ -132,6 +140,7 @@ export class MailboxMap {
       scope: { label },
       role: null,
       specialUse: null,
+      kind: 'label',
     };
   }
 

@@ -15,8 +15,9 @@ import { vendorSettings } from '../src/sandbox/vendor-settings';
  *    minimum the vendor limits allow;
  *  - the same fetch warm (zero vendor requests expected), beside Dovecot serving the same bytes
  *    (BENCH_DOVECOT=0 skips Dovecot);
- *  - `UID SORT (DATE)` and `UID THREAD REFERENCES` on that folder, warm, beside Dovecot (issue 23:
- *    at most Dovecot's time, zero vendor requests);
+ *  - `UID SORT (DATE)`, `UID SORT (REVERSE ARRIVAL)`, `UID THREAD REFERENCES` and non-ASCII
+ *    `UID SEARCH CHARSET UTF-8 SUBJECT` on that folder, warm, and a QRESYNC SELECT after 100
+ *    expunges, each beside Dovecot (issue 23: at most Dovecot's time, zero vendor requests);
  *  - the cold sync again on a fresh daemon that describes messages on its main thread
  *    (MAILBRIDGE_DESCRIBE_WORKERS=0), as in a one-core container;
  *  - RSS after syncing a 100,000-message mailbox.
@@ -122,18 +123,109 @@ async function rawFetch(raw: RawImap): Promise<{ ms: number; count: number; mb: 
   return { ms: Math.round(r.ms), count: r.fetches, mb: +(r.bytes / 1e6).toFixed(1) };
 }
 
-const orderingCommands = ['UID SORT (DATE) UTF-8 ALL', 'UID THREAD REFERENCES UTF-8 ALL'];
+/** The non-ASCII subject words searched for: subjects of the corpus hold both (src/sandbox/corpus-vocab.ts). */
+const searchedWords = ['Übergabe', '会議'];
 
-/** Each ordering command's time in ms, after one untimed run (Dovecot builds its sort and thread indexes then). */
-async function rawOrderings(raw: RawImap): Promise<Record<string, number>> {
-  const times: Record<string, number> = {};
-  for (const command of orderingCommands) {
-    if ((await raw.command(command)).status !== 'OK') throw new Error(`${command} failed`);
-    const r = await raw.command(command);
-    if (r.status !== 'OK') throw new Error(`${command} failed: ${r.text}`);
-    times[command] = Math.round(r.ms);
+/** SORT, THREAD and a non-ASCII SEARCH, timed on both servers: label and command (literals as LITERAL+). */
+const orderingCommands: ReadonlyArray<{ label: string; text: string }> = [
+  ...['UID SORT (DATE) UTF-8 ALL', 'UID SORT (REVERSE ARRIVAL) UTF-8 ALL', 'UID THREAD REFERENCES UTF-8 ALL'].map(
+    (text) => ({ label: text, text }),
+  ),
+  ...searchedWords.map((word) => ({
+    label: `UID SEARCH CHARSET UTF-8 SUBJECT ${word}`,
+    text: `UID SEARCH CHARSET UTF-8 SUBJECT {${Buffer.byteLength(word)}+}\r\n${word}`,
+  })),
+];
+
+/** The bridge's vendor request counter: reset before a measured command, read after it. */
+interface VendorCounter {
+  reset(): Promise<void>;
+  count(): Promise<number>;
+}
+
+function vendorCounter(sandbox: SandboxProcess): VendorCounter {
+  return {
+    reset: async () => {
+      await sandbox.control('POST', '/stats/reset', {});
+    },
+    count: async () => (await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`)).requests,
+  };
+}
+
+interface Ordering {
+  ms: number;
+  /** UIDs in the answer (SORT, SEARCH) or messages in it (THREAD): both servers must agree. */
+  messages: number;
+  vendorRequests?: number;
+}
+
+/** Each ordering command's time, after one untimed run (Dovecot builds its sort and thread indexes then). */
+async function rawOrderings(raw: RawImap, vendor?: VendorCounter): Promise<Record<string, Ordering>> {
+  const times: Record<string, Ordering> = {};
+  for (const { label, text } of orderingCommands) {
+    if ((await raw.command(text)).status !== 'OK') throw new Error(`${label} failed`);
+    await vendor?.reset();
+    const r = await raw.command(text, /^\* (SORT|THREAD|SEARCH)\b/);
+    if (r.status !== 'OK') throw new Error(`${label} failed: ${r.text}`);
+    times[label] = {
+      ms: Math.round(r.ms),
+      messages: (r.kept.join(' ').match(/\b\d+\b/g) ?? []).length,
+      ...(vendor ? { vendorRequests: await vendor.count() } : {}),
+    };
   }
   return times;
+}
+
+/** How many messages expunged before the QRESYNC SELECT: every 100th by sequence number, the same on both servers. */
+const expunged = 100;
+
+/** UIDs in a sequence set such as 3,7:9. */
+const setSize = (set: string): number =>
+  set
+    .split(',')
+    .filter(Boolean)
+    .reduce((n, part) => {
+      const [a, b] = part.split(':').map(Number);
+      return n + (b === undefined ? 1 : Math.abs(b - a) + 1);
+    }, 0);
+
+/**
+ * A client that knew INBOX comes back after 100 of its messages were expunged (by another
+ * session: on the bridge through the vendor) and selects it with (QRESYNC (uidvalidity
+ * modseq)): the SELECT's time after one untimed run, and how many UIDs its VANISHED (EARLIER) names.
+ */
+async function qresyncAfterExpunge(
+  port: number,
+  user: string,
+  password: string,
+  vendor?: VendorCounter,
+): Promise<{ ms: number; vanished: number; vendorRequests?: number }> {
+  const known = await RawImap.login(port, user, password);
+  await known.command('ENABLE QRESYNC');
+  const selected = await known.command('SELECT INBOX', /^\* OK \[(UIDVALIDITY|HIGHESTMODSEQ) /);
+  const state = selected.kept.join(' ');
+  const uidValidity = /UIDVALIDITY (\d+)/.exec(state)?.[1];
+  const modseq = /HIGHESTMODSEQ (\d+)/.exec(state)?.[1];
+  if (!uidValidity || !modseq) throw new Error(`no UIDVALIDITY/HIGHESTMODSEQ in: ${state}`);
+  const set = Array.from({ length: expunged }, (_, i) => 1 + i * 100).join(',');
+  for (const command of [`STORE ${set} +FLAGS.SILENT (\\Deleted)`, 'EXPUNGE']) {
+    const r = await known.command(command);
+    if (r.status !== 'OK') throw new Error(`${command} failed: ${r.text}`);
+  }
+  await known.logout();
+  const returning = await RawImap.login(port, user, password);
+  await returning.command('ENABLE QRESYNC');
+  const command = `SELECT INBOX (QRESYNC (${uidValidity} ${modseq}))`;
+  if ((await returning.command(command)).status !== 'OK') throw new Error(`${command} failed`);
+  await vendor?.reset();
+  const r = await returning.command(command, /^\* VANISHED /);
+  if (r.status !== 'OK') throw new Error(`${command} failed: ${r.text}`);
+  await returning.logout();
+  return {
+    ms: Math.round(r.ms),
+    vanished: r.kept.reduce((n, line) => n + setSize(line.replace(/^\* VANISHED (\(EARLIER\) )?/, '')), 0),
+    ...(vendor ? { vendorRequests: await vendor.count() } : {}),
+  };
 }
 
 export const progress = (msg: string) =>
@@ -152,6 +244,16 @@ async function timedFetch(client: ImapFlow): Promise<{ ms: number; count: number
     count++;
   const used = process.cpuUsage(cpu);
   return { ms: performance.now() - start, count, clientCpuMs: Math.round((used.user + used.system) / 1000) };
+}
+
+/** A bridge measure beside Dovecot's on the same bytes (null when Dovecot did not run), with the ratio of their times. */
+function againstDovecot<T extends { ms: number }>(bridge: T, dovecot: { ms: number } | undefined) {
+  const ran = dovecot && Number.isFinite(dovecot.ms);
+  return {
+    ...bridge,
+    dovecot: ran ? dovecot : null,
+    bridgeOverDovecot: ran ? +(bridge.ms / dovecot.ms).toFixed(2) : null,
+  };
 }
 
 /** The cold sync of INBOX on a fresh daemon: SELECT (the sync) then the metadata FETCH. */
@@ -236,9 +338,8 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
     await sandbox.control('POST', '/stats/reset', {});
     const warm = await rawFetch(raw);
     const warmStats = await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`);
-    await sandbox.control('POST', '/stats/reset', {});
-    const orderings = await rawOrderings(raw);
-    const orderingStats = await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`);
+    const vendor = vendorCounter(sandbox);
+    const orderings = await rawOrderings(raw, vendor);
     await raw.logout();
     const c = await client();
     await c.mailboxOpen('INBOX');
@@ -246,7 +347,8 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
     const warmImapflow = await timedFetch(c);
 
     let dovecotWarm = { ms: Number.NaN, count: 0 };
-    let dovecotOrderings: Record<string, number> = {};
+    let dovecotOrderings: Record<string, Ordering> = {};
+    let dovecotQresync = { ms: Number.NaN, vanished: 0 };
     let dovecotImapflow = { ms: Number.NaN, count: 0, clientCpuMs: Number.NaN };
     if (process.env.BENCH_DOVECOT !== '0') {
       progress('warm fetch done; exporting the same bytes to Dovecot');
@@ -276,10 +378,12 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
         dovecotWarm = await rawFetch(rawDovecot);
         dovecotOrderings = await rawOrderings(rawDovecot);
         await rawDovecot.logout();
+        dovecotQresync = await qresyncAfterExpunge(dovecot.port, dovecot.user, dovecot.password);
       } finally {
         await dovecot.stop();
       }
     } else await c.logout();
+    const qresync = await qresyncAfterExpunge(port, mailbox, daemon.password, vendor);
 
     return {
       folder,
@@ -299,19 +403,10 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
         imapflowMs: Math.round(dovecotImapflow.ms),
         imapflowCpuMs: dovecotImapflow.clientCpuMs,
       },
-      orderings: {
-        vendorRequests: orderingStats.requests,
-        ...Object.fromEntries(
-          orderingCommands.map((command) => [
-            command,
-            {
-              ms: orderings[command],
-              dovecotMs: dovecotOrderings[command] ?? Number.NaN,
-              bridgeOverDovecot: +(orderings[command] / dovecotOrderings[command]).toFixed(2),
-            },
-          ]),
-        ),
-      },
+      orderings: Object.fromEntries(
+        orderingCommands.map(({ label }) => [label, againstDovecot(orderings[label], dovecotOrderings[label])]),
+      ),
+      qresyncSelectAfterExpunges: { expunged, ...againstDovecot(qresync, dovecotQresync) },
       bridgeRssMb: daemon.rssMb(),
     };
   } finally {

@@ -1,6 +1,6 @@
-import { LRUCache } from 'lru-cache';
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
+import { perAccountCache } from './message-derived-cache';
 import { OrderingKeys } from './ordering-keys';
 import { searchMessages } from './search-handler';
 import type { ImapSession } from './session';
@@ -12,22 +12,12 @@ import { orderedSubjectThreads, referencesThreads, type ThreadNode } from './thr
  * lines, without vendor requests once the folder is synced.
  */
 
-/**
- * Messages whose ordering keys are kept, per account: a message's bytes never change, so its
- * keys are read from its header lines once, not on every SORT or THREAD. Sized for a folder
- * of 50,000 messages (a few hundred bytes each); a larger folder reads the rest again.
- */
-const keptKeys = 50_000;
-
-const keysByAccount = new WeakMap<AccountView, LRUCache<string, OrderingKeys>>();
+/** Messages whose ordering keys are kept per account (a few hundred bytes each). */
+const keptKeys = perAccountCache<OrderingKeys>(50_000);
 
 /** The ordering keys of each message, read from the store only for those not kept. */
 async function orderingKeys(view: AccountView, messageUids: string[]): Promise<Map<string, OrderingKeys>> {
-  let kept = keysByAccount.get(view);
-  if (!kept) {
-    kept = new LRUCache({ max: keptKeys });
-    keysByAccount.set(view, kept);
-  }
+  const kept = keptKeys(view);
   const out = new Map<string, OrderingKeys>();
   const missing: string[] = [];
   for (const uid of messageUids) {

@@ -126,6 +126,18 @@ async function withVendor<T>(
   });
 }
 
+/**
+ * The config file the demo takes its settings from. The container image names its mounted
+ * config in MAILBRIDGE_CONFIG; the demo needs none, so a variable naming no file is passed
+ * over with a note rather than stopping `docker run IMAGE demo`. A --config naming no file
+ * still stops it (exit 2): that one the user typed.
+ */
+function demoConfig(file: string | undefined, fromEnv: boolean): string | undefined {
+  if (!file || !fromEnv || fs.existsSync(file)) return file;
+  print(`MAILBRIDGE_CONFIG names ${file}, which does not exist: the demo runs without a config file`);
+  return undefined;
+}
+
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
@@ -207,11 +219,12 @@ export function buildProgram(): Command {
       .description('start the sandbox vendor and the bridge against it, and print client settings')
       .option('--messages <n>', 'messages in the demo mailbox', int, 500)
       .addOption(configOption()),
-  ).action(async (opts: { messages: number; config?: string }) => {
+  ).action(async (opts: { messages: number; config?: string }, command: Command) => {
     // until the demo runs, a signal exits through process.exit, which removes its temporary state
     const early = () => process.exit(130);
     process.once('SIGINT', early).once('SIGTERM', early);
-    const demo = await runDemo({ messages: opts.messages, config: opts.config, env: withPortFlags(opts) }, print);
+    const config = demoConfig(opts.config, command.getOptionValueSource('config') === 'env');
+    const demo = await runDemo({ messages: opts.messages, config, env: withPortFlags(opts) }, print);
     const stopped = waitForSignal(
       () => demo.close(),
       () => demo.reload(),

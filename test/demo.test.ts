@@ -159,6 +159,26 @@ describe('the demo with its defaults taken, and every way it can end', () => {
     expect(demoDirs(tmp)).toEqual([]);
   });
 
+  test("a MAILBRIDGE_CONFIG naming no file (the image's default) does not stop the demo; --config naming none does", async () => {
+    const tmp = freshTmp();
+    const missing = path.join(dir, 'no-such-config.json');
+    const env = { ...noDemoEnv, TMPDIR: tmp, MAILBRIDGE_IMAP_PORT: '0', MAILBRIDGE_SMTP_PORT: '0' };
+    let imageDemo: DaemonProcess | null = null;
+    try {
+      imageDemo = await spawnDaemon(['demo', '--messages', '5'], /Press Ctrl\+C/, {
+        ...env,
+        MAILBRIDGE_CONFIG: missing,
+      });
+      expect(imageDemo.banner).toContain(`MAILBRIDGE_CONFIG names ${missing}, which does not exist`);
+    } finally {
+      await imageDemo?.stop();
+    }
+    const explicit = await mailbridge(['demo', '--messages', '5', '--config', missing], env);
+    expect(explicit.code).toBe(2);
+    expect(explicit.stderr).toContain(`config file ${missing} does not exist`);
+    expect(demoDirs(tmp)).toEqual([]);
+  });
+
   test('a demo that fails to start leaves no temporary state', async () => {
     const held = net.createServer();
     await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));

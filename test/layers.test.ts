@@ -59,3 +59,40 @@ test('the wiring (src/ops, like bridge.ts and the CLI) may import both', async (
     expect(await lint('ops', target)).toEqual({ code: 0, output: expect.not.stringContaining('noRestrictedImports') });
   }
 });
+
+/**
+ * The engine boundary (src/imap/engine.ts): only engine-adapter.ts speaks imap-core's hook
+ * convention (hooks assigned on the server, arguments popped off `...raw`, answers as
+ * callback tuples) and writes untagged responses by hand; the rest of src/imap uses the typed
+ * MailboxBackend, Session and UntaggedWriter.
+ */
+const rawEngineCalls: Array<[string, RegExp]> = [
+  ['untagged responses written by hand', /\bwriteStream\.write\b|\.formatResponse\(/],
+  // a string or template that starts an untagged response with its data (`* ${seq} FETCH`, '* BYE ')
+  ['untagged lines put together', /[`'"]\* (\$\{|[A-Z0-9]+ )/],
+  ['hook arguments popped off a rest parameter', /\.\.\.raw\b/],
+  ['answers as callback tuples', /\bcallback\(null\b/],
+  ['hooks assigned on the engine', /\.on[A-Z]\w* = /],
+];
+
+/** Source text without its comments, which may quote the wire. */
+const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+
+test('only the engine adapter speaks imap-core’s hook convention', () => {
+  const imap = path.join(root, 'src', 'imap');
+  const adapter = withoutComments(fs.readFileSync(path.join(imap, 'engine-adapter.ts'), 'utf8'));
+  const found: string[] = [];
+  for (const name of fs.readdirSync(imap).filter((f) => f.endsWith('.ts') && f !== 'engine-adapter.ts')) {
+    const text = withoutComments(fs.readFileSync(path.join(imap, name), 'utf8'));
+    for (const [what, pattern] of rawEngineCalls) if (pattern.test(text)) found.push(`${name}: ${what}`);
+  }
+  expect(found).toEqual([]);
+  // the patterns find what they look for: the adapter itself has each
+  for (const [what, pattern] of rawEngineCalls.filter(([what]) => !what.includes('rest parameter')))
+    expect(adapter, what).toMatch(pattern);
+});
+
+test('the engine’s server is typed, not a table of unknown hooks', () => {
+  const typings = fs.readFileSync(path.join(root, 'src', 'types', 'untyped-modules.d.ts'), 'utf8');
+  expect(typings).not.toMatch(/\[\w+: string\]: unknown/);
+});

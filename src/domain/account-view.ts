@@ -1,36 +1,36 @@
 import type { AccountId } from '../model/account-id';
 import type { Logger } from '../log';
 import type { PublishChanges } from './changes';
-import { isLocalMessage, type LocalState, type MailState, type MessageRow, type MessageSummary } from '../store';
-import { type Connector, ConnectorError, type MailFolder } from './connector';
+import type { LocalState, MailState, MessageRow, MessageSummary } from '../store';
+import type { Connector, MailFolder } from './connector';
 import type { MailMessage } from './message';
 import { SyncScheduler } from './sync-scheduler';
 import { createAttachmentStorage, type AttachmentStorage } from '../mime';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { appendDraft, appendSentCopy, messageIdOf, refuseAppend, type Appended } from './append';
+import type { Appended } from './append';
 import type { SyncContext, SyncMode } from './sync-context';
-import { copyByMoving, movedAway, moveMessages, type CopyOutcome, type MoveOutcome } from './organize';
-import { Refusal, requireVendorMessages } from './refusal';
-import { addLabel, dropLabel, removeLabel, type LabelView } from './labels';
-import { type ImapFolder, labelViewOf, MailboxMap, mailboxAt } from './mailbox-map';
+import type { CopyOutcome, MoveOutcome } from './organize';
+import { LabelFolders } from './label-folders';
+import { type ImapFolder, type MailboxKindName, MailboxMap, mailboxAt } from './mailbox-map';
 import { StateApplier } from './state-applier';
 import { contentLane } from './lanes';
 import { MessageCache, type MessageContent } from './message-cache';
-import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from './flag-update';
+import type { FlagAction, FlagUpdateResult } from './flag-update';
 import type { SyncCause, SyncObserver } from './sync-observer';
-import {
-  isQuarantine,
-  QuarantineFolder,
-  releaseKeyword,
-  type HeldSubmission,
-  type QuarantineAccess,
-} from './quarantine-folder';
+import { QuarantineFolder, type HeldSubmission, type QuarantineAccess } from './quarantine-folder';
+import type { FolderStatus, KindContext, MailboxKind } from './mailbox-kinds/kind';
+import { VendorFolderKind } from './mailbox-kinds/vendor-folder';
+import { DraftsKind } from './mailbox-kinds/drafts';
+import { SentKind } from './mailbox-kinds/sent';
+import { LabelViewKind } from './mailbox-kinds/label-view';
+import { QuarantineKind } from './mailbox-kinds/quarantine';
 
 /**
  * One account's mailbox as IMAP sees it: folders, UID-numbered messages, flags. The protocol
  * layer calls this; this calls the upstream client and the store. Nothing here knows IMAP
- * syntax, and nothing here builds HTTP requests.
+ * syntax, and nothing here builds HTTP requests. What an operation does depends on the kind of
+ * mailbox, and is the kind's module's (mailbox-kinds/).
  */
 
 export interface AccountViewOptions {
@@ -60,13 +60,7 @@ export interface AccountViewOptions {
  */
 const folderListTtlMs = 60_000;
 
-export interface FolderStatus {
-  messages: number;
-  uidNext: number;
-  uidValidity: number;
-  unseen: number;
-  highestModseq: number;
-}
+export type { FolderStatus };
 
 export interface OpenFolder extends FolderStatus {
   uids: number[];
@@ -75,7 +69,13 @@ export interface OpenFolder extends FolderStatus {
 }
 
 export class AccountView {
-  private folderCache: { at: number; folders: ImapFolder[]; counts: Map<string, MailFolder> } | null = null;
+  private folderCache: {
+    at: number;
+    folders: ImapFolder[];
+    counts: Map<string, MailFolder>;
+    /** The labels the vendor listed; null when it lists none (A21), so there are no label folders. */
+    labels: ReadonlySet<string> | null;
+  } | null = null;
   /** The listFolders under way, which every caller that needs a new list joins. */
   private folderRefresh: Promise<ImapFolder[]> | null = null;
   private readonly now: () => number;
@@ -84,6 +84,7 @@ export class AccountView {
   private readonly sync: SyncContext;
   private readonly local: LocalState;
   private readonly messages: MessageCache;
+  private readonly labelFolders: LabelFolders;
   /** Streams attachment bytes for imap-core's indexer: raw route once, then the disk cache. */
   readonly attachmentStorage: AttachmentStorage;
 
@@ -92,7 +93,7 @@ export class AccountView {
   private readonly store: MailState;
   private readonly logger: Logger;
   private readonly map: MailboxMap;
-  private readonly copyToFolder: 'refuse' | 'move';
+  private readonly kinds: Record<MailboxKindName, MailboxKind>;
 
   constructor({
     freshnessMs,
@@ -115,7 +116,6 @@ export class AccountView {
     this.map = new MailboxMap(labelsRoot, (label) =>
       logger.debug({ account, label }, 'label not shown as a folder (name unusable or taken)'),
     );
-    this.copyToFolder = copyToFolder;
     this.now = now;
     this.sync = {
       account,
@@ -140,7 +140,34 @@ export class AccountView {
       },
     });
     this.local = store.local;
+    this.labelFolders = new LabelFolders({
+      ctx: this.sync,
+      local: this.local,
+      map: this.map,
+      freshList: () => this.folders(true),
+      vendorLabels: () => this.folderCache?.labels ?? null,
+      labelsKeptEmpty: vendor.labelsKeptEmpty,
+      exclusive: (key, fn) => this.syncs.exclusive(key, fn),
+    });
     this.quarantine = quarantine ? new QuarantineFolder(this.sync, this.local, quarantine) : null;
+    const kinds: KindContext = {
+      sync: this.sync,
+      syncs: this.syncs,
+      local: this.local,
+      copyToFolder,
+      localStatus: (folder) => this.localStatus(folder),
+      vendorCounts: (name) => this.vendorCounts(name),
+      trash: async () => (await this.folders()).find((f) => f.role === 'trash'),
+    };
+    const vendorFolders = new VendorFolderKind(kinds);
+    this.kinds = {
+      folder: vendorFolders,
+      drafts: new DraftsKind(kinds),
+      sent: new SentKind(kinds),
+      label: new LabelViewKind(kinds, this.labelFolders),
+      // without a quarantine log no mailbox is of this kind
+      quarantine: this.quarantine ? new QuarantineKind(kinds, this.quarantine) : vendorFolders,
+    };
     this.messages = new MessageCache(account, vendor, store, this.local);
     this.attachmentStorage = createAttachmentStorage(
       {
@@ -165,17 +192,23 @@ export class AccountView {
    */
   async folders(refresh = false): Promise<ImapFolder[]> {
     const cached = this.folderCache;
-    if (refresh || !cached) return this.withQuarantine(await this.refreshFolders());
+    if (refresh || !cached) return this.shown(await this.refreshFolders());
     if (this.now() - cached.at >= folderListTtlMs) {
       this.refreshFolders().catch((err) =>
         this.logger.warn({ account: this.account, err: (err as Error).message }, 'folder list refresh failed'),
       );
     }
-    return this.withQuarantine(cached.folders);
+    return this.shown(cached.folders);
   }
 
-  private withQuarantine(folders: ImapFolder[]): ImapFolder[] {
-    return this.quarantine?.listed() ? [...folders, this.quarantine.folder] : folders;
+  /** The vendor's folders and labels, the label folders only the bridge knows, and Quarantine. */
+  private shown(folders: ImapFolder[]): ImapFolder[] {
+    const local = this.folderCache?.labels ? this.labelFolders.recorded() : [];
+    const all = this.map.withLabels(
+      folders,
+      local.map((l) => l.label),
+    );
+    return this.quarantine?.listed() ? [...all, this.quarantine.folder] : all;
   }
 
   private refreshFolders(): Promise<ImapFolder[]> {
@@ -187,13 +220,30 @@ export class AccountView {
 
   private async loadFolders(): Promise<ImapFolder[]> {
     const list = await this.vendor.listFolders('poll');
+    if (list.labels) this.labelFolders.reconcile(list.labels);
     const folders = this.map.fromVendor(list);
-    this.folderCache = { at: this.now(), folders, counts: new Map(list.folders.map((f) => [f.name, f])) };
+    this.folderCache = {
+      at: this.now(),
+      folders,
+      counts: new Map(list.folders.map((f) => [f.name, f])),
+      labels: list.labels && new Set(list.labels),
+    };
     return folders;
   }
 
+  /**
+   * The mailbox at `path` if it exists: listed, or a label folder only the bridge has. Where the
+   * vendor lists no labels (A21), a name under the labels root is still a label folder, whose
+   * opening then says what the vendor lacks.
+   */
   async folder(path: string): Promise<ImapFolder | null> {
-    return mailboxAt(await this.folders(), path) ?? mailboxAt(await this.folders(true), path) ?? this.map.viewAt(path);
+    const found = mailboxAt(await this.folders(), path) ?? mailboxAt(await this.folders(true), path);
+    return found ?? (this.folderCache?.labels ? null : this.map.viewAt(path));
+  }
+
+  /** Where COPY and MOVE put messages: an existing mailbox, or a label folder whose label they create. */
+  async destination(path: string): Promise<ImapFolder | null> {
+    return (await this.folder(path)) ?? this.map.viewAt(path);
   }
 
   /** The folder a session selected, by the key its selection was made with. */
@@ -202,28 +252,9 @@ export class AccountView {
     return match(await this.folders()) ?? match(await this.folders(true)) ?? this.map.viewByKey(key);
   }
 
-  /**
-   * Syncs one folder now (or joins the running sync): the first listing, or incremental. The
-   * Quarantine mailbox is the quarantine log's, not the vendor's: it is reconciled with the
-   * log, and its name never reaches the vendor.
-   */
+  /** Syncs one folder now (or joins the running sync): the first listing, or incremental. */
   async syncFolder(folder: ImapFolder, mode?: SyncMode, cause: SyncCause = 'client'): Promise<void> {
-    if (this.quarantine && isQuarantine(folder)) {
-      this.quarantine.reconcile();
-      return;
-    }
-    return this.syncs.sync(folder, mode, cause).catch((err) => this.refuseUnlistable(folder, err));
-  }
-
-  private refuseUnlistable(folder: ImapFolder, err: unknown): never {
-    throw labelViewOf(folder) &&
-      err instanceof ConnectorError &&
-      (err.failure === 'refused' || err.failure === 'unsupported')
-      ? new Refusal(
-          'cannot',
-          `The mail vendor cannot list messages by label (assumption A22), so ${folder.path} cannot be opened`,
-        )
-      : err;
+    return this.kinds[folder.kind].sync(folder, mode, cause);
   }
 
   /**
@@ -256,40 +287,20 @@ export class AccountView {
     };
   }
 
-  /**
-   * STATUS from local state (refreshed in the background when stale). A vendor folder never
-   * listed is answered from the folder list's counts, one call for every folder, instead of a
-   * sync; its UIDNEXT is then held to what was announced, so it never goes back.
-   */
+  /** STATUS from local state (refreshed in the background when stale). */
   async status(folder: ImapFolder): Promise<FolderStatus> {
-    if (this.quarantine && isQuarantine(folder)) {
-      this.quarantine.reconcile();
-      return this.localStatus(folder);
-    }
-    if (this.syncs.isListed(folder)) {
-      this.syncs.refreshIfStale(folder);
-      return this.localStatus(folder);
-    }
-    const counts = await this.vendorCounts(folder);
-    if (!counts) {
-      await this.syncFolder(folder);
-      return this.localStatus(folder);
-    }
-    this.store.uidNextAtLeast(this.account, folder.key, counts.total + 1);
-    return { ...this.localStatus(folder), messages: counts.total, unseen: counts.unread };
+    return this.kinds[folder.kind].status(folder);
   }
 
-  /** The vendor's message counts of a folder, from the (cached) folder list; none for label views. */
-  private async vendorCounts(folder: ImapFolder): Promise<MailFolder | undefined> {
-    if (!('folder' in folder.scope)) return undefined;
+  /** The vendor's message counts of a folder, from the (cached) folder list. */
+  private async vendorCounts(name: string): Promise<MailFolder | undefined> {
     await this.folders();
-    return this.folderCache?.counts.get(folder.key);
+    return this.folderCache?.counts.get(name);
   }
 
   /** SELECT/EXAMINE: local state; only a folder never listed waits for the vendor. */
   async open(folder: ImapFolder): Promise<OpenFolder> {
-    if (this.quarantine && isQuarantine(folder)) this.quarantine.reconcile();
-    else await this.syncs.ready(folder).catch((err) => this.refuseUnlistable(folder, err));
+    await this.kinds[folder.kind].ready(folder);
     const rows = this.store.listMessages(this.account, folder.key);
     return { ...this.localStatus(folder), uids: rows.map((r) => r.uid), rows };
   }
@@ -340,105 +351,17 @@ export class AccountView {
     flags: string[],
     sessionId?: string,
   ): Promise<FlagUpdateResult> {
-    const release = action !== 'remove' && flags.some((f) => f.toLowerCase() === releaseKeyword.toLowerCase());
-    if (this.quarantine && isQuarantine(folder) && release) {
-      // the released leave the mailbox; their EXPUNGE comes when STORE allows it (RFC 3501 7.4.1)
-      await this.quarantine.release(rows);
-      return { updated: [] };
-    }
-    return applyFlagUpdate({ ...this.sync, folder: folder.key }, rows, action, flags, sessionId);
+    return this.kinds[folder.kind].updateFlags(folder, rows, action, flags, sessionId);
   }
 
-  /**
-   * MOVE: vendor move first, then the UID maps of both folders. Between label views the label
-   * is swapped; out of a label view the message moves and loses the label; into a label view
-   * from a folder is refused (a message cannot leave its folder for a label: COPY labels it).
-   */
+  /** MOVE: the source's kind says what moving out of it means. */
   async move(from: ImapFolder, rows: MessageRow[], to: ImapFolder, sessionId?: string): Promise<MoveOutcome> {
-    if (this.quarantine && isQuarantine(from)) {
-      const expunged = await this.releaseTo(this.quarantine, rows, to, 'MOVE', sessionId);
-      return { uidValidity: 0, sourceUids: [], destinationUids: [], expunged };
-    }
-    requireVendorMessages(rows, 'moved to vendor folders');
-    const source = labelViewOf(from);
-    if ('label' in to.scope) {
-      if (!source)
-        throw new Refusal(
-          'cannot',
-          `A message stays in its folder when it gets a label: COPY it to ${to.path} to add the label`,
-        );
-      const copied = await this.copy(from, rows, to);
-      const moved = new Set(copied.sourceUids);
-      return {
-        ...copied,
-        expunged: await removeLabel(
-          this.sync,
-          source,
-          rows.filter((r) => moved.has(r.uid)),
-          sessionId,
-        ),
-      };
-    }
-    const vendorFolder = to.scope.folder;
-    const outcome = await this.syncs.exclusive(to.key, () =>
-      moveMessages(this.sync, from.key, rows, vendorFolder, sessionId),
-    );
-    if (source) await this.dropLabelAfterMove(source, rows, new Set(outcome.sourceUids));
-    return outcome;
+    return this.kinds[from.kind].move(from, rows, to, sessionId);
   }
 
-  /** The move happened; a failure to drop the label only delays the view's update to the next poll. */
-  private async dropLabelAfterMove(source: LabelView, rows: MessageRow[], moved: Set<number>): Promise<void> {
-    const left = rows.filter((r) => moved.has(r.uid));
-    if (!left.length) return;
-    try {
-      await dropLabel(this.sync, source, left);
-    } catch (err) {
-      this.logger.warn(
-        { account: this.account, label: source.label, err: (err as Error).message },
-        'moved out of a label view, but the label could not be removed',
-      );
-    }
-  }
-
-  /**
-   * COPY into a label view adds the label. A vendor message lives in one folder (A7), so COPY
-   * to a folder is refused, or with copyToFolder "move" done as a move (see copyByMoving).
-   */
+  /** COPY: the source's kind says what copying out of it means. */
   async copy(from: ImapFolder, rows: MessageRow[], to: ImapFolder): Promise<CopyOutcome> {
-    if (this.quarantine && isQuarantine(from)) {
-      await this.releaseTo(this.quarantine, rows, to, 'COPY');
-      return { uidValidity: 0, sourceUids: [], destinationUids: [] };
-    }
-    if ('label' in to.scope) {
-      const target = { key: to.key, label: to.scope.label };
-      return this.syncs.exclusive(to.key, () => addLabel(this.sync, from.key, rows, target));
-    }
-    if (this.copyToFolder === 'refuse') {
-      throw new Refusal(
-        'cannot',
-        'The mail vendor keeps each message in one folder, so it cannot be copied; use MOVE (drag without Ctrl), or COPY to a Labels/ folder to label it',
-      );
-    }
-    const vendorFolder = to.scope.folder;
-    return this.syncs.exclusive(to.key, () =>
-      copyByMoving(this.sync, requireVendorMessages(rows, 'moved to vendor folders'), vendorFolder),
-    );
-  }
-
-  /**
-   * Out of Quarantine only to where a released message lands: INBOX (held mail to oneself) or
-   * Sent. The vendor delivers it; it shows in the destination at the next poll, so no COPYUID.
-   */
-  private releaseTo(
-    quarantine: QuarantineFolder,
-    rows: MessageRow[],
-    to: ImapFolder,
-    command: string,
-    sessionId?: string,
-  ): Promise<number[]> {
-    if (to.path !== 'INBOX' && to.role !== 'sent') quarantine.refuse(`${command} to ${to.path}`);
-    return quarantine.release(rows, sessionId);
+    return this.kinds[from.kind].copy(from, rows, to);
   }
 
   /** SMTP: a submission the vendor held (one call per recipient copy). */
@@ -451,44 +374,30 @@ export class AccountView {
     this.quarantine?.reconcile();
   }
 
-  /**
-   * EXPUNGE of \Deleted messages: they move to Trash, which is what webmail's delete does.
-   * The vendor API has no delete command, so expunging inside Trash is refused rather than faked.
-   */
+  /** EXPUNGE of \Deleted messages (all, or those of `uids`), as the folder's kind does it. */
   async expungeDeleted(folder: ImapFolder, uids: number[] | null, sessionId?: string): Promise<number[]> {
-    const all = this.allRows(folder).filter((r) => r.flags.includes('\\Deleted') && (!uids || uids.includes(r.uid)));
-    if (this.quarantine && isQuarantine(folder) && all.length) this.quarantine.refuse('EXPUNGE');
-    const view = labelViewOf(folder);
-    if (view) return removeLabel(this.sync, view, all, sessionId);
-    // local drafts are the bridge's own: expunging deletes them for real; messages a COPY
-    // already moved at the vendor only leave this view (the client is finishing its move)
-    const drafts = all.filter((r) => isLocalMessage(r.messageUid)).map((r) => r.messageUid);
-    const away = movedAway(this.sync, folder.key, all);
-    const removed = this.sync.state
-      .apply({ type: 'removed', folder: folder.key, messageUids: [...drafts, ...away], cause: sessionId })
-      .of(folder.key);
-    this.local.remove(this.account, drafts);
-    const rows = all.filter((r) => !isLocalMessage(r.messageUid) && !away.has(r.messageUid));
-    if (!rows.length) return removed.map((c) => c.uid);
-    const trash = (await this.folders()).find((f) => f.role === 'trash');
-    if (!trash || trash.key === folder.key) {
-      throw new Refusal(
-        'cannot',
-        'The mail vendor offers no permanent delete: messages in Trash stay until they are removed in webmail',
-      );
-    }
-    return [...removed.map((c) => c.uid), ...(await this.move(folder, rows, trash, sessionId)).expunged];
+    const deleted = this.allRows(folder).filter(
+      (r) => r.flags.includes('\\Deleted') && (!uids || uids.includes(r.uid)),
+    );
+    return this.kinds[folder.kind].expunge(folder, deleted, sessionId);
+  }
+
+  /** CREATE, RENAME, DELETE: of label folders only (label-folders.ts). */
+  createFolder(path: string): Promise<void> {
+    return this.labelFolders.create(path);
+  }
+
+  renameFolder(path: string, newPath: string): Promise<void> {
+    return this.labelFolders.rename(path, newPath);
+  }
+
+  deleteFolder(path: string): Promise<void> {
+    return this.labelFolders.delete(path);
   }
 
   /** APPEND: recognised Sent copies and local drafts only (see append.ts). */
   async append(folder: ImapFolder, raw: Buffer, flags: string[], idate: Date): Promise<Appended> {
-    if (this.quarantine && isQuarantine(folder)) this.quarantine.refuse('APPEND');
-    if (folder.role === 'drafts') return appendDraft(this.sync, this.local, folder, raw, flags, idate);
-    const messageId = messageIdOf(raw);
-    if (folder.role === 'sent' && messageId && this.local.wasSubmitted(this.account, messageId)) {
-      return appendSentCopy(this.sync, folder, messageId, () => this.syncFolder(folder, 'incremental'));
-    }
-    return refuseAppend(folder.path);
+    return this.kinds[folder.kind].append(folder, raw, flags, idate);
   }
 
   /** Called by the SMTP side for every accepted submission. */
@@ -501,9 +410,7 @@ export class AccountView {
    * when the vendor cannot search.
    */
   async searchText(folder: ImapFolder, text: string): Promise<string[] | null> {
-    // Quarantine holds only the bridge's own copies, which SEARCH scans itself
-    if (isQuarantine(folder)) return [];
-    return this.vendor.search(text, 'folder' in folder.scope ? folder.scope.folder : null, 'content');
+    return this.kinds[folder.kind].searchText(folder, text);
   }
 
   /** Downloads the attachments (external node ids) a response will stream, before the response starts. */

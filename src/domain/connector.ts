@@ -78,6 +78,11 @@ export interface AttachmentContent {
 export interface Connector {
   /** The mailbox this connector reads and writes. */
   readonly mailbox: string;
+  /**
+   * Whether the vendor keeps listing a label no message carries any more; when it does not, a
+   * label is renamed or deleted by moving it or taking it off message by message (label-folders.ts).
+   */
+  readonly labelsKeptEmpty: boolean;
   listFolders(lane?: Lane): Promise<FolderListing>;
   /** One page of what a scope holds: a sync lists pages until it has seen what changed. */
   listMessages(scope: ListScope, cursor: string | null, lane: Lane): Promise<MessagePage>;

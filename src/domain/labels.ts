@@ -1,5 +1,5 @@
 import type { MessageRow } from '../store';
-import type { WriteResult } from './connector';
+import type { LabelChange, WriteResult } from './connector';
 import { isLocalFlag, labelToKeyword } from './flags';
 import type { SyncContext } from './sync-context';
 import { type CopyOutcome, copyOutcome, placed } from './organize';
@@ -27,6 +27,12 @@ function withKeyword(flags: readonly string[], label: string, on: boolean): stri
   if (!kw) return [...flags];
   const rest = flags.filter((f) => f.toLowerCase() !== kw.toLowerCase());
   return on ? [...rest, kw] : rest;
+}
+
+/** A message's flags after a label change: the keywords of labels taken off go, those of labels added come. */
+export function relabelledFlags(flags: readonly string[], change: LabelChange): string[] {
+  const off = (change.remove ?? []).reduce((f, label) => withKeyword(f, label, false), [...flags]);
+  return (change.add ?? []).reduce((f, label) => withKeyword(f, label, true), off);
 }
 
 /** COPY into a label view: the vendor adds the label, then the view numbers the messages. */

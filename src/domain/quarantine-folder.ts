@@ -20,10 +20,6 @@ export const releaseKeyword = '$Release';
 const quarantineKey = '\u0001quarantine';
 const messagePrefix = 'local:q:';
 
-export function isQuarantine(folder: ImapFolder): boolean {
-  return folder.key === quarantineKey;
-}
-
 /** What the Quarantine (quarantine.ts) offers the mailbox: the account's records, and a release through the vendor. */
 export interface QuarantineAccess {
   records(account: string): QuarantineRecord[];
@@ -48,6 +44,7 @@ export class QuarantineFolder {
     scope: { folder: quarantineKey },
     role: null,
     specialUse: null,
+    kind: 'quarantine',
   };
 
   constructor(

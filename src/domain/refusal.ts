@@ -3,7 +3,7 @@ import { isLocalMessage } from '../store';
 /** An operation the bridge will not perform, with the reason shown to the user. */
 export class Refusal extends Error {
   constructor(
-    readonly reason: 'cannot' | 'nonexistent' | 'unavailable',
+    readonly reason: 'cannot' | 'nonexistent' | 'unavailable' | 'alreadyexists',
     message: string,
   ) {
     super(message);

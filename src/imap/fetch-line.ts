@@ -3,7 +3,7 @@ import { formatInternalDate } from '@mailbridge/imap-core/lib/imap-tools';
 import { compiledToken } from '../mime';
 import type { MessageRow, MessageSummary } from '../store';
 import type { FetchQueryItem } from './fetch-query';
-import type { ImapSession } from './session';
+import type { Session } from './engine';
 
 declare module '@mailbridge/imap-core/lib/imap-tools' {
   /** INTERNALDATE text as imap-core's formatResponse writes it. */
@@ -11,10 +11,10 @@ declare module '@mailbridge/imap-core/lib/imap-tools' {
 }
 
 /**
- * Metadata FETCH responses written as text, byte for byte what imap-core's
+ * The items of metadata FETCH responses written as text, byte for byte what imap-core's
  * formatResponse + compiler make of the same values (test/imap/fetch-line.test.ts), without
- * their costs per message: formatResponse finds the sequence number with uidList.indexOf
- * (quadratic over a folder) and the compiler walks every token again.
+ * their costs per message: the compiler walks every token again. The session's writer
+ * (UntaggedWriter.fetchLines) adds the sequence number.
  */
 
 const lineItems = new Set(['uid', 'flags', 'modseq', 'internaldate', 'rfc822.size', 'envelope', 'bodystructure']);
@@ -28,17 +28,15 @@ export function isLineQuery(query: readonly FetchQueryItem[]): boolean {
 type Part = (row: MessageRow, summary: MessageSummary | undefined) => string | undefined;
 
 /**
- * A FETCH's response builder: for each message its line (without CRLF, which imap-core's
- * composer appends to `{compiled}` chunks), false when the message is not in the session's
- * view (formatResponse's false), undefined when imap-core's path has to answer it: an
- * ENVELOPE/BODYSTRUCTURE without a summary, or RFC822.SIZE 0 (not known yet), from which
- * imap-core computes a size of its own.
+ * A FETCH's item builder: for each message the text between the parentheses of its response,
+ * undefined when imap-core's path has to answer it: an ENVELOPE/BODYSTRUCTURE without a
+ * summary, or RFC822.SIZE 0 (not known yet), from which imap-core computes a size of its own.
  */
 export function fetchLines(
-  session: ImapSession,
+  session: Session,
   query: readonly FetchQueryItem[],
   utf8: boolean,
-): (row: MessageRow, summary: MessageSummary | undefined) => string | false | undefined {
+): (row: MessageRow, summary: MessageSummary | undefined) => string | undefined {
   // quoting rules (and quirks) stay imap-core's: each distinct flag is compiled once
   const atoms = new Map<string, string>();
   const atom = (value: string) => {
@@ -58,7 +56,7 @@ export function fetchLines(
         return (row) => name + row.uid;
       case 'flags':
         return (row) => {
-          session.announceKeywords(row.flags);
+          session.untagged.keywords(row.flags);
           return name + flagList(row.flags.map(atom));
         };
       case 'modseq':
@@ -77,16 +75,14 @@ export function fetchLines(
     }
   });
 
-  const sequence = sequenceNumbers(session);
   return (row, summary) => {
-    let line = '';
+    let items = '';
     for (const part of parts) {
       const text = part(row, summary);
       if (text === undefined) return undefined;
-      line += line ? ` ${text}` : text;
+      items += items ? ` ${text}` : text;
     }
-    const seq = sequence(row.uid);
-    return seq ? `* ${seq} FETCH (${line})` : false;
+    return items;
   };
 }
 
@@ -101,36 +97,4 @@ function flagList(atoms: string[]): string {
     list += text;
   }
   return `${list})`;
-}
-
-/**
- * Sequence numbers as formatResponse finds them (position in uidList, 0 when absent), in
- * constant time for rows that come in the list's order (both are in UID order): the next
- * position is tried first. Out of order, the first search scans like imap-core; later ones
- * use an index of the list, checked against it as it may have changed meanwhile.
- */
-function sequenceNumbers(session: ImapSession): (uid: number) => number {
-  let next = 0;
-  let misses = 0;
-  let index: Map<number, number> | undefined;
-  return (uid) => {
-    const list = session.selected ? session.selected.uidList : [];
-    let i = next;
-    if (list[i] !== uid) {
-      if (++misses > 1) {
-        index ??= indexOf(list);
-        i = index.get(uid) ?? -1;
-      }
-      if (list[i] !== uid) i = list.indexOf(uid);
-    }
-    if (i >= 0) next = i + 1;
-    return i + 1;
-  };
-}
-
-/** uid -> position, the first one like indexOf. */
-function indexOf(list: readonly number[]): Map<number, number> {
-  const index = new Map<number, number>();
-  for (let i = list.length - 1; i >= 0; i--) index.set(list[i], i);
-  return index;
 }

@@ -1,4 +1,3 @@
-import { imapHandler } from '@mailbridge/imap-core';
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import {
@@ -15,18 +14,7 @@ import { binarySections, isBinaryItem } from './binary';
 import { emailId, threadId } from './object-ids';
 import type { FetchQueryItem } from './fetch-query';
 import { RecentMessages } from './recent';
-import type { ImapSession } from './session';
-
-export interface FetchOptions {
-  query: FetchQueryItem[];
-  messages: number[];
-  markAsSeen: boolean;
-  metadataOnly: boolean;
-  changedSince?: number;
-  isUid: boolean;
-  /** UID FETCH ... (VANISHED) (QRESYNC): the command's UID set; false without the modifier. */
-  vanished?: string | false;
-}
+import type { FetchOptions, Session } from './engine';
 
 /** Items answered from the UID row (and THREADID its stored thread), without the cached MIME metadata. */
 const rowItems = new Set(['uid', 'flags', 'modseq', 'internaldate', 'rfc822.size', 'emailid', 'threadid']);
@@ -86,10 +74,6 @@ function headerTree(header: string[]): MimeTreeNode {
 /** Messages handled per metadata batch: bounds memory on 1:* fetches of huge folders. */
 const batchSize = 500;
 
-function write(session: ImapSession, chunk: unknown): Promise<void> {
-  return new Promise((resolve) => session.writeStream.write(chunk, resolve));
-}
-
 function rowValues(row: MessageRow): Record<string, unknown> {
   return { uid: row.uid, modseq: row.modseq, flags: row.flags, idate: new Date(row.idate), size: row.size };
 }
@@ -107,7 +91,7 @@ type HookValues = { emailId?: string; threadId?: string | null; binary?: Record<
  * the rest through imap-core.
  */
 function fetchValues(
-  session: ImapSession,
+  session: Session,
   query: FetchQueryItem[],
   row: MessageRow,
   summary: MessageSummary | undefined,
@@ -115,7 +99,7 @@ function fetchValues(
   hookValues: HookValues,
   options: QueryOptions,
 ): unknown[] {
-  const rest = session.getQueryResponse(
+  const rest = session.fetchValues(
     query.filter((q) => !isCompiledItem(q.item)),
     { ...rowValues(row), mimeTree, ...hookValues },
     options,
@@ -137,7 +121,7 @@ export async function fetchMessages(
   view: AccountView,
   folder: ImapFolder,
   options: FetchOptions,
-  session: ImapSession,
+  session: Session,
   recent: ReadonlySet<number>,
 ): Promise<void> {
   let rows = view.rows(folder, options.messages);
@@ -166,12 +150,13 @@ export async function fetchMessages(
   const needsContentTree = treeItems.some((q) => !isTopHeaderItem(q));
   const needsContent = options.query.some((q) => contentItems.has(q.item) && !headerOnly.has(q.type ?? ''));
   const queryOptions = {
-    acceptUTF8Enabled: session.isUTF8Enabled(),
+    acceptUTF8Enabled: session.utf8(),
     attachmentStorage: view.attachmentStorage,
     fetchOptions: {},
   };
   // metadata answers written as text (fetch-line.ts): the same bytes without imap-core's costs per message
   const lines = isLineQuery(options.query) ? fetchLines(session, options.query, queryOptions.acceptUTF8Enabled) : null;
+  const lineWriter = lines && session.untagged.fetchLines();
 
   for (let i = 0; i < rows.length; i += batchSize) {
     const batch = rows.slice(i, i + batchSize);
@@ -182,22 +167,19 @@ export async function fetchMessages(
     if (needsContentTree) for (const [uid, c] of await view.contents(ids)) trees.set(uid, c.mimeTree);
     else if (treeItems.length) for (const [uid, header] of await view.headers(ids)) trees.set(uid, headerTree(header));
     let written: Promise<void> = Promise.resolve();
-    // a batch's lines go out as one chunk: one socket write, not one per message (the composer
-    // ends each chunk with CRLF, so they are joined with it)
-    let pending: string[] = [];
+    // a batch's lines go out as one chunk: one socket write, not one per message
     const flush = () => {
-      if (pending.length) written = write(session, { compiled: pending.join('\r\n') });
-      pending = [];
+      written = lineWriter?.flush() ?? written;
     };
     for (const row of batch) {
       const summary = summaries.get(row.messageUid);
       const tree = trees.get(row.messageUid);
       // the vendor no longer has it and nothing is cached: its removal reaches the session with the next poll
       if ((needsSummary && !summary) || (treeItems.length && !tree)) continue;
-      const line = lines?.(row, summary);
-      if (line === false) continue; // expunged from this session's view meanwhile
-      if (line !== undefined) {
-        pending.push(line);
+      const items = lines?.(row, summary);
+      // (a message expunged from this session's view meanwhile is left out)
+      if (items !== undefined && lineWriter) {
+        lineWriter.add(row.uid, items);
         continue;
       }
       flush();
@@ -209,12 +191,12 @@ export async function fetchMessages(
         binary: wantsBinary && tree ? await binarySections(tree, options.query, view.attachmentStorage) : undefined,
       };
       const values = fetchValues(session, options.query, row, summary, tree, hookValues, queryOptions);
-      const response = session.formatResponse('FETCH', row.uid, { query: options.query, values });
+      const response = session.untagged.fetchValues(row.uid, options.query, values, needsContent);
       if (!response) continue; // expunged from this session's view meanwhile
       // content streams one message at a time; short metadata answers are written in a row and
       // the batch waits for the last one, so at most one batch is buffered
-      if (needsContent) await write(session, imapHandler.compileStream(response));
-      else written = write(session, { compiled: imapHandler.compiler(response) });
+      if (needsContent) await response;
+      else written = response;
     }
     flush();
     await written;

@@ -15,6 +15,7 @@ export type ImapResponseCode =
   | 'UNAVAILABLE'
   | 'CANNOT'
   | 'NONEXISTENT'
+  | 'ALREADYEXISTS'
   | 'SERVERBUG'
   | 'PRIVACYREQUIRED'
   | 'UNKNOWN-CTE';
@@ -40,6 +41,7 @@ const refusalCodes: Record<Refusal['reason'], ImapResponseCode> = {
   cannot: 'CANNOT',
   nonexistent: 'NONEXISTENT',
   unavailable: 'UNAVAILABLE',
+  alreadyexists: 'ALREADYEXISTS',
 };
 
 function vendorFailure(err: ConnectorError): ImapError {

@@ -3,7 +3,7 @@ import type { ImapFolder } from '../domain/mailbox-map';
 import { perAccountCache } from './message-derived-cache';
 import { OrderingKeys } from './ordering-keys';
 import { searchMessages } from './search-handler';
-import type { ImapSession } from './session';
+import type { SearchQuery, Session, ThreadAlgorithm } from './engine';
 import { sortMessages, type Sortable, type SortCriterion } from './sort';
 import { orderedSubjectThreads, referencesThreads, type ThreadNode } from './thread';
 
@@ -38,8 +38,8 @@ async function orderingKeys(view: AccountView, messageUids: string[]): Promise<M
 async function sortables(
   view: AccountView,
   folder: ImapFolder,
-  query: unknown[],
-  session: ImapSession,
+  query: SearchQuery,
+  session: Session,
   recent: ReadonlySet<number>,
 ): Promise<{ messages: Sortable[]; highestModseq: number }> {
   const found = await searchMessages(view, folder, query, session, recent);
@@ -59,8 +59,8 @@ async function sortables(
 export async function sortedSearch(
   view: AccountView,
   folder: ImapFolder,
-  options: { query: unknown[]; sort: SortCriterion[] },
-  session: ImapSession,
+  options: { query: SearchQuery; sort: SortCriterion[] },
+  session: Session,
   recent: ReadonlySet<number>,
 ): Promise<{ uidList: number[]; highestModseq: number }> {
   const { messages, highestModseq } = await sortables(view, folder, options.query, session, recent);
@@ -70,8 +70,8 @@ export async function sortedSearch(
 export async function threadedSearch(
   view: AccountView,
   folder: ImapFolder,
-  options: { query: unknown[]; algorithm: 'orderedsubject' | 'references' },
-  session: ImapSession,
+  options: { query: SearchQuery; algorithm: ThreadAlgorithm },
+  session: Session,
   recent: ReadonlySet<number>,
 ): Promise<{ threads: ThreadNode[] }> {
   const { messages } = await sortables(view, folder, options.query, session, recent);

@@ -2,7 +2,7 @@ import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import type { MessageRow } from '../store';
 import { RecentMessages } from './recent';
-import type { QresyncParameter } from './session';
+import type { QresyncParameter } from './engine';
 
 /**
  * QRESYNC (RFC 7162 3.2) from the store: every message row carries the MODSEQ of its last

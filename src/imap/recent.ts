@@ -1,4 +1,4 @@
-import type { ImapSession } from './session';
+import type { Session } from './engine';
 
 /**
  * \Recent (RFC 3501 2.3.2): a message is recent in exactly one session, the first one that
@@ -11,16 +11,16 @@ import type { ImapSession } from './session';
  */
 export class RecentMessages {
   private readonly watermarks = new Map<string, number>();
-  private readonly claimed = new WeakMap<ImapSession, { folder: string; uids: Set<number>; readOnly: boolean }>();
+  private readonly claimed = new WeakMap<Session, { folder: string; uids: Set<number>; readOnly: boolean }>();
   /** The sessions that opened each folder, so STATUS sees what they were told of (pruned as they leave). */
-  private readonly selecting = new Map<string, Set<ImapSession>>();
+  private readonly selecting = new Map<string, Set<Session>>();
 
   /**
    * SELECT of `folder` showing `uids`; `known` is the highest UID the bridge held before the
    * folder was synced for this SELECT (used the first time the folder is met). Returns the
    * number of messages recent in this session.
    */
-  open(session: ImapSession, folder: string, uids: readonly number[], known: number, readOnly = false): number {
+  open(session: Session, folder: string, uids: readonly number[], known: number, readOnly = false): number {
     if (!this.watermarks.has(folder)) this.watermarks.set(folder, known);
     this.leave(session);
     this.claimed.set(session, { folder, uids: new Set(), readOnly });
@@ -29,7 +29,7 @@ export class RecentMessages {
   }
 
   /** Claims the UIDs of the session's view that no session has claimed yet. */
-  claimNew(session: ImapSession, uids: readonly number[]): number {
+  claimNew(session: Session, uids: readonly number[]): number {
     const mine = this.claimed.get(session);
     if (!mine) return 0;
     const watermark = this.watermarks.get(mine.folder) ?? 0;
@@ -47,7 +47,7 @@ export class RecentMessages {
    * How many messages of its view are recent in the session, after it claimed those it was
    * told of (imap-core's onRecentCount: its untagged RECENT follows this number).
    */
-  count(session: ImapSession): number {
+  count(session: Session): number {
     if (!session.selected) return 0;
     const uids = session.selected.uidList;
     this.claimNew(session, uids);
@@ -58,12 +58,12 @@ export class RecentMessages {
   }
 
   /** The session's recent UIDs (empty when none). */
-  of(session: ImapSession): ReadonlySet<number> {
+  of(session: Session): ReadonlySet<number> {
     return this.claimed.get(session)?.uids ?? new Set();
   }
 
   /** The session ended, or opens another folder. */
-  leave(session: ImapSession): void {
+  leave(session: Session): void {
     const mine = this.claimed.get(session);
     if (!mine) return;
     const sessions = this.selecting.get(mine.folder);
@@ -77,7 +77,7 @@ export class RecentMessages {
    * at it yet: the sessions with `folder` open claim what they were told of first. The session
    * that has `folder` open gets its own recent count, others what no session has claimed.
    */
-  status(session: ImapSession, folder: string, listUids: () => readonly number[]): number {
+  status(session: Session, folder: string, listUids: () => readonly number[]): number {
     for (const other of [...(this.selecting.get(folder) ?? [])]) {
       if (other.selected && other.selected.mailbox === folder) this.claimNew(other, other.selected.uidList);
       else this.leave(other);
@@ -97,8 +97,8 @@ export class RecentMessages {
     return count;
   }
 
-  private selectingOf(folder: string): Set<ImapSession> {
-    const sessions = this.selecting.get(folder) ?? new Set<ImapSession>();
+  private selectingOf(folder: string): Set<Session> {
+    const sessions = this.selecting.get(folder) ?? new Set<Session>();
     this.selecting.set(folder, sessions);
     return sessions;
   }

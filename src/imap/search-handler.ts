@@ -16,7 +16,7 @@ import {
   type SearchTerm,
 } from './search';
 import { RecentMessages } from './recent';
-import type { ImapSession } from './session';
+import type { SearchQuery, Session } from './engine';
 
 const noHeaders: readonly string[] = [];
 
@@ -118,13 +118,13 @@ class LocalText {
 export async function searchMessages(
   view: AccountView,
   folder: ImapFolder,
-  rawQuery: unknown[],
-  session: ImapSession,
+  rawQuery: SearchQuery,
+  session: Session,
   recent: ReadonlySet<number>,
 ): Promise<{ uidList: number[]; highestModseq: number; rows: MessageRow[] }> {
   const visible = new Set(session.selected ? session.selected.uidList : []);
   const rows = view.allRows(folder).filter((r) => visible.has(r.uid));
-  const query = await resolveObjectIdTerms(view, rawQuery as SearchTerm[], rows);
+  const query = await resolveObjectIdTerms(view, rawQuery, rows);
   const ids = rows.map((r) => r.messageUid);
   // header lines are read for terms on the whole header; field values are kept per message
   const fields = searchedFields(query);

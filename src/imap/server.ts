@@ -10,12 +10,12 @@ import { dismissWhenIdle } from '../listen/drain';
 import { LoginDeadlines } from '../listen/login-deadline';
 import { type TlsPair, tlsPolicy } from '../tls';
 import type { AccountRegistry } from '../domain/account-registry';
-import { isActive } from './activity';
 import type { ChangeJournal } from '../domain/change-journal';
 import { authHook, type OwnerRoute } from './auth-hook';
-import { type CommandObserver, installHooks } from './hooks';
+import { type CommandObserver, mailboxBackend } from './hooks';
+import { bindEngine, clientConnections } from './engine-adapter';
+import type { ConnectionHost } from './engine';
 import { RecentMessages } from './recent';
-import type { ImapSession } from './session';
 import { accountId } from '../model/account-id';
 
 export interface ImapServerOptions {
@@ -50,26 +50,7 @@ export interface RunningImap {
   close(): Promise<void>;
 }
 
-/** The parts of an imap-core connection a reload needs. */
-interface CoreConnection {
-  session?: { user?: { id?: string } };
-  send(line: string): void;
-  close(): void;
-}
-
 type ImapCoreServer = InstanceType<typeof IMAPServer>;
-
-/** The parts of an imap-core connection the listener uses. */
-interface ImapConnection {
-  session: { id: string; remoteAddress: string; user?: unknown };
-  /** Set while a command with a literal is still being received. */
-  _currentCommand: unknown;
-  writeStream: { readableLength: number };
-  send(line: string): void;
-  close(force?: boolean): void;
-}
-
-const connectionsOf = (server: ImapCoreServer) => server.connections as Set<ImapConnection>;
 
 function listen(server: ImapCoreServer, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -82,27 +63,26 @@ function listen(server: ImapCoreServer, port: number, host: string): Promise<num
   });
 }
 
-function bye(connection: ImapConnection, reason: string): void {
-  connection.send(`* BYE ${reason}`);
-  connection.close();
-}
-
 /** Caps connections (gate) and disconnects clients that do not log in in time. */
-function guardConnections(server: ImapCoreServer, gate: ConnectionGate, limits: Limits, recent: RecentMessages): void {
+function guardConnections(
+  server: ImapCoreServer,
+  gate: ConnectionGate,
+  limits: Limits,
+): Pick<ConnectionHost, 'connect' | 'closed'> {
   const deadlines = new LoginDeadlines(limits.loginTimeoutSeconds * 1000);
-  server.onConnect = (session: ImapConnection['session'], callback: (err?: Error) => void) => {
-    if (!gate.admit(session.id, session.remoteAddress)) return callback(new Error(tooManyConnections));
-    deadlines.start(session.id, () => {
-      if (session.user) return;
-      for (const c of connectionsOf(server)) if (c.session === session) bye(c, 'Login timeout, closing connection');
-    });
-    callback();
-  };
-  server.onClose = (session: ImapConnection['session'], callback: () => void) => {
-    deadlines.stop(session.id);
-    gate.release(session.id);
-    recent.leave(session as unknown as ImapSession);
-    callback();
+  return {
+    connect: (connection) => {
+      if (!gate.admit(connection.id, connection.remoteAddress)) throw new Error(tooManyConnections);
+      deadlines.start(connection.id, () => {
+        if (connection.user) return;
+        for (const c of clientConnections(server))
+          if (c.session === connection) c.bye('Login timeout, closing connection');
+      });
+    },
+    closed: (connection) => {
+      deadlines.stop(connection.id);
+      gate.release(connection.id);
+    },
   };
 }
 
@@ -140,15 +120,19 @@ function create(
     noDelay: true,
   });
   server.notifier = opts.notifier;
-  guardConnections(server, gate, limits, recent);
-  installHooks(server, opts.accounts, opts.logger, recent, opts.onCommand);
-  server.onAuth = authHook({
+  const login = authHook({
     accounts: opts.accounts,
     logins: opts.logins,
     logger: opts.logger,
     gate,
     owners: opts.owners ?? null,
   });
+  bindEngine(
+    server,
+    mailboxBackend(opts.accounts, opts.logger, recent, opts.onCommand),
+    { ...guardConnections(server, gate, limits), login },
+    opts.logger,
+  );
   server.on('error', (err: NodeJS.ErrnoException) => {
     // a port that cannot be bound rejects listen(): the start reports it, in one line
     if (err.syscall === 'listen' || handshakes.report(err)) return;
@@ -161,9 +145,9 @@ function closeServer(server: ImapCoreServer): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   return dismissWhenIdle(
     {
-      connections: () => connectionsOf(server),
-      busy: (c) => !!c._currentCommand || isActive(c.session) || c.writeStream.readableLength > 0,
-      dismiss: (c) => bye(c, 'Server shutting down'),
+      connections: () => clientConnections(server),
+      busy: (c) => c.busy(),
+      dismiss: (c) => c.bye('Server shutting down'),
     },
     closed,
   );
@@ -189,7 +173,7 @@ export async function startImapServer(opts: ImapServerOptions): Promise<RunningI
     securePort = await listen(secure, opts.securePort, opts.host);
   }
   const servers = secure ? [plain, secure] : [plain];
-  const connections = () => servers.flatMap((s) => [...(s.connections as Set<CoreConnection>)]);
+  const connections = () => servers.flatMap(clientConnections);
   return {
     port,
     securePort,
@@ -199,11 +183,7 @@ export async function startImapServer(opts: ImapServerOptions): Promise<RunningI
       for (const s of servers) s.options.maxMessage = bytes;
     },
     disconnect: (account, reason) => {
-      for (const c of connections()) {
-        if (c.session?.user?.id !== accountId(account)) continue;
-        c.send(`* BYE ${reason}`);
-        c.close();
-      }
+      for (const c of connections()) if (c.session.user?.id === accountId(account)) c.bye(reason);
     },
     close: async () => {
       await Promise.all([closeServer(plain), secure ? closeServer(secure) : Promise.resolve()]);

@@ -1,19 +1,9 @@
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
-import type { FlagAction } from '../domain/flag-update';
 import { isValidKeyword } from '../domain/flags';
 import { Refusal } from '../domain/refusal';
 import { RecentMessages } from './recent';
-import type { ImapSession } from './session';
-
-export interface StoreUpdate {
-  action: FlagAction;
-  value: string[];
-  messages: number[];
-  silent: boolean;
-  isUid?: boolean;
-  unchangedSince?: number | false;
-}
+import type { Session, StoreUpdate } from './engine';
 
 /**
  * A keyword that is not an atom (8-bit bytes, atom-specials) is refused before anything
@@ -34,7 +24,7 @@ export async function storeFlags(
   view: AccountView,
   folder: ImapFolder,
   update: StoreUpdate,
-  session: ImapSession,
+  session: Session,
   recent: ReadonlySet<number>,
 ): Promise<number[]> {
   refuseInvalidKeywords(update.value);
@@ -45,17 +35,15 @@ export async function storeFlags(
   const targets = rows.filter((r) => !modified.includes(r.uid));
   const result = await view.updateFlags(folder, targets, update.action, update.value, session.id);
   // a keyword set for the first time in the folder is announced before the tagged OK, .SILENT or not
-  session.announceKeywords(result.updated.flatMap((u) => u.flags));
+  session.untagged.keywords(result.updated.flatMap((u) => u.flags));
   const condstore = session.selected !== false && !!session.selected.condstoreEnabled;
   if (!update.silent || condstore) {
-    for (const u of result.updated) {
-      const response = session.formatResponse('FETCH', u.uid, {
+    for (const u of result.updated)
+      session.untagged.fetchFlags(u.uid, {
         uid: update.isUid ? u.uid : false,
         flags: update.silent ? false : RecentMessages.flagsOf(recent, u.uid, u.flags),
         modseq: condstore ? u.modseq : false,
       });
-      if (response) session.writeStream.write(response);
-    }
   }
   if (result.error) throw result.error;
   return modified;

@@ -70,7 +70,7 @@ function eachMessage(
 
 const listFolders: CommandFn = (_args, ctx) => ({
   [ctx.wireFormat.folderListField]: ctx.box.listFolders(),
-  [ctx.wireFormat.labelListField]: ctx.box.labels(),
+  [ctx.wireFormat.labelListField]: ctx.box.labels(ctx.wireFormat.emptyLabelsListed),
 });
 
 /** The folder to list, or (A22) every message carrying a label: exactly one of the two. */
@@ -162,6 +162,7 @@ const label: CommandFn = (args, ctx) => {
   const add = optStrings(args, 'add') ?? [];
   const remove = optStrings(args, 'remove') ?? [];
   if (add.length + remove.length === 0) throw new ArgError('add or remove is required');
+  ctx.box.noteLabels(add);
   const { done, notFound } = eachMessage(ctx, ids, (m) => {
     m.labels = [...new Set([...m.labels.filter((l) => !remove.includes(l)), ...add])];
   });

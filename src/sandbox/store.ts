@@ -67,11 +67,23 @@ export class MailboxState {
     });
   }
 
-  /** A21: label names in use, sorted. */
-  labels(): string[] {
+  /** Every label a message carried when labels were listed or added (A29's listing of empty labels). */
+  private readonly labelsSeen = new Set<string>();
+
+  /**
+   * A21: label names in use, sorted; A29 with `emptyLabelsListed`: every label seen in use too,
+   * though no message carries it any more.
+   */
+  labels(emptyLabelsListed = false): string[] {
     const names = new Set<string>();
     for (const m of this.messages.values()) for (const l of m.labels) names.add(l);
-    return [...names].sort();
+    this.noteLabels(names);
+    return [...(emptyLabelsListed ? this.labelsSeen : names)].sort();
+  }
+
+  /** Labels a message was given. */
+  noteLabels(labels: Iterable<string>): void {
+    for (const l of labels) this.labelsSeen.add(l);
   }
 
   /** A22: the messages carrying `label`, in any folder, indexed like a folder (built per call). */

@@ -32,6 +32,8 @@ export interface WireFormat {
   folderListField: string;
   /** A21: list_folders data field holding the label names. */
   labelListField: string;
+  /** A29: list_folders keeps listing a label after its last message lost it (false: only labels in use). */
+  emptyLabelsListed: boolean;
   /** A11: thread field listing the uids of the thread's messages in the listed folder. */
   threadMessageUidsField: string;
   /** A12: `type` of a failed response or command result. */
@@ -76,6 +78,7 @@ export const sandboxWireFormat: WireFormat = {
   },
   folderListField: 'folders',
   labelListField: 'labels',
+  emptyLabelsListed: false,
   threadMessageUidsField: 'message_uids',
   errorType: 'ERROR',
   unknownCommandCode: 'UNKNOWN_COMMAND',

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { lowercaseAccounts } from './account-spelling';
+import { sqliteSchema } from './tables';
 
 /**
  * The bridge's SQLite file `<stateDir>/mailbridge.db`: owner-only (it maps mailboxes to their
@@ -12,7 +13,11 @@ export type Database = BetterSqlite3.Database;
 
 export const databaseFileName = 'mailbridge.db';
 
-/** Append-only: each entry moves the schema one version up. Never edit a shipped entry. */
+/**
+ * Append-only: each entry moves an existing file's schema one version up. Never edit a shipped
+ * entry. A new file is created from the description (./tables.ts) at the last version; a new
+ * entry changes the description to match (test/store/schema-description.test.ts).
+ */
 export const migrations: string[] = [
   `
   CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -157,6 +162,16 @@ export const migrations: string[] = [
     { table: 'submissions', key: ['message_id'] },
     { table: 'quarantine', key: [] },
   ]),
+  `
+  -- label folders a client created (CREATE Labels/<name>) that the vendor does not list yet, and
+  -- renames of a label under way (renamed_from: the label still being moved to this one)
+  CREATE TABLE local_labels (
+    account TEXT NOT NULL,
+    label TEXT NOT NULL,
+    renamed_from TEXT,
+    PRIMARY KEY (account, label)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 function migrate(db: Database): void {
@@ -166,7 +181,8 @@ function migrate(db: Database): void {
   if (current > migrations.length)
     throw new Error(`state database schema v${current} is newer than this mailbridge (v${migrations.length})`);
   db.transaction(() => {
-    for (let v = current; v < migrations.length; v++) db.exec(migrations[v]);
+    if (current === 0) db.exec(sqliteSchema());
+    else for (let v = current; v < migrations.length; v++) db.exec(migrations[v]);
     db.prepare('DELETE FROM schema_version').run();
     db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(migrations.length);
   })();

@@ -4,6 +4,7 @@ export { LocalMessages, isLocalMessage } from './local-messages';
 export type {
   Durability,
   MailState,
+  LocalLabel,
   LocalState,
   QuarantineLog,
   TokenVault,

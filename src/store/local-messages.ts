@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Database } from './db';
-import type { LocalState } from './state-store';
+import type { LocalLabel, LocalState } from './state-store';
 import { accountId } from '../model/account-id';
 
 const localPrefix = 'local:';
@@ -56,5 +56,23 @@ export class LocalMessages implements LocalState {
     return !!this.db
       .prepare('SELECT 1 FROM submissions WHERE account = ? AND message_id = ?')
       .get(accountId(account), messageId);
+  }
+
+  labels(account: string): LocalLabel[] {
+    return (
+      this.db
+        .prepare('SELECT label, renamed_from FROM local_labels WHERE account = ? ORDER BY label')
+        .all(accountId(account)) as Array<{ label: string; renamed_from: string | null }>
+    ).map((r) => ({ label: r.label, renamedFrom: r.renamed_from }));
+  }
+
+  putLabel(account: string, label: string, renamedFrom: string | null): void {
+    this.db
+      .prepare('INSERT OR REPLACE INTO local_labels (account, label, renamed_from) VALUES (?, ?, ?)')
+      .run(accountId(account), label, renamedFrom);
+  }
+
+  removeLabel(account: string, label: string): void {
+    this.db.prepare('DELETE FROM local_labels WHERE account = ? AND label = ?').run(accountId(account), label);
   }
 }

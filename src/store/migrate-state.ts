@@ -10,6 +10,7 @@ import { migratePg } from './pg/schema';
 import { secretBox } from './pg/secret-box';
 import { SecretStore } from './secrets';
 import { accountId } from '../model/account-id';
+import { tablesOf } from './tables';
 
 /**
  * `mailbridge migrate-state`: the SQLite state of one node copied into PostgreSQL as it is.
@@ -19,17 +20,8 @@ import { accountId } from '../model/account-id';
  * back from PostgreSQL and compared folder by folder before the command reports success.
  */
 
-/** The SQLite tables, in an order their foreign keys accept. */
-const tables = [
-  'kv',
-  'folders',
-  'messages',
-  'expunged',
-  'message_cache',
-  'local_messages',
-  'submissions',
-  'quarantine',
-];
+/** The SQLite tables, in the description's order, which their foreign keys accept. */
+const tables = tablesOf('sqlite').map((t) => t.name);
 
 export interface MigrationCount {
   accounts: number;

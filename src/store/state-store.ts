@@ -52,7 +52,19 @@ export interface MailState extends Durability {
   pruneMetadata(account: string): number;
 }
 
-/** Messages only the bridge holds (drafts) and the Message-IDs submitted through its SMTP. */
+/**
+ * A label folder only the bridge knows: created by a client before any message carries the
+ * label (`renamedFrom` null), or the target of a rename still moving messages from `renamedFrom`.
+ */
+export interface LocalLabel {
+  label: string;
+  renamedFrom: string | null;
+}
+
+/**
+ * Messages only the bridge holds (drafts), the Message-IDs submitted through its SMTP, and the
+ * label folders the vendor does not have yet.
+ */
 export interface LocalState {
   add(account: string, raw: Buffer): string;
   /** Keeps `raw` under an id the caller chose (held submissions); the first bytes stored stay. */
@@ -61,6 +73,11 @@ export interface LocalState {
   remove(account: string, messageUids: string[]): void;
   recordSubmission(account: string, messageId: string): void;
   wasSubmitted(account: string, messageId: string): boolean;
+  /** The account's local label folders, by label name. */
+  labels(account: string): LocalLabel[];
+  /** Records a label folder (replacing one of the same name). */
+  putLabel(account: string, label: string, renamedFrom: string | null): void;
+  removeLabel(account: string, label: string): void;
 }
 
 /** Submissions the vendor's spam filter held. */

@@ -7,6 +7,39 @@ declare module 'libmime' {
 declare module '@mailbridge/imap-core' {
   import { EventEmitter } from 'node:events';
   import type { Server } from 'node:net';
+  type SelectedMailbox = import('../imap/engine').SelectedMailbox;
+  type Opening = import('../imap/engine').Opening;
+  type FetchOptions = import('../imap/engine').FetchOptions;
+  type StoreUpdate = import('../imap/engine').StoreUpdate;
+  type TransferUpdate = import('../imap/engine').TransferUpdate;
+  type ExpungeUpdate = import('../imap/engine').ExpungeUpdate;
+  type SortCriterion = import('../imap/sort').SortCriterion;
+  type ThreadAlgorithm = import('../imap/engine').ThreadAlgorithm;
+  type SearchQuery = import('../imap/engine').SearchQuery;
+
+  /** imap-core's answer convention: an error, or the results positionally (a string code refuses). */
+  export type HookCallback = (err: Error | null, ...results: unknown[]) => void;
+
+  /** A session object as imap-core's connection makes it (`_startSession`, with mailbridge's additions). */
+  export interface CoreSession {
+    id: string;
+    remoteAddress: string;
+    /** Set once logged in. */
+    user?: { id: string; username: string };
+    selected: SelectedMailbox | false;
+    /** While SELECT or EXAMINE runs its hook: which of the two, and its QRESYNC parameter. */
+    opening?: Opening | null;
+    writeStream: { write(chunk: unknown, callback?: () => void): boolean };
+    formatResponse(command: string, uid: number, data?: Record<string, unknown>): unknown;
+    announceKeywords(flags: readonly string[]): void;
+    getQueryResponse(
+      query: readonly unknown[],
+      message: Record<string, unknown>,
+      options: Record<string, unknown>,
+    ): unknown[];
+    isUTF8Enabled(): boolean;
+    earlierVanished(uids: readonly number[], set: string): unknown;
+  }
 
   export class IMAPServer extends EventEmitter {
     constructor(options: Record<string, unknown>);
@@ -17,7 +50,58 @@ declare module '@mailbridge/imap-core' {
     notifier: unknown;
     listen(port: number, host: string, callback: () => void): void;
     close(callback: () => void): void;
-    [hook: string]: unknown;
+
+    // the hooks imap-core calls; a command whose hook is missing is not offered
+    onConnect?(session: CoreSession, callback: (err?: Error) => void): void;
+    onClose?(session: CoreSession, callback: () => void): void;
+    onAuth?(
+      login: import('../imap/engine').Login,
+      session: CoreSession,
+      callback: (err: Error | null, answer?: import('../imap/engine').LoginAnswer) => void,
+    ): void;
+    onList?(query: string, session: CoreSession, callback: HookCallback): void;
+    onLsub?(query: string, session: CoreSession, callback: HookCallback): void;
+    onSubscribe?(path: string, session: CoreSession, callback: HookCallback): void;
+    onUnsubscribe?(path: string, session: CoreSession, callback: HookCallback): void;
+    onStatus?(path: string, items: string[], session: CoreSession, callback: HookCallback): void;
+    onCreate?(path: string, session: CoreSession, callback: HookCallback): void;
+    onRename?(path: string, newPath: string, session: CoreSession, callback: HookCallback): void;
+    onDelete?(path: string, session: CoreSession, callback: HookCallback): void;
+    onOpen?(path: string, session: CoreSession, callback: HookCallback): void;
+    onFetch?(mailbox: string, options: FetchOptions, session: CoreSession, callback: HookCallback): void;
+    onStore?(mailbox: string, update: StoreUpdate, session: CoreSession, callback: HookCallback): void;
+    onCopy?(
+      connection: unknown,
+      mailbox: string,
+      update: TransferUpdate,
+      session: CoreSession,
+      callback: HookCallback,
+    ): void;
+    onMove?(mailbox: string, update: TransferUpdate, session: CoreSession, callback: HookCallback): void;
+    onExpunge?(mailbox: string, update: ExpungeUpdate, session: CoreSession, callback: HookCallback): void;
+    onAppend?(
+      path: string,
+      flags: string[],
+      date: string | Date | undefined,
+      message: Buffer,
+      session: CoreSession,
+      callback: HookCallback,
+    ): void;
+    onSearch?(mailbox: string, options: { query: SearchQuery }, session: CoreSession, callback: HookCallback): void;
+    onSort?(
+      mailbox: string,
+      options: { query: SearchQuery; sort: SortCriterion[] },
+      session: CoreSession,
+      callback: HookCallback,
+    ): void;
+    onThread?(
+      mailbox: string,
+      options: { query: SearchQuery; algorithm: ThreadAlgorithm },
+      session: CoreSession,
+      callback: HookCallback,
+    ): void;
+    /** The selected session's \Recent count, announced as `* n RECENT` when it changed. */
+    onRecentCount?(session: CoreSession): number;
   }
 
   export const imapHandler: {

@@ -75,6 +75,17 @@ const assumptionsSchema = z
     /** A21: list_folders result data also holds the mailbox's label names here (string[]). */
     labelListField: field,
     /**
+     * A29: a label exists at the vendor while a message carries it. No command creates, renames
+     * or deletes a label: the label command's `add` (A6) makes a new one, and list_folders (A21)
+     * lists only labels some message carries, so a label whose last message lost it is gone.
+     * That is how the bridge renames and deletes a label folder (the label moved to another
+     * name, or taken off, message by message) and keeps a created one locally until it is used.
+     * Label names are exact strings, letter case included, as mailbox names are.
+     * true: the vendor keeps listing a label after its last message lost it; the bridge then
+     * refuses RENAME and DELETE of a label the vendor has, which would leave the old name listed.
+     */
+    emptyLabelsListed: z.boolean(),
+    /**
      * A11: thread fields besides last_message_uid: thread_id, subject, message_count,
      * last_received_at and message_uids (uids of the thread's messages IN THE LISTED FOLDER,
      * oldest first). Threads come newest activity first.
@@ -182,6 +193,7 @@ export const defaultAssumptions: Assumptions = {
   },
   folderListField: 'folders',
   labelListField: 'labels',
+  emptyLabelsListed: false,
   threadMessageUidsField: 'message_uids',
   errorType: 'ERROR',
   unsupportedCommandCodes: ['UNKNOWN_COMMAND'],

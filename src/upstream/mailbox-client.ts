@@ -2,83 +2,41 @@ import { Readable } from 'node:stream';
 import { redactSecrets, type Logger } from '../log';
 import type { Assumptions } from './assumptions';
 import type { BulkResult, VendorFlagChange, FolderList, ListScope, MailboxApi, MailboxSend, RawContent } from './api';
+import { AuthorizedCalls } from './authorized-calls';
+import { bulkWrite } from './bulk-write';
+import { chunk, CommandBatcher, maxCommandsPerRequest, maxIdsPerGetMessages } from './command-batching';
 import { WriteBatcher } from './write-batcher';
-import { OutcomeUnknownError } from '../domain/connector';
-import { errorKinds, TransportError, VendorError } from './errors';
+import { VendorError } from './errors';
 import type { Http } from './http';
 import { ignoreVendorTraffic, type VendorObserver } from './observer';
-import { highestLane, laneRank, type GateLane, type Lane, type RateLimiter } from './rate-limiter';
+import type { Lane, RateLimiter } from './rate-limiter';
+import { RequestGate } from './request-gate';
+import { backoff, maxTransientRetries, sleep, transientResult } from './retry-policy';
 import { TokenManager } from './token-manager';
 import type { Command, CommandResponse, CommandResult, VendorFolder, VendorMessage, VendorThread } from './types';
 import type { TokenPair, TokenVault } from '../store';
 import { systemClock, type Clock } from '../util/clock';
 
-/** Vendor limits (spec section 8). */
-export const maxCommandsPerRequest = 20;
-export const maxIdsPerGetMessages = 50;
-
-const maxRateLimitRetries = 5;
-const maxTransientRetries = 3;
-
-function chunk<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-/** 200, 400, 800 ms plus jitter, so that callers failing together do not retry together. */
-const backoff = (attempt: number) => 200 * 2 ** attempt + Math.random() * 100;
-
-/** A failed command result that may succeed when repeated (INTERNAL and the like). */
-function transientResult(r: CommandResult): boolean {
-  if (r.type === 'SUCCESS' || !r.code) return false;
-  const kind = errorKinds[r.code];
-  return kind === 'internal' || kind === 'unavailable';
-}
-
-/**
- * A failed write request that may still have been applied: the request may have arrived and
- * the answer proves nothing either way (lost connection or timeout after sending, a 5xx other
- * than AUTH_UNAVAILABLE, an unreadable 2xx). Refusals (4xx, 503 AUTH_UNAVAILABLE, no
- * connection) prove nothing happened.
- */
-function mayHaveApplied(err: unknown): boolean {
-  if (err instanceof TransportError) return err.maybeSent;
-  return err instanceof VendorError && err.kind === 'internal';
-}
-
 /** The vendor's token refresh route; `answered` marks the answer's start for the gate. */
 export type RefreshCall = (refreshToken: string, answered: () => void) => Promise<TokenPair>;
 
-/** Recovers from a failure by changing what the next attempt sends; true to try again. */
-type Recovery = (err: unknown) => Promise<boolean>;
-
-/**
- * The command endpoint for one mailbox. Requests go through the mailbox's RateLimiter in the
- * caller's lane; an expired access token is refreshed once (the refresh itself is a request
- * in the gate's first lane) and the request repeated; 429 pauses the mailbox for Retry-After
- * and repeats. Reads (list_*, get_messages, search) also repeat transient failures (5xx,
- * resets, command-level INTERNAL) with backoff, but not a timeout: a stalled vendor is reported
- * within the configured timeout. Writes are repeated only after answers
- * proving the vendor did nothing (429, TOKEN_EXPIRED, AUTH_UNAVAILABLE, no connection): a
- * write that may have been applied is never sent twice, it throws OutcomeUnknownError.
- */
 /**
  * Write requests queued in the gate or on the wire at once; writes issued meanwhile share the
  * next request (write-batcher.ts). Leaves most of the 15 places in flight to reads.
  */
 const maxOutstandingWrites = 4;
 
+/**
+ * The command endpoint for one mailbox: the vendor's commands as methods. Requests go through
+ * the mailbox's gate in the caller's lane (request-gate.ts) with its access token
+ * (authorized-calls.ts), repeated as the retry policy says (retry-policy.ts); a write that may
+ * have been applied is never sent twice, it throws OutcomeUnknownError. Commands travel
+ * together in requests of at most 20 (command-batching.ts, write-batcher.ts).
+ */
 export class MailboxClient implements MailboxApi {
   private readonly readCommands: Set<string>;
-  private readonly sharedReads: Array<{
-    commands: Command[];
-    lane: Lane;
-    resolve(results: CommandResult[]): void;
-    reject(err: unknown): void;
-  }> = [];
-
-  private readonly tokens: TokenManager;
+  private readonly calls: AuthorizedCalls;
+  private readonly batches: CommandBatcher;
   private readonly writes = new WriteBatcher(
     (take, lane) => this.requestWhenGranted(take, lane, false),
     maxCommandsPerRequest,
@@ -92,7 +50,7 @@ export class MailboxClient implements MailboxApi {
     private readonly assumptions: Assumptions,
     secrets: TokenVault,
     refreshCall: RefreshCall,
-    private readonly limiter: RateLimiter,
+    limiter: RateLimiter,
     private readonly logger: Logger,
     private readonly observer: VendorObserver = ignoreVendorTraffic,
     /** Times the retries' backoff and the dead-token retries (tests move it). */
@@ -101,109 +59,22 @@ export class MailboxClient implements MailboxApi {
   ) {
     const c = assumptions.commands;
     this.readCommands = new Set([c.listFolders.name, c.listThreads.name, c.getMessages.name, c.search.name]);
+    const gate = new RequestGate(mailbox, limiter, logger, observer, clock);
     // the refresh is a request like any other (the vendor may count it), in the first lane.
     // Callers release their slot before they wait for it, so 15 requests rejected at once as
     // expired cannot hold every place the refresh needs.
-    this.tokens = new TokenManager(
+    const tokens = new TokenManager(
       mailbox,
       secrets,
-      (refreshToken) => this.gated('refresh', false, (answered) => refreshCall(refreshToken, answered)),
+      (refreshToken) => gate.call('refresh', false, (answered) => refreshCall(refreshToken, answered)),
       logger,
       clock,
     );
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((r) => this.clock.after(ms, r));
-  }
-
-  /**
-   * One call with the mailbox's access token: an expired one is refreshed once, a rotated one
-   * followed. The outcome is reported to the observer (readiness: the vendor and the token work).
-   */
-  private async authed<T>(
-    lane: Lane,
-    idempotent: boolean,
-    call: (token: string, answered: () => void) => Promise<T>,
-  ): Promise<T> {
-    let token = await this.tokens.usable();
-    let refreshed = false;
-    const recover: Recovery = async (err) => {
-      if (!(err instanceof VendorError)) return false;
-      const newer = err.code === 'INVALID_TOKEN' ? this.tokens.replacement(token) : null;
-      if (newer) token = newer;
-      // a revoked access token may come with a live refresh token; a refused refresh marks the account
-      else if ((err.code === 'TOKEN_EXPIRED' || err.code === 'INVALID_TOKEN') && !refreshed) {
-        if (err.code === 'TOKEN_EXPIRED') this.observer.retry('token_expired');
-        token = await this.tokens.refresh(token);
-        refreshed = true;
-      } else return false;
-      return true;
-    };
-    try {
-      const result = await this.gated(lane, idempotent, (answered) => call(token, answered), recover);
-      this.observer.mailboxResult(this.mailbox, null);
-      return result;
-    } catch (err) {
-      // refusals of one request's arguments still prove the vendor and the token work
-      const answered = err instanceof VendorError && !err.transient && err.kind !== 'auth';
-      this.observer.mailboxResult(this.mailbox, answered ? null : (err as Error));
-      throw err;
-    }
-  }
-
-  /**
-   * One call through the gate with the retry policy above. The slot is held until the call
-   * settles (a body read included); it is given back before any waiting (refresh, backoff).
-   */
-  private async gated<T>(
-    lane: GateLane,
-    idempotent: boolean,
-    call: (answered: () => void) => Promise<T>,
-    recover?: Recovery,
-  ): Promise<T> {
-    let rateRetries = 0;
-    let transientRetries = 0;
-    for (;;) {
-      const slot = await this.limiter.acquire(lane);
-      let result: T;
-      try {
-        result = await call(slot.answered);
-      } catch (err) {
-        slot.release();
-        if (recover && (await recover(err))) continue;
-        if (err instanceof VendorError && err.kind === 'rate' && rateRetries++ < maxRateLimitRetries) {
-          const seconds = Number(err.details.retryAfterSeconds) || 1;
-          this.logger.warn(
-            { mailbox: this.mailbox, seconds },
-            'vendor rate limit hit; pausing the mailbox for Retry-After',
-          );
-          this.limiter.pause(seconds * 1000);
-          this.observer.retry('rate_limited');
-          continue;
-        }
-        const neverApplied =
-          (err instanceof VendorError && err.code === 'AUTH_UNAVAILABLE') ||
-          (err instanceof TransportError && !err.maybeSent);
-        // a vendor that let the timeout pass stalls: the caller hears so within the timeout, not after every retry's
-        const transient =
-          (err instanceof VendorError || err instanceof TransportError) &&
-          err.transient &&
-          !(err instanceof TransportError && err.timedOut);
-        if (transient && (idempotent || neverApplied) && transientRetries < maxTransientRetries) {
-          this.logger.debug(
-            { mailbox: this.mailbox, attempt: transientRetries + 1, error: (err as Error).message },
-            'transient vendor failure; retrying',
-          );
-          this.observer.retry('transient');
-          await this.sleep(backoff(transientRetries++));
-          continue;
-        }
-        throw err;
-      }
-      slot.release();
-      return result;
-    }
+    this.calls = new AuthorizedCalls(mailbox, gate, tokens, observer);
+    this.batches = new CommandBatcher(
+      (commands, lane) => this.request(commands, lane),
+      (commands) => this.isWrite(commands),
+    );
   }
 
   /** One request of at most 20 commands; results put back in command order by their id. */
@@ -215,7 +86,7 @@ export class MailboxClient implements MailboxApi {
   /** The same, with the commands taken when the gate grants the request (write-batcher.ts). */
   private async requestWhenGranted(take: () => Command[], lane: Lane, idempotent: boolean): Promise<CommandResult[]> {
     let granted: Command[] | undefined;
-    const { response, commands } = await this.authed(lane, idempotent, async (token, answered) => {
+    const { response, commands } = await this.calls.call(lane, idempotent, async (token, answered) => {
       // taken at the first grant; a repeat (after a refresh or a 429) sends the same commands
       granted ??= take();
       // a write goes out only while the mailbox is still this node's, however long it waited
@@ -248,58 +119,9 @@ export class MailboxClient implements MailboxApi {
     return !commands.every((c) => this.readCommands.has(c.command));
   }
 
-  /**
-   * Reads issued in the same turn of the event loop share requests, 20 commands to a request:
-   * a sync asks for the next list_threads page and for the messages of the page it just got
-   * at the same moment, so both travel in one request instead of two. Commands are packed
-   * highest lane first and a request takes the highest lane of its commands, so a click that
-   * shares a request with a sync's reads is not queued behind the sync. Writes share requests only
-   * with other writes (write-batcher.ts).
-   */
-  private runOnce(commands: Command[], lane: Lane): Promise<CommandResult[]> {
-    if (this.isWrite(commands)) return this.send(commands, lane);
-    return new Promise((resolve, reject) => {
-      if (!this.sharedReads.length) setImmediate(() => this.sendSharedReads());
-      this.sharedReads.push({ commands, lane, resolve, reject });
-    });
-  }
-
-  private sendSharedReads(): void {
-    const callers = this.sharedReads.splice(0).sort((a, b) => laneRank(a.lane) - laneRank(b.lane));
-    const commands = callers.flatMap((c) => c.commands);
-    const lanes = callers.flatMap((c) => c.commands.map(() => c.lane));
-    const requests = chunk(commands, maxCommandsPerRequest).map((c, i) =>
-      this.request(c, highestLane(lanes.slice(i * maxCommandsPerRequest, (i + 1) * maxCommandsPerRequest))),
-    );
-    // each caller gets its own results, or the failure of a request that carried its commands
-    void Promise.allSettled(requests).then((settled) => {
-      let at = 0;
-      for (const caller of callers) {
-        const first = Math.floor(at / maxCommandsPerRequest);
-        const mine = settled.slice(first, Math.floor((at + caller.commands.length - 1) / maxCommandsPerRequest) + 1);
-        const failed = mine.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-        if (failed) caller.reject(failed.reason);
-        else {
-          const offset = at - first * maxCommandsPerRequest;
-          caller.resolve(
-            mine
-              .flatMap((r) => (r as PromiseFulfilledResult<CommandResult[]>).value)
-              .slice(offset, offset + caller.commands.length),
-          );
-        }
-        at += caller.commands.length;
-      }
-    });
-  }
-
-  private async send(commands: Command[], lane: Lane): Promise<CommandResult[]> {
-    const parts = await Promise.all(chunk(commands, maxCommandsPerRequest).map((c) => this.request(c, lane)));
-    return parts.flat();
-  }
-
   /** Requests run concurrently through the limiter; failed reads are repeated on their own. */
   async run(commands: Command[], lane: Lane = this.isWrite(commands) ? 'write' : 'sync'): Promise<CommandResult[]> {
-    const results = await this.runOnce(commands, lane);
+    const results = await this.batches.run(commands, lane);
     for (let attempt = 0; attempt < maxTransientRetries; attempt++) {
       const again = commands.flatMap((c, i) =>
         this.readCommands.has(c.command) && transientResult(results[i]) ? [i] : [],
@@ -310,8 +132,8 @@ export class MailboxClient implements MailboxApi {
         'transient command failures; repeating those reads',
       );
       this.observer.retry('transient');
-      await this.sleep(backoff(attempt));
-      const repeated = await this.runOnce(
+      await sleep(this.clock, backoff(attempt));
+      const repeated = await this.batches.run(
         again.map((i) => commands[i]),
         lane,
       );
@@ -428,56 +250,9 @@ export class MailboxClient implements MailboxApi {
     return uids;
   }
 
-  /**
-   * A write over many ids: groups of 50, 20 groups a request, every group's outcome collected.
-   * Groups whose outcome is unknown make the whole call throw OutcomeUnknownError (with the
-   * outcomes that are known); otherwise the first definite failure is thrown.
-   */
-  private async bulk(
-    command: string,
-    ids: string[],
-    args: Record<string, unknown>,
-    doneField: string,
-    lane: Lane,
-  ): Promise<BulkResult> {
-    const groups = chunk([...new Set(ids)], maxIdsPerGetMessages);
-    const requests = chunk(groups, maxCommandsPerRequest);
-    const settled = await Promise.allSettled(
-      requests.map((r) =>
-        this.writes.submit(
-          r.map((group) => ({ command, args: { ids: group, ...args } })),
-          lane,
-        ),
-      ),
-    );
-    const out: BulkResult = { done: [], notFound: [] };
-    const unknown: string[] = [];
-    let unknownCause: unknown = null;
-    let failure: unknown = null;
-    const fail = (group: string[], err: unknown) => {
-      if (mayHaveApplied(err)) {
-        unknown.push(...group);
-        unknownCause ??= err;
-      } else failure ??= err;
-    };
-    for (const [r, outcome] of settled.entries()) {
-      if (outcome.status === 'rejected') {
-        fail(requests[r].flat(), outcome.reason);
-        continue;
-      }
-      for (const [g, result] of outcome.value.entries()) {
-        if (result.type !== 'SUCCESS') {
-          fail(requests[r][g], this.failure(result));
-          continue;
-        }
-        const data = (result.data ?? {}) as Record<string, unknown>;
-        out.done.push(...((data[doneField] as string[]) ?? []));
-        out.notFound.push(...((data[this.assumptions.resultFields.notFound] as string[]) ?? []));
-      }
-    }
-    if (unknown.length) throw new OutcomeUnknownError(command, unknown, out, unknownCause);
-    if (failure) throw failure;
-    return out;
+  private bulk(command: string, ids: string[], args: Record<string, unknown>, doneField: string, lane: Lane) {
+    const notFoundField = this.assumptions.resultFields.notFound;
+    return bulkWrite(this.writes, (r) => this.failure(r), { command, ids, args, doneField, notFoundField, lane });
   }
 
   setFlags(ids: string[], change: VendorFlagChange, lane: Lane = 'write'): Promise<BulkResult> {
@@ -522,7 +297,7 @@ export class MailboxClient implements MailboxApi {
 
   /** GET /v1/raw read whole within the request's retries: a connection lost mid-body is repeated too. */
   private download(messageUid: string, attachmentId: string, upTo: number, lane: Lane) {
-    return this.authed(lane, true, (token, answered) =>
+    return this.calls.call(lane, true, (token, answered) =>
       this.http.bytes(this.rawUrl(messageUid, attachmentId), { authorization: `Bearer ${token}` }, upTo, answered),
     );
   }

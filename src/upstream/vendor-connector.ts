@@ -94,6 +94,7 @@ export function vendorConnector(
   };
   return {
     mailbox: api.mailbox,
+    labelsKeptEmpty: assumptions.emptyLabelsListed,
     listFolders: (lane) =>
       translated(api.folderList(lane).then(({ folders, labels }) => ({ folders: folders.map(mailFolder), labels }))),
     listMessages: (scope, cursor, lane) =>

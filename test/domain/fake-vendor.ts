@@ -16,6 +16,7 @@ import type { MailMessage } from '../../src/domain/message';
  */
 export class FakeVendor implements Connector {
   readonly mailbox = 'me@example.com';
+  readonly labelsKeptEmpty = false;
   readonly messages = new Map<string, MailMessage>();
   /** Calls by method name, as the domain made them. */
   readonly calls: string[] = [];

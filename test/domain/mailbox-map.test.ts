@@ -20,6 +20,8 @@ test('vendor folders and labels as mailboxes: INBOX by role, special-use by role
     ['Labels/Work', 'Labels/Work', null],
     ['Labels/Later', expect.not.stringMatching(/^Labels\//), null],
   ]);
+  // each mailbox's kind decides what its operations mean (mailbox-kinds/)
+  expect(boxes.map((b) => b.kind)).toEqual(['folder', 'sent', 'folder', 'label']);
   // a folder already named like the view, and a name with a wildcard, cannot be label views
   expect(hidden).toEqual(['Work', 'a*b']);
   expect(mailboxAt(boxes, 'inbox')?.key).toBe('Inbox');

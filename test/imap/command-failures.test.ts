@@ -25,9 +25,8 @@ beforeAll(async () => {
   });
   server = new IMAPServer({ logger: createLogger('error', sink), ignoreSTARTTLS: true });
   server.notifier = new ChangeJournal();
-  server.onAuth = (_login: unknown, _session: unknown, callback: (err: null, r: unknown) => void) =>
-    callback(null, { user: { id: 'u', username: 'u' } });
-  server.onOpen = (_path: string, _session: unknown, callback: (err: null, r: unknown) => void) =>
+  server.onAuth = (_login, _session, callback) => callback(null, { user: { id: 'u', username: 'u' } });
+  server.onOpen = (_path, _session, callback) =>
     callback(null, { _id: 'u\u0000INBOX', uidValidity: 1, uidNext: 3, modifyIndex: 1, uidList: [1, 2] });
   server.onSearch = () => {
     throw new TypeError('a bug in the search hook');

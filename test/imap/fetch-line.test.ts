@@ -3,7 +3,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { cloneImapStructure, createIndexer } from '../../src/mime';
 import type { FetchQueryItem } from '../../src/imap/fetch-query';
 import { fetchLines, isLineQuery } from '../../src/imap/fetch-line';
-import type { ImapSession } from '../../src/imap/session';
+import type { CoreSession } from '@mailbridge/imap-core';
+import { sessionOf as typedSession } from '../../src/imap/engine-adapter';
 import type { MessageRow, MessageSummary } from '../../src/store';
 import { mailbox, startHarness, type Harness } from '../support/bridge-harness';
 import { rawSession } from '../support/raw-session';
@@ -22,7 +23,7 @@ const { IMAPConnection } = load('@mailbridge/imap-core/lib/imap-connection') as 
   };
 };
 const { getQueryResponse } = load('@mailbridge/imap-core/lib/imap-tools') as {
-  getQueryResponse: ImapSession['getQueryResponse'];
+  getQueryResponse: CoreSession['getQueryResponse'];
 };
 const imapHandler = load('@mailbridge/imap-core/lib/handler/imap-handler') as {
   parser(line: string): unknown;
@@ -79,18 +80,50 @@ function queryOf(command: string, uidList: number[]): FetchQueryItem[] {
   return query;
 }
 
+/** The chunks the sessions of sessionOf were written. */
+const written: string[] = [];
+
+/**
+ * The bridge's line for each message: fetchLines' items through the session's writer (one
+ * message a chunk), false when the writer left it out, undefined when imap-core's path answers it.
+ */
+function bridgeLines(
+  core: CoreSession,
+  query: FetchQueryItem[],
+  utf8: boolean,
+): (row: MessageRow, summary: MessageSummary | undefined) => string | false | undefined {
+  const session = typedSession(core);
+  const items = fetchLines(session, query, utf8);
+  const writer = session.untagged.fetchLines();
+  return (row, summary) => {
+    const text = items(row, summary);
+    if (text === undefined) return undefined;
+    if (!writer.add(row.uid, text)) return false;
+    void writer.flush();
+    return written.pop() ?? 'nothing written';
+  };
+}
+
 /** A session with imap-core's own formatResponse over `uidList`. */
-function sessionOf(uidList: number[], utf8: boolean): ImapSession {
+function sessionOf(uidList: number[], utf8: boolean): CoreSession {
   const connection = {
     selected: { uidList, mailbox: 'INBOX' },
     announceKeywords: IMAPConnection.prototype.announceKeywords,
   };
   return {
     id: 'test',
+    remoteAddress: '127.0.0.1',
     user: { id: 'test', username: mailbox },
     selected: connection.selected,
-    writeStream: { write: () => true },
-    formatResponse: (...args) => IMAPConnection.prototype.formatResponse.call(connection, ...args),
+    // what the bridge writes, each chunk's text
+    writeStream: {
+      write: (chunk: unknown, done?: () => void) => {
+        written.push((chunk as { compiled: string }).compiled);
+        done?.();
+        return true;
+      },
+    },
+    formatResponse: (...args: unknown[]) => IMAPConnection.prototype.formatResponse.call(connection, ...args),
     announceKeywords: () => undefined,
     getQueryResponse,
     isUTF8Enabled: () => utf8,
@@ -99,7 +132,7 @@ function sessionOf(uidList: number[], utf8: boolean): ImapSession {
 }
 
 /** imap-core's bytes for the message, its values built from the MIME metadata (no compiled summary involved). */
-function imapCoreLine(session: ImapSession, query: FetchQueryItem[], row: MessageRow, utf8: boolean): string | false {
+function imapCoreLine(session: CoreSession, query: FetchQueryItem[], row: MessageRow, utf8: boolean): string | false {
   const meta = metas.get(row.messageUid)!;
   const message = {
     uid: row.uid,
@@ -156,7 +189,7 @@ test.each([
   for (const command of lineCommands) {
     const query = queryOf(command, uidList);
     expect(isLineQuery(query)).toBe(true);
-    const lines = fetchLines(session, query, utf8);
+    const lines = bridgeLines(session, query, utf8);
     for (const row of variants) {
       expect(lines(row, summaries.get(row.messageUid)), command).toBe(imapCoreLine(session, query, row, utf8));
       compared++;
@@ -168,8 +201,8 @@ test.each([
 test('non-ASCII ENVELOPE and BODYSTRUCTURE take the variant of the session kind', () => {
   const uidList = rows.map((r) => r.uid);
   const query = queryOf('FETCH 1:* (ENVELOPE BODYSTRUCTURE)', uidList);
-  const plain = fetchLines(sessionOf(uidList, false), query, false);
-  const utf8 = fetchLines(sessionOf(uidList, true), query, true);
+  const plain = bridgeLines(sessionOf(uidList, false), query, false);
+  const utf8 = bridgeLines(sessionOf(uidList, true), query, true);
   const differ = rows.filter((r) => plain(r, summaries.get(r.messageUid)) !== utf8(r, summaries.get(r.messageUid)));
   expect(differ.length).toBeGreaterThan(0);
   for (const row of differ) expect(plain(row, summaries.get(row.messageUid))).toMatch(/=\?utf-8\?/i);
@@ -183,7 +216,7 @@ test('sequence numbers are the positions imap-core finds, any order, messages mi
     .filter((_u, i) => i % 3)
     .sort((a, b) => ((a * 7919) % 101) - ((b * 7919) % 101) || a - b);
   const session = sessionOf(uidList, false);
-  const lines = fetchLines(session, query, false);
+  const lines = bridgeLines(session, query, false);
   let skipped = 0;
   rows.forEach((row, i) => {
     // an EXPUNGE in the middle of the FETCH moves every later message up
@@ -198,10 +231,10 @@ test('sequence numbers are the positions imap-core finds, any order, messages mi
 test('messages imap-core answers itself: a summary item without a summary, RFC822.SIZE not known yet', () => {
   const uidList = rows.map((r) => r.uid);
   const session = sessionOf(uidList, false);
-  const lines = fetchLines(session, queryOf('FETCH 1:* (FLAGS ENVELOPE)', uidList), false);
+  const lines = bridgeLines(session, queryOf('FETCH 1:* (FLAGS ENVELOPE)', uidList), false);
   expect(lines(rows[0], undefined)).toBeUndefined();
   expect(lines(rows[0], summaries.get(rows[0].messageUid))).toMatch(/^\* 1 FETCH \(FLAGS \(.*\) ENVELOPE \(.*\)\)$/);
-  const sizes = fetchLines(session, queryOf('FETCH 1:* (RFC822.SIZE)', uidList), false);
+  const sizes = bridgeLines(session, queryOf('FETCH 1:* (RFC822.SIZE)', uidList), false);
   expect(sizes({ ...rows[0], size: 0 }, undefined)).toBeUndefined();
   expect(sizes(rows[0], undefined)).toBe(`* 1 FETCH (RFC822.SIZE ${rows[0].size})`);
 });

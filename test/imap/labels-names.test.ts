@@ -78,6 +78,16 @@ describe('malformed names and keywords from clients', () => {
     expect(await vendorLabels()).toEqual(before);
   });
 
+  test.each([
+    ['an unterminated shift', '"Labels/&Jjo"'],
+    ['ASCII in base64', '"Labels/&AGEAYgBj-"'],
+    ['a bare &', '"Labels/a&b"'],
+  ])('CREATE of a name with %s is refused and makes no folder', async (_what, name) => {
+    const before = await s.run('LIST "" "*"');
+    expect(await s.run(`CREATE ${name}`)).toMatch(/^t\d+ NO /m);
+    expect(await s.run('LIST "" "*"')).toBe(before.replace(/^t\d+ /m, (t) => `t${Number(t.slice(1)) + 2} `));
+  });
+
   test('a well-formed modified UTF-7 name creates the label it names', async () => {
     expect(await s.run('COPY 1 "Labels/&Jjo-"')).toMatch(/^t\d+ OK \[COPYUID /m);
     expect(await vendorLabels()).toContain('☺');

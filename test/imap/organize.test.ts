@@ -38,15 +38,15 @@ describe('organising mail through IMAP', () => {
     expect((await vendorFolder(s.h.sandbox, 'Trash')).some((m) => m.message_uid === target.message_uid)).toBe(true);
   });
 
-  test('CREATE is refused with a clear reason', async () => {
+  test('CREATE outside Labels/ is refused with a clear reason', async () => {
     const err = (await s.client.mailboxCreate('Projects').then(
       () => null,
       (e: unknown) => e,
     )) as { serverResponseCode?: string; responseText?: string } | null;
-    // the vendor has no folder management: a permanent refusal that says where folders are managed
+    // the vendor has no folder management: a permanent refusal that says what can be created
     expect(err?.serverResponseCode).toBe('CANNOT');
-    expect(err?.responseText).toMatch(/cannot create.*folders/i);
-    expect(err?.responseText).toMatch(/webmail/);
+    expect(err?.responseText).toMatch(/cannot create folders/i);
+    expect(err?.responseText).toMatch(/Labels\/<name>/);
     const list = await s.client.list();
     expect(list.some((f) => f.path === 'Projects')).toBe(false);
   });

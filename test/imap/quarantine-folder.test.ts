@@ -95,6 +95,14 @@ test('held submissions are listed as submitted, with the hold and its expiry in 
     expect(held.source).toContain('X-Test: lottery one');
     expect(held.source).toContain('You are a lottery winner: lottery one');
     await expect(c.append('Quarantine', 'Subject: x\r\n\r\nx\r\n')).rejects.toThrow();
+    // it is the bridge's mailbox, not a label: RENAME and DELETE are refused with the reason
+    for (const change of [c.mailboxRename('Quarantine', 'Held'), c.mailboxDelete('Quarantine')])
+      await expect(change).rejects.toMatchObject({
+        serverResponseCode: 'CANNOT',
+        responseText: expect.stringMatching(
+          /^Quarantine shows the submissions the vendor held and cannot be (renamed|deleted)$/,
+        ),
+      });
     expect(await c.status('Quarantine', { messages: true })).toMatchObject({ messages: 1 });
   } finally {
     await c.logout();

@@ -14,7 +14,9 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-spelling-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 test('rows stored under a capitalised account name are found under its one spelling', () => {
-  const db = databaseAtVersion(dir, migrations.length - 1);
+  // the database as the version before the lowercasing migration left it
+  const before = migrations.findIndex((m) => m.includes('SET account = lower(account)'));
+  const db = databaseAtVersion(dir, before);
   db.prepare(
     "INSERT INTO folders (id, account, name, uidvalidity, uidnext, highestmodseq) VALUES (1, 'Alice@Sandbox.TEST', 'INBOX', 1234, 8, 9)",
   ).run();

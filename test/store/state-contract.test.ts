@@ -135,6 +135,27 @@ describe.each(backends)('state store contract: $name', (backend) => {
     await s.close();
   });
 
+  it('keeps the label folders a client created and the renames under way, until they are removed', async () => {
+    const open = await backend.fresh();
+    let s = await open();
+    s.mail.local.putLabel(A, 'Projects', null);
+    s.mail.local.putLabel(A, 'Été/2026', null);
+    s.mail.local.putLabel(A, 'New name', 'Old name');
+    s.mail.local.putLabel(A, 'Gone', null);
+    s.mail.local.removeLabel(A, 'Gone');
+    await s.committed();
+    await s.close();
+
+    s = await open();
+    expect(s.mail.local.labels(A)).toEqual([
+      { label: 'New name', renamedFrom: 'Old name' },
+      { label: 'Projects', renamedFrom: null },
+      { label: 'Été/2026', renamedFrom: null },
+    ]);
+    expect(s.mail.local.labels('other@example.com')).toEqual([]);
+    await s.close();
+  });
+
   it('keeps token pairs and bridge passwords; a removed mailbox stays removed', async () => {
     const open = await backend.fresh();
     let s = await open();

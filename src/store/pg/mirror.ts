@@ -1,5 +1,6 @@
 import { openMirrorDatabase, type Database } from '../db';
 import { type ReplicatedTable, replicatedTables } from './replicated-tables';
+import { tablesOf } from '../tables';
 
 /**
  * A node's copy of the state of the accounts it serves: the SQLite schema in a private
@@ -16,6 +17,14 @@ export interface TableChanges {
 }
 
 export type ChangeBatch = TableChanges[];
+
+/** The mirror's tables of an account: a folder's rows first, then those with an account column. */
+const folderTables = tablesOf('sqlite')
+  .filter((t) => t.ownedBy === 'folder')
+  .map((t) => t.name);
+const accountTables = tablesOf('sqlite')
+  .filter((t) => t.columns.some((c) => c.name === 'account'))
+  .map((t) => t.name);
 
 export class Mirror {
   readonly db: Database;
@@ -65,9 +74,9 @@ export class Mirror {
     this.unrecorded(() => {
       this.db.prepare(`DELETE FROM temp.dirty WHERE a IN (${folders}) OR lower(a) = lower(?)`).run(account, account);
       this.db.prepare(`DELETE FROM kv WHERE key IN (SELECT 'listed:' || id FROM (${folders}))`).run(account);
-      for (const table of ['messages', 'expunged'])
+      for (const table of folderTables)
         this.db.prepare(`DELETE FROM ${table} WHERE folder_id IN (${folders})`).run(account);
-      for (const table of ['folders', 'message_cache', 'local_messages', 'submissions', 'quarantine'])
+      for (const table of accountTables)
         this.db.prepare(`DELETE FROM ${table} WHERE lower(account) = lower(?)`).run(account);
     });
   }

@@ -1,13 +1,13 @@
 import type { Database } from '../db';
+import { type PgType, pgColumns, pgKeyOf, pgTypes, type TableDescription, tables } from '../tables';
 
 /**
  * How each table of a node's in-memory mirror (the SQLite schema, ../db.ts) maps onto the
  * PostgreSQL schema (./schema.ts): the triggers that note a changed row's key, the query that
- * reads the changed rows back as PostgreSQL rows, and how a PostgreSQL row is loaded. The
- * mirror keys folders by a row id of its own; PostgreSQL by (account, folder name).
+ * reads the changed rows back as PostgreSQL rows, and how a PostgreSQL row is loaded, for
+ * each table the description (../tables.ts) marks replicated. The mirror keys folders by a row
+ * id of its own; PostgreSQL by (account, folder name).
  */
-
-export type PgType = 'text' | 'bigint' | 'smallint' | 'bytea' | 'boolean';
 
 export interface ReplicatedTable {
   /** Tag of its keys in the dirty list, and its PostgreSQL table. */
@@ -26,22 +26,26 @@ export interface ReplicatedTable {
 
 const dirty = (name: string) => `FROM temp.dirty d WHERE d.tbl = '${name}'`;
 
-/** Tables keyed by (account, one text column): the same everywhere but for names. */
-function byAccount(
-  name: string,
-  keyColumn: string,
-  columns: ReadonlyArray<readonly [string, PgType]>,
-  deletable: boolean,
-): ReplicatedTable {
+/** The PostgreSQL columns of a described table. */
+const columnsOf = (t: TableDescription) => pgColumns(t).map((c) => [c.name, pgTypes[c.type]] as const);
+
+/** Tables keyed by one or two of their own columns: the same everywhere but for names. */
+function byKey(t: TableDescription, deletable: boolean): ReplicatedTable {
+  const { name } = t;
+  const columns = columnsOf(t);
   const names = columns.map(([c]) => c);
-  const match = `t.account = d.a AND t.${keyColumn} = d.b`;
+  const key = pgKeyOf(t);
+  const parts = ['a', 'b'].slice(0, key.length);
+  const match = key.map((c, i) => `t.${c} = d.${parts[i]}`).join(' AND ');
   return {
     name,
     columns,
-    key: ['account', keyColumn],
-    watch: [{ table: name, a: '$.account', b: `$.${keyColumn}` }],
+    key,
+    watch: [{ table: name, a: `$.${key[0]}`, b: key[1] ? `$.${key[1]}` : "''" }],
     current: `SELECT ${names.map((c) => `t.${c}`).join(', ')} ${dirty(name).replace('WHERE', `JOIN ${name} t ON ${match} WHERE`)}`,
-    gone: deletable ? `SELECT d.a, d.b ${dirty(name)} AND NOT EXISTS (SELECT 1 FROM ${name} t WHERE ${match})` : null,
+    gone: deletable
+      ? `SELECT ${parts.map((p) => `d.${p}`).join(', ')} ${dirty(name)} AND NOT EXISTS (SELECT 1 FROM ${name} t WHERE ${match})`
+      : null,
     load: (db) => {
       const insert = db.prepare(
         `INSERT OR REPLACE INTO ${name} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
@@ -52,13 +56,15 @@ function byAccount(
 }
 
 /** Tables keyed by (folder, uid): the mirror's folder id becomes (account, folder name). */
-function byFolderUid(name: string, columns: ReadonlyArray<readonly [string, PgType]>, deletable: boolean) {
+function byFolderUid(t: TableDescription, deletable: boolean) {
+  const { name } = t;
+  const columns = columnsOf(t);
   const rest = columns.slice(3).map(([c]) => c);
   const match = 't.folder_id = d.a AND t.uid = d.b';
   const table: ReplicatedTable = {
     name,
     columns,
-    key: ['account', 'folder', 'uid'],
+    key: pgKeyOf(t),
     watch: [{ table: name, a: '$.folder_id', b: '$.uid' }],
     current: `SELECT f.account, f.name, t.uid, ${rest.map((c) => `t.${c}`).join(', ')} ${dirty(name).replace(
       'WHERE',
@@ -79,17 +85,11 @@ function byFolderUid(name: string, columns: ReadonlyArray<readonly [string, PgTy
   return table;
 }
 
-const folders: ReplicatedTable = {
-  name: 'folders',
-  columns: [
-    ['account', 'text'],
-    ['name', 'text'],
-    ['uidvalidity', 'bigint'],
-    ['uidnext', 'bigint'],
-    ['highestmodseq', 'bigint'],
-    ['listed', 'boolean'],
-  ],
-  key: ['account', 'name'],
+/** Folders: the mirror's row id becomes (account, name), and "listed once" a kv row. */
+const folders = (t: TableDescription): ReplicatedTable => ({
+  name: t.name,
+  columns: columnsOf(t),
+  key: pgKeyOf(t),
   watch: [
     { table: 'folders', a: '$.id', b: '0' },
     // "listed once" is a kv row of the SQLite schema, a column here
@@ -117,90 +117,10 @@ const folders: ReplicatedTable = {
       last.run(String(row[2]));
     };
   },
-};
+});
 
-export const replicatedTables: readonly ReplicatedTable[] = [
-  folders,
-  byFolderUid(
-    'messages',
-    [
-      ['account', 'text'],
-      ['folder', 'text'],
-      ['uid', 'bigint'],
-      ['message_uid', 'text'],
-      ['modseq', 'bigint'],
-      ['flags', 'text'],
-      ['seen', 'smallint'],
-      ['idate', 'bigint'],
-      ['size', 'bigint'],
-    ],
-    true,
-  ),
-  byFolderUid(
-    'expunged',
-    [
-      ['account', 'text'],
-      ['folder', 'text'],
-      ['uid', 'bigint'],
-      ['modseq', 'bigint'],
-    ],
-    // old tombstones are pruned (MailStore.pruneTombstones)
-    true,
-  ),
-  byAccount(
-    'message_cache',
-    'message_uid',
-    [
-      ['account', 'text'],
-      ['message_uid', 'text'],
-      ['size', 'bigint'],
-      ['summary', 'text'],
-      ['header', 'text'],
-      ['message', 'text'],
-    ],
-    true,
-  ),
-  byAccount(
-    'local_messages',
-    'message_uid',
-    [
-      ['account', 'text'],
-      ['message_uid', 'text'],
-      ['raw', 'bytea'],
-      ['created_at', 'bigint'],
-    ],
-    true,
-  ),
-  byAccount(
-    'submissions',
-    'message_id',
-    [
-      ['account', 'text'],
-      ['message_id', 'text'],
-      ['submitted_at', 'bigint'],
-    ],
-    false,
-  ),
-  {
-    ...byAccount(
-      'quarantine',
-      'quarantine_id',
-      [
-        ['quarantine_id', 'text'],
-        ['account', 'text'],
-        ['recipient', 'text'],
-        ['subject', 'text'],
-        ['message_id', 'text'],
-        ['held_at', 'bigint'],
-        ['expires_at', 'bigint'],
-        ['status', 'text'],
-        ['detail', 'text'],
-      ],
-      false,
-    ),
-    key: ['quarantine_id'],
-    watch: [{ table: 'quarantine', a: '$.quarantine_id', b: "''" }],
-    current: `SELECT t.quarantine_id, t.account, t.recipient, t.subject, t.message_id, t.held_at, t.expires_at,
-        t.status, t.detail ${dirty('quarantine').replace('WHERE', 'JOIN quarantine t ON t.quarantine_id = d.a WHERE')}`,
-  },
-];
+export const replicatedTables: readonly ReplicatedTable[] = tables.flatMap((t) => {
+  if (!t.replicated) return [];
+  if (t.sqliteId) return [folders(t)];
+  return [t.ownedBy ? byFolderUid(t, t.replicated.deletable) : byKey(t, t.replicated.deletable)];
+});

@@ -1,9 +1,11 @@
 import type pg from 'pg';
 import { lowercaseAccounts } from '../account-spelling';
+import { pgSchema } from '../tables';
 
 /**
  * The PostgreSQL schema of the state several bridge nodes share. Append-only: each entry moves
- * the schema one version up, and a shipped entry is never edited. Rows are keyed by what the
+ * an existing database's schema one version up, and a shipped entry is never edited. A new
+ * database is created from the description (../tables.ts) at the last version. Rows are keyed by what the
  * domain keys them by (account, folder name, UID), not by the SQLite file's row ids, so a
  * node's in-memory mirror (./mirror.ts) maps to them without ids of its own.
  */
@@ -105,6 +107,15 @@ export const pgMigrations: string[] = [
     { table: 'submissions', key: ['message_id'] },
     { table: 'quarantine', key: [] },
   ]),
+  `
+  -- label folders a client created that the vendor does not list yet, and label renames under way
+  CREATE TABLE local_labels (
+    account text NOT NULL,
+    label text NOT NULL,
+    renamed_from text,
+    PRIMARY KEY (account, label)
+  );
+  `,
 ];
 
 /** Any fixed number: nodes starting together migrate one after the other. */
@@ -120,7 +131,8 @@ export async function migratePg(pool: pg.Pool): Promise<number> {
     const current = rows[0]?.version ?? 0;
     if (current > pgMigrations.length)
       throw new Error(`PostgreSQL state schema v${current} is newer than this mailbridge (v${pgMigrations.length})`);
-    for (let v = current; v < pgMigrations.length; v++) await client.query(pgMigrations[v]);
+    if (current === 0) await client.query(pgSchema());
+    else for (let v = current; v < pgMigrations.length; v++) await client.query(pgMigrations[v]);
     await client.query('DELETE FROM mailbridge_schema');
     await client.query('INSERT INTO mailbridge_schema (version) VALUES ($1)', [pgMigrations.length]);
     await client.query('COMMIT');

@@ -1,6 +1,6 @@
 'use strict';
 
-const { normalizeMailbox, utf7decode, hookErrorResponse } = require('../imap-tools');
+const { normalizeMailbox, hookErrorResponse } = require('../imap-tools');
 
 // tag CREATE "mailbox"
 
@@ -16,11 +16,6 @@ module.exports = {
 
     handler(command, callback) {
         let path = Buffer.from((command.attributes[0] && command.attributes[0].value) || '', 'binary').toString();
-
-        if (!this.acceptUTF8Enabled) {
-            // decode before normalizing to uncover stuff like ending / etc.
-            path = utf7decode(path);
-        }
 
         // Check if CREATE method is set
         if (typeof this._server.onCreate !== 'function') {
@@ -57,7 +52,16 @@ module.exports = {
             });
         }
 
-        path = normalizeMailbox(path);
+        // checked and decoded as RENAME and DELETE do: a name that is not modified UTF-7 in its one
+        // form (or, after UTF8=ACCEPT, not UTF-8) names no mailbox, instead of a lossy decoding of it
+        path = normalizeMailbox(path, !this.acceptUTF8Enabled);
+        if (!path) {
+            return callback(null, {
+                response: 'NO',
+                code: 'CANNOT',
+                message: this.acceptUTF8Enabled ? 'The folder name is not valid UTF-8' : 'The folder name is not valid modified UTF-7'
+            });
+        }
 
         let logdata = {
             short_message: '[CREATE]',

@@ -1,0 +1,13 @@
+import { appendDraft, type Appended } from '../append';
+import type { ImapFolder } from '../mailbox-map';
+import { VendorFolderKind } from './vendor-folder';
+
+/**
+ * The vendor's Drafts folder, which also holds the bridge's local drafts: APPEND keeps a draft
+ * in the local state (it never reaches the vendor), and EXPUNGE deletes it (VendorFolderKind).
+ */
+export class DraftsKind extends VendorFolderKind {
+  override async append(folder: ImapFolder, raw: Buffer, flags: string[], idate: Date): Promise<Appended> {
+    return appendDraft(this.ctx.sync, this.ctx.local, folder, raw, flags, idate);
+  }
+}

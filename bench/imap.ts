@@ -53,6 +53,8 @@ export async function daemonFor(
       vendor: vendorSettings(sandbox),
       accounts: [{ mailbox, accessToken: tokens.access_token, refreshToken: tokens.refresh_token }],
       listen: { host: '127.0.0.1', imapPort: port, smtpPort: port + 1 },
+      // not the default 9925: a daemon of another bench on the machine may hold it
+      ops: { port: port + 2 },
       stateDir: path.join(stateDir, 'state'),
       pollIntervalSeconds,
       ...(fullSyncEveryPolls ? { fullSyncEveryPolls } : {}),

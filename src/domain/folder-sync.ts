@@ -28,6 +28,14 @@ export interface SyncTarget {
 /** Flags of this many most recent messages are re-read on every incremental poll: one request. */
 const recentFlagWindow = 1000;
 
+/**
+ * Fetched batches (a list page's new messages each) that may wait for their description at
+ * once: each holds its messages, bodies included, until described and stored. When describing
+ * falls behind (a loaded machine, one describe worker), listing waits for it instead of
+ * holding the rest of the folder; describing then sets the sync's pace either way.
+ */
+const batchesAwaitingDescription = 4;
+
 /** A message to number: what assignUids needs, without keeping bodies in memory. */
 interface Arrival {
   messageUid: string;
@@ -109,9 +117,15 @@ async function listAndFetch(
 ): Promise<{ listed: Set<string>; complete: boolean; arrivals: Arrival[]; cached: Promise<unknown> }> {
   const listed = new Set<string>();
   const fetches: Array<Promise<FetchedBatch>> = [];
+  // fetched or being fetched, and not yet stored (settled either way: errors are seen below)
+  const awaiting: Array<Promise<unknown>> = [];
   let batch: string[] = [];
   const flush = () => {
-    if (batch.length) fetches.push(fetchBatch(ctx, target, batch, syncLanes[mode]));
+    if (batch.length) {
+      const fetched = fetchBatch(ctx, target, batch, syncLanes[mode]);
+      fetches.push(fetched);
+      awaiting.push(fetched.then((b) => b.cached).catch(() => undefined));
+    }
     batch = [];
   };
   let complete = false;
@@ -138,6 +152,7 @@ async function listAndFetch(
       // asked for in the same turn as the next page: both share one request (mailbox-client.ts)
       flush();
       if (last) break;
+      while (awaiting.length > batchesAwaitingDescription) await awaiting.shift();
     }
   } catch (err) {
     listError = err;

@@ -181,6 +181,8 @@ export type SearchQuery = SearchTerm[];
 export interface SearchResult {
   uidList: number[];
   highestModseq: number;
+  /** Each match's MODSEQ by UID: ESEARCH with MIN or MAX alone answers those of the messages it returns. */
+  modseqs?: ReadonlyMap<number, number>;
 }
 
 export type ThreadAlgorithm = 'orderedsubject' | 'references';

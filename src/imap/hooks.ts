@@ -221,6 +221,7 @@ export function mailboxBackend(
       async (view, _s, path: string, flags: string[], date: Date | undefined, message: Buffer) => {
         refuseInvalidKeywords(flags);
         const folder = await named(view, path, 'TRYCREATE');
+        recent.meet(folderKey(view.account, folder.key), view.localStatus(folder).uidNext - 1);
         const appended = await view.append(folder, message, flags, date ?? new Date());
         return { uidValidity: appended.uidValidity, uid: appended.uid };
       },

@@ -21,11 +21,20 @@ export class RecentMessages {
    * number of messages recent in this session.
    */
   open(session: Session, folder: string, uids: readonly number[], known: number, readOnly = false): number {
-    if (!this.watermarks.has(folder)) this.watermarks.set(folder, known);
+    this.meet(folder, known);
     this.leave(session);
     this.claimed.set(session, { folder, uids: new Set(), readOnly });
     this.selectingOf(folder).add(session);
     return this.claimNew(session, uids);
+  }
+
+  /**
+   * The first time the bridge meets `folder` (a SELECT, or an APPEND before any session opened
+   * it): the messages up to UID `known` are not recent, and anything newer is, until a session
+   * claims it. An APPEND sets it so that what it adds is recent for the first SELECT, as in Dovecot.
+   */
+  meet(folder: string, known: number): void {
+    if (!this.watermarks.has(folder)) this.watermarks.set(folder, known);
   }
 
   /** Claims the UIDs of the session's view that no session has claimed yet. */

@@ -121,7 +121,7 @@ export async function searchMessages(
   rawQuery: SearchQuery,
   session: Session,
   recent: ReadonlySet<number>,
-): Promise<{ uidList: number[]; highestModseq: number; rows: MessageRow[] }> {
+): Promise<{ uidList: number[]; highestModseq: number; modseqs: Map<number, number>; rows: MessageRow[] }> {
   const visible = new Set(session.selected ? session.selected.uidList : []);
   const rows = view.allRows(folder).filter((r) => visible.has(r.uid));
   const query = await resolveObjectIdTerms(view, rawQuery, rows);
@@ -179,5 +179,11 @@ export async function searchMessages(
       highestModseq = Math.max(highestModseq, row.modseq);
     }
   }
-  return { uidList: matched.map((r) => r.uid), highestModseq, rows: matched };
+  return {
+    uidList: matched.map((r) => r.uid),
+    highestModseq,
+    // each match's MODSEQ: ESEARCH with MIN or MAX alone carries those of the messages it returns
+    modseqs: new Map(matched.map((r) => [r.uid, r.modseq])),
+    rows: matched,
+  };
 }

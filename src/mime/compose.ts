@@ -47,6 +47,46 @@ function memoizeHeaderKeys(): void {
 }
 memoizeHeaderKeys();
 
+/**
+ * Encoding an address header (address parsing, punycode, encoded words) is the costliest part
+ * of writing a message's header fields, and a mailbox's correspondents repeat from message to
+ * message. The encoded value depends on the header key, the value and the node's
+ * `textEncoding` alone, so it is remembered for values made of strings only (what compose
+ * passes: addresses as strings or {name, address}); a full table starts over.
+ */
+const addressKeys = new Set(['From', 'Sender', 'To', 'Cc', 'Bcc', 'Reply-To']);
+type EncodeHeaderValue = (this: { textEncoding?: string }, key: unknown, value: unknown) => string;
+/** The memoized method keeps nodemailer's own as `original` (tests compare both). */
+export type MemoizedEncodeHeaderValue = EncodeHeaderValue & { original: EncodeHeaderValue };
+function stringsOnly(value: unknown): boolean {
+  if (typeof value === 'string') return true;
+  if (Array.isArray(value)) return value.every(stringsOnly);
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  return Object.values(value).every(stringsOnly);
+}
+function memoizeAddressEncoding(): void {
+  const proto = (
+    MimeNodeClass as unknown as { prototype: { encodeHeaderValue?: EncodeHeaderValue & { original?: unknown } } }
+  ).prototype;
+  const original = proto.encodeHeaderValue;
+  if (typeof original !== 'function' || original.original) return;
+  const known = new Map<string, string>();
+  const memoized: MemoizedEncodeHeaderValue = function (this, key, value): string {
+    if (typeof key !== 'string' || !addressKeys.has(key) || !stringsOnly(value)) return original.call(this, key, value);
+    const id = `${this.textEncoding ?? ''}\u0000${key}\u0000${JSON.stringify(value)}`;
+    let encoded = known.get(id);
+    if (encoded === undefined) {
+      encoded = original.call(this, key, value);
+      if (known.size >= 10_000) known.clear();
+      known.set(id, encoded);
+    }
+    return encoded;
+  } as MemoizedEncodeHeaderValue;
+  memoized.original = original;
+  proto.encodeHeaderValue = memoized;
+}
+memoizeAddressEncoding();
+
 export interface ComposedMessage {
   root: MimeNode;
   /** MIME nodes of the vendor attachments, for mapping the parsed tree back to attachments. */

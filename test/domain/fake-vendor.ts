@@ -62,13 +62,18 @@ export class FakeVendor implements Connector {
     };
   }
 
-  async listMessages(scope: ListScope): Promise<MessagePage> {
+  /** Ids per listMessages page; all on one page unless a test sets it. */
+  pageSize = Number.POSITIVE_INFINITY;
+
+  async listMessages(scope: ListScope, cursor: string | null = null): Promise<MessagePage> {
     this.calls.push('listMessages');
     const ids = [...this.messages.values()]
       .filter((m) => ('folder' in scope ? m.folders.includes(scope.folder) : m.labels.includes(scope.label)))
       .sort((a, b) => b.receivedAt.localeCompare(a.receivedAt))
       .map((m) => m.id);
-    return { ids, nextCursor: null };
+    const from = Number(cursor ?? 0);
+    const to = from + this.pageSize;
+    return { ids: ids.slice(from, to), nextCursor: to < ids.length ? String(to) : null };
   }
 
   async getMessages(ids: string[]) {

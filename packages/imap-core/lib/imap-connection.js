@@ -227,6 +227,20 @@ class IMAPConnection extends EventEmitter {
      * @param {Number} code Response code
      * @param {String|Array} data If data is Array, send a multi-line response
      */
+    /**
+     * A CONDSTORE-enabling command (RFC 7162 3.1): CONDSTORE is on for the session, and a
+     * selected mailbox that did not have it on yet is announced with OK [HIGHESTMODSEQ n].
+     */
+    enableCondstore() {
+        this.condstoreEnabled = true;
+        if (this.selected && !this.selected.condstoreEnabled) {
+            this.selected.condstoreEnabled = true;
+            if (this.selected.modifyIndex) {
+                this.send('* OK [HIGHESTMODSEQ ' + this.selected.modifyIndex + '] Highest');
+            }
+        }
+    }
+
     send(payload, callback) {
         if (this._socket && !this._socket.destroyed && this._socket.readyState === 'open') {
             try {

@@ -9,6 +9,9 @@ const { objectIdValue } = require('./object-ids');
 module.exports.systemFlagsFormatted = ['\\Answered', '\\Flagged', '\\Draft', '\\Deleted', '\\Seen'];
 module.exports.systemFlags = ['\\answered', '\\flagged', '\\draft', '\\deleted', '\\seen'];
 
+/** A flag as STORE and APPEND list it: the parser reads the atom NIL as null, and as a flag it is the keyword NIL. */
+module.exports.flagName = flag => (flag === null ? 'NIL' : ((flag && flag.value) || '').toString());
+
 const utf7encode = str => iconv.encode(str, 'utf-7-imap').toString();
 const utf7decode = str => iconv.decode(Buffer.from(str), 'utf-7-imap').toString();
 

@@ -37,11 +37,8 @@ function parseStatusItems(list) {
  * Asking for HIGHESTMODSEQ enables CONDSTORE (RFC 7162 3.1).
  */
 function enableCondstoreFor(connection, items) {
-    if (items.includes('HIGHESTMODSEQ') && !connection.condstoreEnabled) {
-        connection.condstoreEnabled = true;
-        if (connection.selected) {
-            connection.selected.condstoreEnabled = true;
-        }
+    if (items.includes('HIGHESTMODSEQ')) {
+        connection.enableCondstore();
     }
 }
 

@@ -81,11 +81,14 @@ const digest = lines(
   '',
 );
 
+/** The digest with transport padding after its delimiters (RFC 2046 5.1.1), as imaptest's fetch-body-message-rfc822-mime has it. */
+const padded = digest.replaceAll('\r\n--foo\r\n', '\r\n--foo \r\n').replace('\r\n--foo--\r\n', '\r\n--foo--\t\r\n');
+
 /** The UID each message got in Drafts, the same on both servers (checked when appended). */
 const uids: Record<string, number> = {};
 
 beforeAll(async () => {
-  for (const [name, message] of Object.entries({ once, twice, digest })) {
+  for (const [name, message] of Object.entries({ once, twice, digest, padded })) {
     const given = [];
     for (const server of [servers.current.bridge, servers.current.dovecot]) {
       const s = await rawSession(server.port, server.user, server.password);
@@ -130,6 +133,24 @@ section(
       '1.2.TEXT',
       '1.1.TEXT',
     ]),
+    fetchCase(
+      'a digest part without a header of its own (a blank line after the delimiter): 1.1.MIME, 1.TEXT',
+      'digest',
+      ['1.1.MIME', '1.TEXT'],
+    ),
+    fetchCase('a digest whose delimiters carry transport padding: its parts, byte for byte', 'padded', [
+      '',
+      '1.1',
+      '1.2',
+      '1.2.MIME',
+      '1.2.TEXT',
+    ]),
+    {
+      name: 'a digest whose delimiters carry transport padding: BODYSTRUCTURE',
+      get commands() {
+        return [`UID FETCH ${uids.padded} (BODYSTRUCTURE)`];
+      },
+    },
     {
       name: 'a digest inside: BODYSTRUCTURE',
       get commands() {

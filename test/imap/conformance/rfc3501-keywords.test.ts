@@ -62,3 +62,19 @@ test("other sessions learn the keyword before a FETCH shows it, and SELECT lists
   );
   for (const session of [other, s, fresh]) session.close();
 });
+
+test('NIL as a flag is the keyword NIL, bare or in a list, as Dovecot takes it (imaptest nil)', async () => {
+  const s = await c.session('INBOX');
+  expect(status(await s.run('STORE 4 +FLAGS NIL'))).toMatch(/^OK/);
+  expect(untagged(await s.run('FETCH 4 (FLAGS)'))).toContainEqual(
+    expect.stringMatching(/^4 FETCH \(FLAGS \(.*\bNIL\b.*\)\)$/),
+  );
+  expect(status(await s.run('STORE 4 -FLAGS (NIL)'))).toMatch(/^OK/);
+  expect(untagged(await s.run('FETCH 4 (FLAGS)'))).not.toContainEqual(expect.stringMatching(/\bNIL\b/));
+  const appended = await s.append('Drafts', 'Subject: nil keyword\r\n\r\ntext\r\n', '(NIL)');
+  expect(status(appended)).toMatch(/^OK/);
+  const uid = /APPENDUID \d+ (\d+)/.exec(appended)?.[1];
+  expect(status(await s.run('EXAMINE Drafts'))).toMatch(/^OK/);
+  expect(untagged(await s.run(`UID FETCH ${uid} (FLAGS)`))).toContainEqual(expect.stringMatching(/FLAGS \(NIL\b/));
+  s.close();
+});

@@ -77,3 +77,23 @@ test('EXAMINE shows the unclaimed messages as \\Recent and leaves them \\Recent 
   examiner.close();
   selector.close();
 });
+
+test('messages APPENDed to a folder no session has opened yet are \\Recent for its first SELECT, as in Dovecot (imaptest select, search-flags)', async () => {
+  const appender = await c.session();
+  const appended = [1, 2].map(
+    (n) =>
+      `From: ann@example.org\r\nSubject: draft ${n}\r\nMessage-ID: <never-opened-${n}@example.org>\r\n\r\ntext\r\n`,
+  );
+  for (const message of appended) expect(status(await appender.append('Drafts', message, '()'))).toMatch(/^OK/);
+  const observer = await c.session();
+  expect(untagged(await observer.run('STATUS Drafts (RECENT)'))).toEqual([
+    expect.stringMatching(/^STATUS "?Drafts"? \(RECENT 2\)$/),
+  ]);
+  expect(recentCount(await observer.run('EXAMINE Drafts'))).toBe(2);
+  const selector = await c.session();
+  const selected = await selector.run('SELECT Drafts');
+  const exists = Number(/^\* (\d+) EXISTS/m.exec(selected)?.[1]);
+  expect(recentCount(selected)).toBe(2);
+  expect(hits(await selector.run('SEARCH RECENT'))).toEqual([exists - 1, exists]);
+  for (const s of [appender, observer, selector]) s.close();
+});

@@ -77,7 +77,7 @@ module.exports = {
             }
         }
 
-        flags = flags.map(flag => (flag.value || '').toString());
+        flags = flags.map(imapTools.flagName);
 
         if (!path) {
             return callback(new Error('Invalid mailbox argument for APPEND'));

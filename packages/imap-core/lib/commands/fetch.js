@@ -79,8 +79,8 @@ module.exports = {
         if (vanished && !hasChangedSince) {
             return callback(new Error('VANISHED needs CHANGEDSINCE in ' + command.command));
         }
-        if (hasChangedSince && !this.selected.condstoreEnabled) {
-            this.condstoreEnabled = this.selected.condstoreEnabled = true;
+        if (hasChangedSince) {
+            this.enableCondstore();
         }
 
         let macros = new Map(
@@ -128,9 +128,7 @@ module.exports = {
 
             if (param.value.toUpperCase() === 'MODSEQ') {
                 modseqExist = true;
-                if (!this.selected.condstoreEnabled) {
-                    this.condstoreEnabled = this.selected.condstoreEnabled = true;
-                }
+                this.enableCondstore();
             }
 
             if (param.value.toUpperCase() === 'BODYSTRUCTURE') {

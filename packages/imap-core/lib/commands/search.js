@@ -98,8 +98,8 @@ function runSearch(connection, hookName, terms, extra, callback, answer) {
     }
 
     // mark CONDSTORE as enabled
-    if (parsed.terms.indexOf('modseq') >= 0 && !connection.selected.condstoreEnabled) {
-        connection.condstoreEnabled = connection.selected.condstoreEnabled = true;
+    if (parsed.terms.indexOf('modseq') >= 0) {
+        connection.enableCondstore();
     }
 
     connection._server[hookName](
@@ -128,6 +128,25 @@ function runSearch(connection, hookName, terms, extra, callback, answer) {
             });
         }
     );
+}
+
+/**
+ * The results whose MODSEQ an ESEARCH answer carries: with MIN and/or MAX but neither ALL nor
+ * COUNT, the highest MODSEQ of the messages it returns, when the hook gave each match's MODSEQ
+ * (`results.modseqs`, UID to MODSEQ); else the highest of all matches (RFC 7162 3.1.5).
+ */
+function returnedModseq(results, returns, matches) {
+    if (!results.modseqs || !matches.length || returns.has('ALL') || returns.has('COUNT') || !(returns.has('MIN') || returns.has('MAX'))) {
+        return results;
+    }
+    let returned = [];
+    if (returns.has('MIN')) {
+        returned.push(matches[0]);
+    }
+    if (returns.has('MAX')) {
+        returned.push(matches[matches.length - 1]);
+    }
+    return { highestModseq: Math.max(...returned.map(uid => results.modseqs.get(uid) || 0)) };
 }
 
 /** `(MODSEQ n)` for an answer to a query with a MODSEQ key (RFC 7162 3.1.5), else nothing. */
@@ -281,7 +300,8 @@ module.exports = {
                     return;
                 }
             }
-            this.send(imapHandler.compiler(esearchResponse(command.tag, isUid, returns, numbers, modseqAttributes(results, parsed))));
+            let modseq = modseqAttributes(returnedModseq(results, returns, matches), parsed);
+            this.send(imapHandler.compiler(esearchResponse(command.tag, isUid, returns, numbers, modseq)));
         });
     },
 

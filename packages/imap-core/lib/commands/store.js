@@ -52,7 +52,9 @@ module.exports = {
 
         let action = ((command.attributes[pos + 1] && command.attributes[pos + 1].value) || '').toString().toUpperCase();
 
-        let flags = [].concat(command.attributes[pos + 2] || []).map(flag => ((flag && flag.value) || '').toString());
+        // a bare NIL is one flag, the keyword NIL (as in a list)
+        let given = command.attributes[pos + 2];
+        let flags = (given === null ? [null] : [].concat(given || [])).map(imapTools.flagName);
 
         // false without UNCHANGEDSINCE; 0 is a real condition that always fails (RFC 7162 3.1.3)
         let unchangedSince = false;
@@ -66,9 +68,7 @@ module.exports = {
                 return callback(new Error('Invalid modifier for STORE'));
             }
             unchangedSince = Number(extensions[1]);
-            if (!this.selected.condstoreEnabled) {
-                this.condstoreEnabled = this.selected.condstoreEnabled = true;
-            }
+            this.enableCondstore();
         }
 
         if (action.substr(-7) === '.SILENT') {

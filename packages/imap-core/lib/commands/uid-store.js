@@ -56,9 +56,7 @@ module.exports = {
                 return callback(new Error('Invalid modifier for STORE'));
             }
             unchangedSince = Number(extensions[1]);
-            if (!this.selected.condstoreEnabled) {
-                this.condstoreEnabled = this.selected.condstoreEnabled = true;
-            }
+            this.enableCondstore();
         }
 
         if (action.substr(-7) === '.SILENT') {

@@ -98,7 +98,8 @@ function processAddress(arr, defaults) {
             }
 
             result.push([null, null, name, null]);
-            result = result.concat(processAddress(addr.group) || []);
+            // a member without an address is a comment the parser kept as a name (`group: (foo) ;`)
+            result = result.concat(processAddress(addr.group.filter(member => member.group || member.address)) || []);
             result.push([null, null, null, null]);
         }
     });

@@ -65,12 +65,12 @@ class Indexer {
 
         let walk = (node, next) => {
             if (!textOnly || !root) {
-                append(formatHeaders(node.header).join('\r\n') + '\r\n');
+                append(headerLines(node.header), true);
             }
 
             let finalize = () => {
                 if (node.boundary) {
-                    append(`--${node.boundary}--${closeDelimiterEnd(node)}`);
+                    append(closeDelimiter(node));
                 }
 
                 append();
@@ -88,7 +88,7 @@ class Indexer {
             }
 
             if (node.boundary) {
-                append(`--${node.boundary}`);
+                append(delimiter(node, node.childNodes && node.childNodes[0]));
             }
 
             if (Array.isArray(node.childNodes)) {
@@ -100,7 +100,7 @@ class Indexer {
                     let childNode = node.childNodes[pos++];
                     walk(childNode, () => {
                         if (pos < node.childNodes.length) {
-                            append(`--${node.boundary}`);
+                            append(delimiter(node, node.childNodes[pos]));
                         }
                         return processChildNodes();
                     });
@@ -236,7 +236,7 @@ class Indexer {
                 }
 
                 if (!textOnly || !isRootNode) {
-                    await emit(formatHeaders(node.header).join('\r\n') + '\r\n');
+                    await emit(headerLines(node.header), true);
                 }
 
                 isRootNode = false;
@@ -256,7 +256,7 @@ class Indexer {
 
                 if (node.boundary) {
                     // this is a multipart node, so start with initial boundary before continuing
-                    await emit(`--${node.boundary}`);
+                    await emit(delimiter(node, node.childNodes && node.childNodes[0]));
                 } else if (node.attachmentId && !options.skipExternal) {
                     await emit(false, true); // force newline between header and contents
 
@@ -363,13 +363,13 @@ class Indexer {
 
                         if (pos++ < node.childNodes.length - 1) {
                             // emit boundary unless last item
-                            await emit(`--${node.boundary}`);
+                            await emit(delimiter(node, node.childNodes[pos]));
                         }
                     }
                 }
 
                 if (node.boundary) {
-                    await emit(`--${node.boundary}--${closeDelimiterEnd(node)}`);
+                    await emit(closeDelimiter(node));
                 }
 
                 await emit();
@@ -819,7 +819,7 @@ class Indexer {
             case 'header':
                 if (!selector.path) {
                     // BODY[HEADER] mail header
-                    return formatHeaders(node.header).join('\r\n') + '\r\n\r\n';
+                    return headerSection(formatHeaders(node.header));
                 } else if (node.message) {
                     // BODY[1.2.3.HEADER] embedded message/rfc822 header
                     return (node.message.header || []).join('\r\n') + '\r\n\r\n';
@@ -863,7 +863,7 @@ class Indexer {
 
             case 'mime':
                 // BODY[1.2.3.MIME] mime node header
-                return formatHeaders(node.header).join('\r\n') + '\r\n\r\n';
+                return headerSection(formatHeaders(node.header));
 
             case 'text':
                 if (!selector.path) {
@@ -887,6 +887,16 @@ class Indexer {
  * What follows a multipart node's close delimiter: its line break and the epilogue, as parsed.
  * Trees stored before the parser kept epilogues apart have only the line break.
  */
+/** The delimiter line that opens `child`, with the transport padding it was received with. */
+function delimiter(node, child) {
+    return `--${node.boundary}${(child && child.delimiterPadding) || ''}`;
+}
+
+/** The close delimiter line, its padding and what follows it. */
+function closeDelimiter(node) {
+    return `--${node.boundary}--${node.closePadding || ''}${closeDelimiterEnd(node)}`;
+}
+
 function closeDelimiterEnd(node) {
     if (!node.epilogue) {
         return '\r\n';
@@ -901,6 +911,16 @@ function closeDelimiterEnd(node) {
  */
 function headerSection(lines) {
     return lines.length ? lines.join('\r\n') + '\r\n\r\n' : '\r\n';
+}
+
+/**
+ * The header lines as rebuild writes them, each ended by a line break, before the line break
+ * that ends the header. A part without header lines (a blank line right after its delimiter)
+ * writes nothing there, so that blank line is the only one.
+ */
+function headerLines(headers) {
+    let lines = formatHeaders(headers);
+    return lines.length ? lines.join('\r\n') + '\r\n' : '';
 }
 
 function formatHeaders(headers) {

@@ -55,7 +55,9 @@ class MIMEParser {
                 case 'body': // process body section
                     this.rawBody += prevBr + line;
 
-                    if (this._node.parentBoundary && (line === '--' + this._node.parentBoundary || line === '--' + this._node.parentBoundary + '--')) {
+                    let parentDelimiter = delimiterLine(line, this._node.parentBoundary);
+                    let ownDelimiter = !parentDelimiter && delimiterLine(line, this._node.boundary);
+                    if (parentDelimiter) {
                         if (
                             this._node.parsedHeader['content-type'].value === 'message/rfc822' &&
                             (!this._node.parsedHeader['content-transfer-encoding'] ||
@@ -64,20 +66,23 @@ class MIMEParser {
                             this._node.message = parse(this._node.body.join(''));
                         }
 
-                        if (line === '--' + this._node.parentBoundary) {
-                            this._node = this.createNode(this._node.parentNode);
+                        if (!parentDelimiter.close) {
+                            this._node = this.createNode(this._node.parentNode, parentDelimiter.padding);
                         } else {
                             this._node = this._node.parentNode;
+                            if (parentDelimiter.padding) {
+                                this._node.closePadding = parentDelimiter.padding;
+                            }
                             // what follows the close delimiter is the epilogue, kept apart from the preamble
                             this._node.epilogue = [];
                         }
-                    } else if (this._node.boundary && line === '--' + this._node.boundary) {
+                    } else if (ownDelimiter && !ownDelimiter.close) {
                         if (this._node.body.length) {
                             // the preamble's last line break: a blank line before the first delimiter stays
                             this._node.body[this._node.body.length - 1] += prevBr;
                         }
                         this._node.preambleEnded = true;
-                        this._node = this.createNode(this._node);
+                        this._node = this.createNode(this._node, ownDelimiter.padding);
                     } else if (this._node.epilogue) {
                         // starts with the close delimiter's line break
                         this._node.epilogue.push(prevBr + line);
@@ -183,7 +188,7 @@ class MIMEParser {
     /**
      * Creates a new node with default values for the parse tree
      */
-    createNode(parentNode) {
+    createNode(parentNode, delimiterPadding) {
         let node = {
             state: 'header',
             childNodes: [],
@@ -195,6 +200,10 @@ class MIMEParser {
             boundary: false,
             parentNode
         };
+        if (delimiterPadding) {
+            // the whitespace after the delimiter line that opens this part, given back by rebuild
+            node.delimiterPadding = delimiterPadding;
+        }
         parentNode.childNodes.push(node);
         return node;
     }
@@ -379,6 +388,20 @@ class MIMEParser {
             this._node.boundary = this._node.parsedHeader['content-type'].params.boundary;
         }
     }
+}
+
+/**
+ * Whether `line` is a delimiter line of `boundary`: `--boundary` (`--boundary--` closes) and the
+ * transport padding a sender may put after it, linear whitespace (RFC 2046 5.1.1).
+ */
+function delimiterLine(line, boundary) {
+    if (!boundary || !line.startsWith('--' + boundary)) {
+        return null;
+    }
+    let rest = line.slice(boundary.length + 2);
+    let close = rest.startsWith('--');
+    let padding = close ? rest.slice(2) : rest;
+    return /^[ \t]*$/.test(padding) ? { close, padding } : null;
 }
 
 function parse(rfc822) {

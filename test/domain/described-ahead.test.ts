@@ -1,0 +1,47 @@
+import { expect, test, vi } from 'vitest';
+import type { MailMessage } from '../../src/domain/message';
+import { DescribePool, type MetadataRecord } from '../../src/mime';
+import { setupView } from './view-harness';
+
+/**
+ * A sync fetches messages faster than a loaded machine describes them: every fetched batch
+ * waiting for description holds its messages, bodies included. Listing pauses while too many
+ * batches wait, so a large mailbox's sync holds a bounded number of messages, not the folder.
+ */
+test('listing waits while fetched batches wait to be described', async () => {
+  const { vendor, view, close } = setupView();
+  const original = DescribePool.prototype.describe;
+  const held: Array<() => void> = [];
+  const spy = vi.spyOn(DescribePool.prototype, 'describe').mockImplementation(function (
+    this: DescribePool,
+    messages: readonly MailMessage[],
+  ) {
+    return new Promise<MetadataRecord[]>((resolve, reject) =>
+      held.push(() => original.call(this, messages).then(resolve, reject)),
+    );
+  });
+  try {
+    vendor.pageSize = 10;
+    for (let i = 0; i < 200; i++) vendor.add(`m-${i}`);
+    const inbox = (await view.folder('INBOX'))!;
+    const sync = view.syncFolder(inbox, 'full');
+    const fetched = () => vendor.calls.filter((c) => c === 'getMessages').length;
+    // let the sync run as far as it goes while nothing is described
+    for (let i = 0, last = -1; i < 50 && fetched() !== last; i++) {
+      last = fetched();
+      for (let j = 0; j < 20; j++) await new Promise((r) => setImmediate(r));
+    }
+    expect(held.length).toBe(fetched());
+    expect(fetched()).toBeGreaterThan(1);
+    expect(fetched()).toBeLessThan(20);
+    // describing goes on: the sync lists and fetches the rest, and numbers everything
+    spy.mockRestore();
+    for (const release of held.splice(0)) release();
+    await sync;
+    expect(fetched()).toBe(20);
+    expect((await view.open(inbox)).uids).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+  } finally {
+    spy.mockRestore();
+    close();
+  }
+});

@@ -1,8 +1,8 @@
 /**
  * The headline figures of a bench report as one Markdown table, with the date and commit they
  * were measured at (issue 27): CPU per synced message, time and requests against the vendor's
- * floors, peak and resting RSS, and the ratios against Dovecot. Parts that did not run are
- * left out.
+ * floors, peak and resting RSS, and the ratios against Dovecot (warm FETCH, SORT, THREAD,
+ * non-ASCII SEARCH, QRESYNC SELECT). Parts that did not run are left out.
  */
 
 type Json = Record<string, unknown> | undefined;
@@ -19,6 +19,12 @@ function coldRow(label: string, cold: Json): string[] {
   ];
 }
 
+/** A command timed on the bridge and on Dovecot holding the same bytes, with the bridge's vendor requests. */
+function againstDovecotRow(label: string, m: Json): string {
+  const dovecot = at(m, 'dovecot', 'ms') ?? 'n/a';
+  return `| ${label} against Dovecot | ${m?.ms} ms / ${dovecot} ms = ${m?.bridgeOverDovecot ?? 'n/a'}x time, ${m?.vendorRequests} vendor requests | <= 1.0x, 0 |`;
+}
+
 export function summaryTable(report: Record<string, unknown>): string {
   const rows: string[] = [];
   const fetch = at(report, 'imap', 'fetch') as Json;
@@ -28,6 +34,13 @@ export function summaryTable(report: Record<string, unknown>): string {
   if (dovecot && Number.isFinite(dovecot.ms))
     rows.push(
       `| warm metadata FETCH against Dovecot | ${at(fetch, 'warm', 'ms')} ms / ${dovecot.ms} ms = ${dovecot.bridgeOverDovecot}x time | <= 1.0x |`,
+    );
+  const orderings = (fetch?.orderings ?? {}) as Record<string, Json>;
+  for (const [command, o] of Object.entries(orderings)) rows.push(againstDovecotRow(`warm \`${command}\``, o));
+  const qresync = fetch?.qresyncSelectAfterExpunges as Json;
+  if (qresync)
+    rows.push(
+      againstDovecotRow(`\`SELECT INBOX (QRESYNC (uidvalidity modseq))\` after ${qresync.expunged} expunges`, qresync),
     );
   const rss = at(report, 'imap', 'rssAfterSync') as Json;
   if (rss)

@@ -12,7 +12,6 @@ import type { MailMessage } from '../domain/message';
 import { readStoredMessage } from './stored-message';
 import { openDatabase, type Database } from './db';
 import { LocalMessages } from './local-messages';
-import { WalDurability } from './wal-durability';
 import type { Durability, MailState } from './state-store';
 import { folderKey, splitFolderKey } from '../model/folder-key';
 import { accountId } from '../model/account-id';
@@ -86,7 +85,7 @@ function findUid(rows: readonly MessageRow[], uid: number): number {
   return -1;
 }
 
-/** A commit is durable when it returns (databases MailStore.open did not open: copies, mirrors). */
+/** SQLite commits before a call returns. */
 const immediate: Durability = {
   afterCommit: (fn) => fn(),
   committed: () => Promise.resolve(),
@@ -192,8 +191,7 @@ export class MailStore implements MailState {
   }
 
   static open(stateDir: string): MailStore {
-    const db = openDatabase(stateDir);
-    return new MailStore(db, new WalDurability(db));
+    return new MailStore(openDatabase(stateDir));
   }
 
   close(): void {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startDovecot } from './dovecot';
 import { daemonFor, mailbox, progress } from './imap';
+import { imaptestBinary, imaptestMix, runImaptest } from './imaptest';
 import { RawImap } from './raw-imap';
 import { spawnSandbox } from './sandbox-process';
 
@@ -12,8 +13,12 @@ import { spawnSandbox } from './sandbox-process';
  *    LOGOUT) with 5 and 20 sessions, bridge against Dovecot serving the same bytes: ops/s;
  *  - 50 sessions doing SELECT/FETCH/SEARCH/NOOP: SELECT latency percentiles, and the vendor
  *    requests per poll interval, against the same count with one session.
- * Durations: BENCH_MIX_SECONDS (default 60), BENCH_SELECT_SECONDS (default 120; 0 skips the SELECT
- * load); BENCH_MIX_SESSIONS (default 5,20) lists the mix's session counts (empty: no mix, no Dovecot).
+ *  - imaptest's stress mix without the states that add or remove messages (imaptest.ts), with as
+ *    many clients as the mix's sessions, bridge against Dovecot: ops/s and errors; skipped, and
+ *    said so, when no imaptest binary is on the machine.
+ * Durations: BENCH_MIX_SECONDS (default 60, the imaptest runs too), BENCH_SELECT_SECONDS (default
+ * 120; 0 skips the SELECT load); BENCH_MIX_SESSIONS (default 5,20) lists the mix's session counts
+ * (empty: no mix, no Dovecot).
  */
 
 interface Target {
@@ -200,6 +205,34 @@ export async function runSessionsBench(): Promise<Record<string, unknown>> {
         };
       }
 
+      const imaptest = imaptestBinary();
+      const stressMixes: Record<string, unknown> = imaptest
+        ? { parameters: imaptestMix.join(' ') }
+        : { skipped: 'no imaptest binary (BENCH_IMAPTEST or imaptest on the PATH)' };
+      if (!imaptest) progress('imaptest stress mix skipped: no imaptest binary (BENCH_IMAPTEST or PATH)');
+      for (const clients of mixSessions) {
+        if (!dovecot || !imaptest) break;
+        const reference: Target = { port: dovecot.port, user: dovecot.user, password: dovecot.password };
+        progress(`imaptest stress mix with ${clients} clients, ${mixSeconds} s each on the bridge and on Dovecot`);
+        await sandbox.control('POST', '/stats/reset', {});
+        const b = await runImaptest(imaptest, bridge, clients, mixSeconds);
+        const vendor = await stats();
+        const d = await runImaptest(imaptest, reference, clients, mixSeconds);
+        stressMixes[`clients${clients}`] = {
+          bridgeOpsPerSecond: b.opsPerSecond,
+          dovecotOpsPerSecond: d.opsPerSecond,
+          ratio: +(b.opsPerSecond / d.opsPerSecond).toFixed(2),
+          bridgeErrors: b.errors,
+          dovecotErrors: d.errors,
+          firstErrors: [...b.firstErrors, ...d.firstErrors],
+          vendor: { requests: vendor.requests, maxPerSecond: vendor.maxPerSecond, rateLimited: vendor.rateLimited },
+          bridgeTotals: b.totals,
+          dovecotTotals: d.totals,
+          bridgeLastIntervalMs: b.lastIntervalMs,
+          dovecotLastIntervalMs: d.lastIntervalMs,
+        };
+      }
+
       const perPoll = async (sessions: number, seconds: number) => {
         await sandbox.control('POST', '/stats/reset', {});
         const latencies = await selectLoad(bridge, messages, sessions, seconds);
@@ -216,7 +249,7 @@ export async function runSessionsBench(): Promise<Record<string, unknown>> {
           commands: s.commands,
         };
       };
-      if (!selectSeconds) return { messages, mix: mixes };
+      if (!selectSeconds) return { messages, mix: mixes, imaptest: stressMixes };
       const firstPollOver = started + (pollSeconds + 20) * 1000;
       if (performance.now() < firstPollOver) {
         progress('waiting for the first poll (a full reconciliation) to be over');
@@ -225,7 +258,7 @@ export async function runSessionsBench(): Promise<Record<string, unknown>> {
       progress(`1 session, then 50 sessions, SELECT/FETCH/SEARCH/NOOP for ${selectSeconds} s each`);
       const one = await perPoll(1, selectSeconds);
       const fifty = await perPoll(50, selectSeconds);
-      return { messages, mix: mixes, selectLoad: { one, fifty } };
+      return { messages, mix: mixes, imaptest: stressMixes, selectLoad: { one, fifty } };
     } finally {
       await dovecot?.stop();
     }

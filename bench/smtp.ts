@@ -83,7 +83,7 @@ export async function runSmtpBench(): Promise<Record<string, unknown>> {
   const bridgeVendor = createVendorClient(config, secrets, logger);
   const directVendor = createVendorClient(config, secrets, logger);
   const directConnector = vendorConnectors(directVendor, config, logger)(alice);
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' });
+  const pems = generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' });
   const smtp = createSmtpServer({
     config,
     connector: vendorConnectors(bridgeVendor, config, logger),

@@ -39,6 +39,14 @@ export function summaryTable(report: Record<string, unknown>): string {
     rows.push(
       `| read-mostly mix, ${key.replace('sessions', '')} sessions, against Dovecot | ${m?.bridgeOpsPerSecond} / ${m?.dovecotOpsPerSecond} ops/s = ${m?.ratio}x | >= 1.0x |`,
     );
+  const stress = (at(report, 'sessions', 'imaptest') ?? {}) as Record<string, Json | string>;
+  if (typeof stress.skipped === 'string')
+    rows.push(`| imaptest stress mix against Dovecot | skipped: ${stress.skipped} | >= 1.0x |`);
+  for (const [key, m] of Object.entries(stress))
+    if (key.startsWith('clients') && typeof m === 'object')
+      rows.push(
+        `| imaptest stress mix (${stress.parameters}), ${key.replace('clients', '')} clients, against Dovecot | ${m?.bridgeOpsPerSecond} / ${m?.dovecotOpsPerSecond} ops/s = ${m?.ratio}x, ${m?.bridgeErrors} errors | >= 1.0x, 0 errors |`,
+      );
   return [
     `Measured ${report.date} at commit ${report.commit} (node ${report.node}).`,
     '',

@@ -33,6 +33,7 @@ import { openStateStore } from './store/open-state';
 import { enforceStatePermissions } from './store/state-permissions';
 import { loadOrCreateTls } from './tls';
 import { createVendorClient } from './upstream/vendor-client';
+import type { Clock } from './util/clock';
 
 export interface RunningBridge {
   ports: { imap: number; imaps: number | null; smtp: number; smtps: number | null; ops: number | null };
@@ -57,6 +58,10 @@ export interface ReloadResult {
 export interface BridgeOptions {
   /** Clock of the readiness and status records (tests move it). */
   now?: () => number;
+  /** What the vendor client's gate, Retry-After pauses and backoff wait on (tests move it). */
+  vendorClock?: Clock;
+  /** This node's monotonic clock, on which its PostgreSQL leases run out (tests move it). */
+  leaseClock?: () => number;
   /** How a reload reads the config again; by default the file it came from, with the environment. */
   loadConfig?: () => Config;
 }
@@ -79,7 +84,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   ensureStateDir(config.stateDir);
   // what an earlier run or the user left, before anything is read from it
   enforceStatePermissions(config.stateDir);
-  const state = await openStateStore(config, { node: logger });
+  const state = await openStateStore(config, { node: logger, leaseClock: opts.leaseClock });
   // on PostgreSQL another node may serve a mailbox: its clients are forwarded there
   const forwarding = config.state.postgres !== null;
   const { secrets } = state;
@@ -100,7 +105,14 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
   });
   const observers = opsObservers(metrics, activity);
   // a vendor write is sent only while this node still holds the mailbox, on its own clock
-  const vendor = createVendorClient(config, secrets, logger, observers.vendor, (mailbox) => state.assertHeld(mailbox));
+  const vendor = createVendorClient(
+    config,
+    secrets,
+    logger,
+    observers.vendor,
+    (mailbox) => state.assertHeld(mailbox),
+    opts.vendorClock,
+  );
   const tls = await loadOrCreateTls(config.tls, config.stateDir);
   // and what opening the store created under the process umask (database, WAL)
   enforceStatePermissions(config.stateDir);

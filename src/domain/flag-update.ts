@@ -64,19 +64,23 @@ export async function applyFlagUpdate(
     return { row, next, diff: diffVendorFlags(row.flags, next) };
   });
   const needsVendor = targets.filter((t) => !isEmptyDiff(t.diff) && !isLocalMessage(t.row.messageUid));
+  // every call at once: issued together they share one request (write-batcher.ts) instead of
+  // waiting for one answer after another, each in a request of its own; a message whose call
+  // fails keeps its old flags though another call for it succeeded, as the vendor said NO
+  const settlements = await Promise.all(
+    planCalls(needsVendor).map((call) =>
+      call.kind === 'flag'
+        ? settleWrite(ctx.vendor, call.ids, () => ctx.vendor.setFlags(call.ids, call.change), flagsApplied(call.change))
+        : settleWrite(ctx.vendor, call.ids, () => ctx.vendor.label(call.ids, call.change), labelsApplied(call.change)),
+    ),
+  );
   // ids whose every vendor call succeeded; others keep their old flags
   const failed = new Set<string>();
   const gone = new Set<string>();
   let error: unknown;
   // the vendor's state of messages read back after a lost answer, the latest read last
   const vendorState = new Map<string, MailMessage>();
-  for (const call of planCalls(needsVendor)) {
-    const ids = call.ids.filter((id) => !failed.has(id));
-    if (!ids.length) continue;
-    const settled =
-      call.kind === 'flag'
-        ? await settleWrite(ctx.vendor, ids, () => ctx.vendor.setFlags(ids, call.change), flagsApplied(call.change))
-        : await settleWrite(ctx.vendor, ids, () => ctx.vendor.label(ids, call.change), labelsApplied(call.change));
+  for (const settled of settlements) {
     for (const id of settled.notFound) gone.add(id);
     for (const id of settled.failed) failed.add(id);
     error ??= settled.error;

@@ -10,7 +10,10 @@ import type { StateStore } from './state-store';
  * A daemon opens it as a node (on PostgreSQL it then serves the accounts it owns); the CLI
  * opens every account, owning none.
  */
-export function openStateStore(config: Config, role: { node: Logger } | 'cli'): Promise<StateStore> {
+export function openStateStore(
+  config: Config,
+  role: { node: Logger; leaseClock?: () => number } | 'cli',
+): Promise<StateStore> {
   const { postgres, secretKey, node, leaseSeconds } = config.state;
   if (!postgres || !secretKey) return Promise.resolve(openSqliteState(config.stateDir));
   if (role === 'cli') return openPgState({ connection: postgres, secretKey });
@@ -21,6 +24,7 @@ export function openStateStore(config: Config, role: { node: Logger } | 'cli'): 
     node: {
       name: node ?? `${os.hostname()}-${process.pid}`,
       leaseMs: leaseSeconds * 1000,
+      now: role.leaseClock,
       onError: (err) => logger.warn({ err: err.message }, 'account ownership: PostgreSQL look failed; retrying'),
       observer: {
         lease: (mailbox, change) => logger.info({ mailbox, change }, `lease ${change}`),

@@ -31,13 +31,13 @@ export class VendorClient implements VendorApi {
     /** Limiter settings per mailbox and for the key routes; the vendor's limits unless overridden (tests). */
     private readonly limits: Partial<LimiterOptions> = {},
     private readonly observer: VendorObserver = ignoreVendorTraffic,
-    /** Times the mailboxes' gates, retries and dead-token retries (tests move it). */
+    /** Times the mailboxes' gates and the key routes', retries and dead-token retries (tests move it). */
     private readonly clock: Clock = systemClock,
     /** Throws when the mailbox may no longer be written (another node serves it): asked as each write is sent. */
     private readonly writeFence: (mailbox: string) => void = () => undefined,
   ) {
     this.http = new Http(vendor.timeoutMs, observer);
-    this.keyLimiter = new RateLimiter({ ...limits, observer: observer.gate('key') });
+    this.keyLimiter = new RateLimiter({ ...limits, observer: observer.gate('key') }, clock);
   }
 
   mailbox(address: string): MailboxClient {
@@ -164,6 +164,7 @@ export function createVendorClient(
   logger: Logger,
   observer?: VendorObserver,
   writeFence?: (mailbox: string) => void,
+  clock: Clock = systemClock,
 ): VendorClient {
-  return new VendorClient(config.vendor, config.assumptions, secrets, logger, {}, observer, systemClock, writeFence);
+  return new VendorClient(config.vendor, config.assumptions, secrets, logger, {}, observer, clock, writeFence);
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mailbox, startHarness, type Harness } from '../support/bridge-harness';
+import { ManualClock } from '../support/manual-clock';
 import { rawSession } from '../support/raw-session';
 
 /**
@@ -11,13 +12,16 @@ import { rawSession } from '../support/raw-session';
 const faults = { errorRate: 0.03, unavailableRate: 0.02, resetRate: 0.02, truncateRate: 0.03 };
 
 let h: Harness;
+/** The retries' backoff and the vendor's rate windows: no real second waited out. */
+const vendorClock = new ManualClock();
 
 beforeAll(async () => {
-  h = await startHarness({ sandbox: { messages: 60, seed: 2, faults } });
+  h = await startHarness({ sandbox: { messages: 60, seed: 2, faults }, vendorClock });
 });
 
 afterAll(async () => {
   await h?.close();
+  vendorClock.stop();
 });
 
 /** SELECT INBOX and every message's bytes, as a fresh client of `port` gets them. */
@@ -42,7 +46,7 @@ describe('a cold start under transient faults', () => {
     expect(underFaults.match(/^\* \d+ FETCH/gm)?.length).toBeGreaterThan(30);
 
     h.sandbox.setFaults({});
-    const faultFree = await startHarness({ vendor: h.sandbox });
+    const faultFree = await startHarness({ vendor: h.sandbox, vendorClock });
     try {
       expect(underFaults).toBe(await inbox(faultFree.bridge.ports.imap, faultFree.password));
     } finally {

@@ -3,6 +3,7 @@ import { describeRecord } from '../../src/mime';
 import { MailStore } from '../../src/store';
 import type { MailMessage } from '../../src/domain/message';
 import { mailbox, startHarness, type Harness } from '../support/bridge-harness';
+import { ManualClock } from '../support/manual-clock';
 import { rawSession } from '../support/raw-session';
 
 /**
@@ -12,13 +13,15 @@ import { rawSession } from '../support/raw-session';
  */
 
 let h: Harness;
+const vendorClock = new ManualClock();
 
 beforeAll(async () => {
-  h = await startHarness({ sandbox: { messages: 60 } });
+  h = await startHarness({ sandbox: { messages: 60 }, vendorClock });
 });
 
 afterAll(async () => {
   await h?.close();
+  vendorClock.stop();
 });
 
 /** uid -> [RFC822.SIZE, BODY[]] of every INBOX message. */

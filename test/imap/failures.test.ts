@@ -1,56 +1,49 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { control, mailbox, startHarness, type Harness } from '../support/bridge-harness';
+import { ManualClock } from '../support/manual-clock';
+import { type Wire, wire } from '../support/wire';
 import type { VendorMessage } from '../../src/upstream/types';
 
-/** A raw IMAP conversation: send a line, collect output until the tagged answer. */
+/** A raw IMAP conversation: send a line, collect output until the tagged answer (woken by each chunk). */
 class RawImap {
-  private buffer = '';
-  private constructor(private readonly socket: net.Socket) {
-    socket.on('data', (d) => (this.buffer += d.toString('latin1')));
-  }
+  private constructor(private readonly w: Wire) {}
 
   static async connect(port: number): Promise<RawImap> {
-    const socket = net.connect(port, '127.0.0.1');
-    const raw = new RawImap(socket);
+    const raw = new RawImap(await wire(port));
     await raw.until(/^\* OK/m);
     return raw;
   }
 
-  async until(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
-    const start = Date.now();
-    while (!pattern.test(this.buffer)) {
-      if (Date.now() - start > timeoutMs) throw new Error(`timeout waiting for ${pattern}; got ${this.buffer}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    const out = this.buffer;
-    this.buffer = '';
-    return out;
+  until(pattern: RegExp): Promise<string> {
+    return this.w.until(pattern, 20_000);
   }
 
   async command(tag: string, line: string): Promise<string> {
-    this.socket.write(`${tag} ${line}\r\n`);
+    await this.w.write(`${tag} ${line}\r\n`);
     return this.until(new RegExp(`^${tag} (OK|NO|BAD)`, 'm'));
   }
 
   send(data: string): void {
-    this.socket.write(data);
+    void this.w.write(data);
   }
 
   close(): void {
-    this.socket.destroy();
+    this.w.close();
   }
 }
 
 let h: Harness;
+/** The retries' backoff during the outage: no real second waited out. */
+const vendorClock = new ManualClock();
 
 beforeAll(async () => {
   // the bridge believes the flag command is called flag_v9: the sandbox does not know it
-  h = await startHarness({ config: { assumptions: { commands: { flag: { name: 'flag_v9' } } } } });
+  h = await startHarness({ config: { assumptions: { commands: { flag: { name: 'flag_v9' } } } }, vendorClock });
 });
 
 afterAll(async () => {
   await h?.close();
+  vendorClock.stop();
 });
 
 describe('bad input and vendor failures', () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { control, mailbox, startHarness, type Harness } from '../support/bridge-harness';
+import { ManualClock } from '../support/manual-clock';
 import { rawSession } from '../support/raw-session';
 
 /**
@@ -11,13 +12,16 @@ import { rawSession } from '../support/raw-session';
 const report = 'Feedback-Type: abuse\r\nUser-Agent: ExampleFBL/1.0\r\nVersion: 1\r\nSource-IP: 198.51.100.7\r\n';
 
 let h: Harness;
+/** The retries' backoff while the vendor fails: no real second waited out. */
+const vendorClock = new ManualClock();
 
 beforeAll(async () => {
-  h = await startHarness({ sandbox: { messages: 5 } });
+  h = await startHarness({ sandbox: { messages: 5 }, vendorClock });
 });
 
 afterAll(async () => {
   await h?.close();
+  vendorClock.stop();
 });
 
 /** A complaint with its report as a message/feedback-report part, in `folder`. */
@@ -72,7 +76,7 @@ describe('a transient failure of a composition input', () => {
       const after = await fetchAll(h.bridge.ports.imap, h.password, folder);
       expect(after).toContain('Content-Type: message/feedback-report');
 
-      const faultFree = await startHarness({ vendor: h.sandbox });
+      const faultFree = await startHarness({ vendor: h.sandbox, vendorClock });
       try {
         expect(after).toBe(await fetchAll(faultFree.bridge.ports.imap, faultFree.password, folder));
       } finally {

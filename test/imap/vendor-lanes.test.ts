@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { mailbox, startHarness, type Harness } from '../support/bridge-harness';
+import { ManualClock } from '../support/manual-clock';
 import { rawSession, type RawSession } from '../support/raw-session';
 import { MailboxClient } from '../../src/upstream/mailbox-client';
 
@@ -11,14 +12,17 @@ import { MailboxClient } from '../../src/upstream/mailbox-client';
 
 let h: Harness;
 let session: RawSession;
+/** The gate's vendor seconds pass on it, not in real time. */
+const vendorClock = new ManualClock();
 
 beforeAll(async () => {
-  h = await startHarness({ sandbox: { messages: 80 } });
+  h = await startHarness({ sandbox: { messages: 80 }, vendorClock });
   session = await rawSession(h.bridge.ports.imap, mailbox, h.password);
 });
 afterAll(async () => {
   session?.close();
   await h?.close();
+  vendorClock.stop();
 });
 
 test('first sync in sync; a click downloads in content; a bulk download in sync', async () => {

@@ -93,9 +93,10 @@ test('SIGHUP adds an account while the other account stays in IDLE and keeps get
     { mailbox: bob, ...sandbox.issueTokens(bob) },
   ]);
   daemon.child.kill('SIGHUP');
-  let status = '';
+  // the daemon reloads when it gets to it: asked until it says so (each ask is a CLI process)
+  let status = await cli('status');
   for (let i = 0; i < 50 && !status.includes(bob); i++) {
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 100));
     status = await cli('status');
   }
   expect(status).toContain(bob);

@@ -1,20 +1,27 @@
 import fs from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import nodemailer from 'nodemailer';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { control, mailbox, useImapSession } from '../support/bridge-harness';
+import { ManualClock } from '../support/manual-clock';
 import { requireTools } from '../support/tools';
 import { scrape } from './prometheus';
 
 /** The injected clock of the readiness record: the tests move it past the staleness limit. */
 let clockOffset = 0;
-/** The vendor's rate windows follow real time, moved on by the test where it would wait for a second to pass. */
-let vendorSkipped = 0;
+/**
+ * The vendor's rate windows and the bridge's gate, Retry-After pauses and backoff: moved on to
+ * whatever the bridge waits for, and by the test where it would wait for a vendor second to pass.
+ */
+const vendorClock = new ManualClock();
+/** What the vendor's latency waits on: a request it delays is held until the test moves this. */
+const held = new ManualClock();
 const s = useImapSession({
-  sandbox: { messages: 40, trafficClock: () => performance.now() + vendorSkipped },
+  sandbox: { messages: 40, trafficClock: vendorClock.now, latencyClock: held },
   config: { ops: { port: 0, staleAfterSeconds: 60 } },
-  bridge: { now: () => Date.now() + clockOffset },
+  bridge: { now: () => Date.now() + clockOffset, vendorClock },
 });
+beforeAll(() => vendorClock.run());
+afterAll(() => vendorClock.stop());
 const ops = (route: string) => `http://127.0.0.1:${s.h.bridge.ports.ops}${route}`;
 
 beforeAll(() => requireTools('prometheus-parser'));
@@ -73,17 +80,15 @@ describe('/metrics', () => {
   });
 
   test('a 429 from the vendor is counted, and the request is retried after Retry-After', async () => {
-    // 15 slow requests of the same mailbox from elsewhere fill the vendor's in-flight limit,
-    // so the bridge's next request is the 16th and gets 429. This waits on real time (the 2 s
-    // latency, the bridge's 1 s Retry-After pauses): the 15 must stay in flight, on real sockets,
-    // until a whole daemon's request has reached the vendor, however loaded the machine
-    await control(s.h.sandbox, 'POST', '/latency', { ms: 2000 });
-    const admitted = async () =>
-      (await control<{ requests: number }>(s.h.sandbox, 'GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`))
-        .requests;
+    // 15 requests of the same mailbox from elsewhere, held by the vendor until the test lets them
+    // go, fill its in-flight limit: the bridge's next request is the 16th and gets 429. The
+    // bridge's clock stands still meanwhile, so its Retry-After pause ends only once they did.
+    s.h.sandbox.setLatency(1);
+    const stats = () => s.h.sandbox.stats(mailbox);
+    vendorClock.stop();
     // the vendor's sliding second forgets the bridge's earlier requests, so all 15 are admitted
-    vendorSkipped += 1_000;
-    const before = await admitted();
+    vendorClock.skip(1_000);
+    const before = stats();
     const { accessToken } = s.h.sandbox.issueTokens(mailbox);
     const others = Array.from({ length: 15 }, () =>
       fetch(`${s.h.sandbox.urls.read}/v1`, {
@@ -92,15 +97,25 @@ describe('/metrics', () => {
         body: JSON.stringify({ commands: [{ command: 'list_folders', args: {} }] }),
       }),
     );
-    // until the vendor has admitted all 15 (they stay in flight for the 2 s latency)
-    for (let i = 0; i < 100 && (await admitted()) < before + 15; i++) await new Promise((r) => setTimeout(r, 20));
+    // a folder never opened: its first listing goes to the vendor (STATUS would be answered locally)
+    let opening: Promise<unknown> = Promise.resolve();
     try {
-      // a folder never opened: its first listing goes to the vendor (STATUS would be answered locally)
-      await s.client.mailboxOpen('Spam');
+      await vi.waitFor(() => expect(stats().requests).toBeGreaterThanOrEqual(before.requests + 15), {
+        timeout: 20_000,
+        interval: 5,
+      });
+      opening = s.client.mailboxOpen('Spam');
+      await vi.waitFor(() => expect(stats().rateLimited).toBeGreaterThan(before.rateLimited), {
+        timeout: 20_000,
+        interval: 5,
+      });
     } finally {
+      s.h.sandbox.setLatency(0);
+      await held.advance(1);
       await Promise.all(others);
-      await control(s.h.sandbox, 'POST', '/latency', { ms: 0 });
+      vendorClock.run();
     }
+    await opening;
     const m = await scrape(ops('/metrics'));
     expect(m.value('mailbridge_vendor_rate_limited_total', { route: '/v1' })).toBeGreaterThanOrEqual(1);
     expect(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox';
+import type { Sandbox } from '../../src/sandbox';
 import type { VendorMessage, VendorThread } from '../../src/upstream/types';
-import { call, commands, control, dump, one } from './http-client';
+import { call, clockedSandbox, heldFor, commands, control, dump, one } from './http-client';
 
 const alice = 'alice@sandbox.test';
 const fixedNow = () => Date.UTC(2026, 5, 15, 12);
@@ -10,8 +10,8 @@ let b: Sandbox;
 
 beforeAll(async () => {
   [a, b] = await Promise.all([
-    startSandbox({ messages: 1500, seed: 42, now: fixedNow }),
-    startSandbox({ messages: 1500, seed: 42, now: fixedNow }),
+    clockedSandbox({ messages: 1500, seed: 42, now: fixedNow }),
+    clockedSandbox({ messages: 1500, seed: 42, now: fixedNow }),
   ]);
 });
 
@@ -35,7 +35,7 @@ describe('corpus', () => {
     ]);
     expect(x).toHaveLength(1500);
     expect(JSON.stringify(x)).toBe(JSON.stringify(y));
-    const c = await startSandbox({ messages: 50, seed: 43, now: fixedNow });
+    const c = await clockedSandbox({ messages: 50, seed: 43, now: fixedNow });
     try {
       const z = await dump(c, alice);
       expect(z[0].message_uid).not.toBe(x[0].message_uid);
@@ -96,7 +96,7 @@ describe('corpus', () => {
 
   test('a 100,000-message corpus pages through list_threads and serves get_messages in full batches', async () => {
     // how fast this starts and answers is measured by `npm run bench` (bench/scale.ts), not here
-    const big = await startSandbox({ messages: 100_000 });
+    const big = await clockedSandbox({ messages: 100_000 });
     try {
       const token = big.issueTokens(alice).accessToken;
       let cursor: string | null = null;
@@ -194,9 +194,7 @@ describe('control API', () => {
     expect((await control(a, '/faults', { unavailableRate: 2 })).status).toBe(400);
     await control(a, '/faults', {});
     await control(a, '/latency', { ms: 120 });
-    const t0 = Date.now();
-    await commands(a, fresh, [{ command: 'list_folders' }]);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(110);
+    await heldFor(a, 120, () => commands(a, fresh, [{ command: 'list_folders' }]));
     await control(a, '/latency', { ms: 0 });
     const info = (await call<{ apiKey: string; otherApiKey: string; mailboxes: string[] }>(`${a.urls.control}/info`))
       .body;

@@ -22,6 +22,7 @@ import { vendorConnectors } from '../../src/upstream/vendor-connector';
 import { vendorQuarantine } from '../../src/upstream/vendor-submission';
 import type { VendorMessage } from '../../src/upstream/types';
 import { vendorSettings } from '../../src/sandbox/vendor-settings';
+import type { ManualClock } from '../support/manual-clock';
 
 /** Sandbox vendor + the SMTP submission server alone (no IMAP), on ephemeral loopback ports. */
 
@@ -65,22 +66,31 @@ export interface SmtpHarnessOptions {
   config?: Record<string, unknown>;
   /** Listen on every interface (for the remote-peer policy tests). */
   host?: string;
+  /**
+   * The vendor's rate windows and latency, the vendor client's gates and the wire log's times on
+   * this clock, set running: it moves on to whatever they wait for, no vendor second waited out.
+   */
+  vendorClock?: ManualClock;
 }
 
-let tlsPair: Promise<{ key: string; cert: string }> | null = null;
+let tlsPair: { key: string; cert: string } | null = null;
 export function selfSigned(): Promise<{ key: string; cert: string }> {
-  tlsPair ??= generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' }).then(
-    (p) => ({ key: p.private, cert: p.cert }),
-  );
-  return tlsPair;
+  if (!tlsPair) {
+    const pems = generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' });
+    tlsPair = { key: pems.private, cert: pems.cert };
+  }
+  return Promise.resolve(tlsPair);
 }
 
 /** A pass-through in front of the mail host that records request starts and concurrency. */
-async function wireRecorder(target: string): Promise<{ url: string; log: WireLog; close(): Promise<void> }> {
+async function wireRecorder(
+  target: string,
+  now: () => number,
+): Promise<{ url: string; log: WireLog; close(): Promise<void> }> {
   const log: WireLog = { starts: [], maxInFlight: 0 };
   let inFlight = 0;
   const server = http.createServer((req, res) => {
-    log.starts.push(performance.now());
+    log.starts.push(now());
     log.maxInFlight = Math.max(log.maxInFlight, ++inFlight);
     const upstream = http.request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
@@ -102,8 +112,14 @@ async function wireRecorder(target: string): Promise<{ url: string; log: WireLog
 }
 
 export async function startSmtpHarness(opts: SmtpHarnessOptions = {}): Promise<SmtpHarness> {
-  const sandbox = await startSandbox({ messages: 0, ...opts.sandbox });
-  const wire = await wireRecorder(sandbox.urls.mail);
+  const clock = opts.vendorClock;
+  const sandbox = await startSandbox({
+    messages: 0,
+    ...opts.sandbox,
+    ...(clock ? { trafficClock: clock.now, latencyClock: clock } : {}),
+  });
+  const wire = await wireRecorder(sandbox.urls.mail, clock?.now ?? (() => performance.now()));
+  clock?.run();
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-smtp-'));
   const config = parseConfig({
     // the mail host through the recorder, to see every send request
@@ -119,7 +135,7 @@ export async function startSmtpHarness(opts: SmtpHarnessOptions = {}): Promise<S
   secrets.putTokens(alice, sandbox.issueTokens(alice));
   const password = secrets.setBridgePassword(alice);
   const db: Database = openDatabase(stateDir);
-  const vendor = createVendorClient(config, secrets, logger);
+  const vendor = createVendorClient(config, secrets, logger, undefined, undefined, clock);
   const quarantine = new Quarantine({ log: new QuarantineStore(db), vendor: vendorQuarantine(vendor) });
   const submitted: Submitted[] = [];
   const smtp: SmtpServer = createSmtpServer({

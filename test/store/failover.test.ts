@@ -6,10 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { ImapFlow } from 'imapflow';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox';
 import { accessLifetimeMs } from '../../src/sandbox/tokens';
 import { vendorSettings } from '../../src/sandbox/vendor-settings';
+import { mailboxMoving } from '../../src/imap/imap-error';
+import { preferredNode } from '../../src/store/pg/ownership';
 import { control } from '../support/bridge-harness';
 import { type DaemonSetup, killHard, mailbridge, startDaemon } from '../support/daemon';
 import { freePort } from '../support/free-port';
@@ -82,7 +84,17 @@ async function newOwner(dead: LeaseRow): Promise<LeaseRow> {
   }
 }
 
-/** A logged-in client; while a takeover is under way the node answers NO [UNAVAILABLE], and it tries again. */
+type ImapFailure = { serverResponseCode?: string; responseText?: string; message: string };
+
+/**
+ * What a client tries again after: NO [UNAVAILABLE] while a takeover is under way, or the BYE a
+ * node says when the mailbox changes hands under a session (a renewal that came late on a
+ * loaded machine gives the lease up).
+ */
+const tryAgain = (e: ImapFailure) =>
+  e.serverResponseCode === 'UNAVAILABLE' || (e.responseText ?? '').startsWith(mailboxMoving);
+
+/** A logged-in client; while a takeover is under way the node refuses, and it tries again. */
 async function client(node: string): Promise<ImapFlow> {
   for (let attempt = 1; ; attempt++) {
     const c = new ImapFlow({
@@ -97,7 +109,9 @@ async function client(node: string): Promise<ImapFlow> {
       await c.connect();
       return c;
     } catch (err) {
-      if ((err as { serverResponseCode?: string }).serverResponseCode !== 'UNAVAILABLE' || attempt > 100) throw err;
+      const e = err as ImapFailure;
+      if (!tryAgain(e) || attempt > 100)
+        throw new Error(`login on ${node}: ${e.message}: ${e.serverResponseCode ?? ''} ${e.responseText ?? ''}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -114,7 +128,7 @@ const survivors = (except: string) => [...nodes.keys()].filter((n) => n !== exce
 /**
  * uid -> Message-ID of every INBOX message, through `node`. A node that is still taking the
  * mailbox over, or that gave its lease up because a renewal came late, answers
- * NO [UNAVAILABLE]: the read starts again, as a client would.
+ * NO [UNAVAILABLE] or says BYE: the read starts again, as a client would.
  */
 async function inbox(node: string) {
   for (let attempt = 1; ; attempt++) {
@@ -128,8 +142,8 @@ async function inbox(node: string) {
         flags: new Map(messages.map((m) => [m.uid, m.flags ?? new Set<string>()])),
       };
     } catch (err) {
-      const e = err as { serverResponseCode?: string; responseText?: string; message: string };
-      if (e.serverResponseCode !== 'UNAVAILABLE' || attempt > 100)
+      const e = err as ImapFailure;
+      if (!tryAgain(e) || attempt > 100)
         throw new Error(`${e.message}: ${e.serverResponseCode ?? ''} ${e.responseText ?? ''}`);
       await new Promise((r) => setTimeout(r, 50));
     } finally {
@@ -237,12 +251,19 @@ it('tells an IDLE client on a surviving node of a change made through another no
   if (restarted) restarted[1].child = await startDaemon(restarted[1].setup);
   const alive = [...nodes.keys()].filter((n) => nodes.get(n)?.child);
   expect(alive).toHaveLength(2);
-  // the returning node takes the mailbox over at once if it prefers it: wait until it settled
-  let settled = await lease();
-  for (let i = 0; i < 3; i++) {
-    await new Promise((r) => setTimeout(r, (leaseSeconds * 1000) / 3));
-    settled = await newOwner({ ...settled, epoch: settled.epoch - 1 });
-  }
+  // the returning node takes the mailbox over at once if it prefers it: wait until the node the
+  // mailbox prefers of the two holds it, as it does from then on (no fixed pause that load can outlast)
+  const preferred = preferredNode(alive, mailbox);
+  await vi.waitFor(
+    async () => {
+      const [row] = await query<LeaseRow & { live: boolean }>(
+        'SELECT owner, expires_at > now() AS live FROM leases WHERE account = $1',
+        [mailbox],
+      );
+      expect(row).toMatchObject({ owner: preferred, live: true });
+    },
+    { timeout: 30_000, interval: 50 },
+  );
   const [watchNode, writeNode] = alive;
   const watcher = await client(watchNode);
   await watcher.mailboxOpen('INBOX');

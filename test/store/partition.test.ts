@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningBridge, startBridge } from '../../src/bridge';
@@ -44,7 +45,20 @@ const passwords = new Map<string, string>();
 /** When each vendor write command of the cut node reached the sandbox (Date.now()). */
 const cutNodeWrites: number[] = [];
 
-async function startNode(name: string, postgresUrl: string, vendor: ReturnType<typeof vendorSettings>) {
+/**
+ * Added to the cut node's lease clock at the cut: as if its renewals had been stuck for two thirds
+ * of a lease already, so it reaches its safety margin at its next upkeep instead of a second of
+ * real time later, and a loaded machine's pauses cannot eat the margin it keeps from PostgreSQL's
+ * expiry. The margin itself, on a clock moved by hand, is pg-outage.test.ts's.
+ */
+let cutClockAhead = 0;
+
+async function startNode(
+  name: string,
+  postgresUrl: string,
+  vendor: ReturnType<typeof vendorSettings>,
+  leaseClock?: () => number,
+) {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `mailbridge-${name}-`));
   const config = parseConfig({
     vendor,
@@ -56,7 +70,7 @@ async function startNode(name: string, postgresUrl: string, vendor: ReturnType<t
     ops: { port: null },
     state: { postgres: postgresUrl, secretKey, node: name, leaseSeconds },
   });
-  const bridge = await startBridge(config, createLogger('silent'));
+  const bridge = await startBridge(config, createLogger('silent'), { leaseClock });
   bridges.set(name, { bridge, stateDir });
   return bridge;
 }
@@ -122,10 +136,12 @@ beforeAll(async () => {
     if (direction !== 'up') return;
     for (const _ of chunk.toString().matchAll(/"command":\s*"(flag|label|move)"/g)) cutNodeWrites.push(Date.now());
   });
-  const cut = await startNode(cutName, `postgresql://postgres@127.0.0.1:${pgProxy.port}/partition`, {
-    ...vendorSettings(sandbox),
-    readUrl: `http://127.0.0.1:${vendorProxy.port}`,
-  });
+  const cut = await startNode(
+    cutName,
+    `postgresql://postgres@127.0.0.1:${pgProxy.port}/partition`,
+    { ...vendorSettings(sandbox), readUrl: `http://127.0.0.1:${vendorProxy.port}` },
+    () => performance.now() + cutClockAhead,
+  );
   for (const mailbox of mailboxes) {
     await cut.secrets.putTokens(mailbox, sandbox.issueTokens(mailbox));
     passwords.set(mailbox, await cut.secrets.setBridgePassword(mailbox));
@@ -185,6 +201,7 @@ it('stops serving on the cut node before its leases run out; the other node take
   for (let i = 0; i < 3000 && told.ok < 5; i++) await pause(10);
   // the cut: just after a renewal was answered, with writes going on
   await pgProxy.cutAfter((chunk, direction) => direction === 'down' && /UPDATE \d+\0/.test(chunk.toString('latin1')));
+  cutClockAhead = (leaseSeconds * 1000 * 2) / 3;
   const held = await leases();
   for (const m of mailboxes) expect(held.get(m)?.owner).toBe(cutName);
   // a write begun after the cut: the node cannot confirm its lease, so it never reaches the vendor

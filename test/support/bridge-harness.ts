@@ -9,6 +9,7 @@ import { type BridgeOptions, startBridge, type RunningBridge } from '../../src/b
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox';
 import type { VendorMessage } from '../../src/upstream/types';
 import { vendorSettings } from '../../src/sandbox/vendor-settings';
+import type { ManualClock } from './manual-clock';
 
 export const mailbox = 'alice@sandbox.test';
 
@@ -34,11 +35,22 @@ export interface HarnessOptions {
   bridge?: BridgeOptions;
   /** The mailbox as the config spells it (the sandbox's own spelling by default). */
   spelling?: string;
+  /**
+   * The vendor's rate windows (of the sandbox started here) and the bridge's gate, Retry-After
+   * pauses and backoff on this clock, set running: it moves on to whatever the bridge waits for,
+   * so no vendor second is waited out in real time. A sandbox passed as `vendor` must count on it too.
+   */
+  vendorClock?: ManualClock;
 }
 
 /** Sandbox vendor + bridge on ephemeral loopback ports with a fresh state dir. */
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const sandbox = opts.vendor ?? (await startSandbox({ messages: 60, ...opts.sandbox }));
+  const clock = opts.vendorClock;
+  const sandbox =
+    opts.vendor ??
+    (await startSandbox({ messages: 60, ...opts.sandbox, ...(clock ? { trafficClock: clock.now } : {}) }));
+  const bridgeOptions: BridgeOptions = { ...opts.bridge, ...(clock ? { vendorClock: clock } : {}) };
+  clock?.run();
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-test-'));
   const tokens = sandbox.issueTokens(mailbox);
   const raw = {
@@ -53,7 +65,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   };
   const logger = opts.logger ?? createLogger('silent');
   let config = parseConfig(raw);
-  let bridge = await startBridge(config, logger, opts.bridge);
+  let bridge = await startBridge(config, logger, bridgeOptions);
   const password = await bridge.secrets.setBridgePassword(opts.spelling ?? mailbox);
 
   const harness: Harness = {
@@ -86,7 +98,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         ...changes,
         listen: { host: '127.0.0.1', imapPort: ports.imap, smtpPort: ports.smtp },
       });
-      bridge = await startBridge(config, logger, opts.bridge);
+      bridge = await startBridge(config, logger, bridgeOptions);
     },
     async close() {
       await bridge.close();

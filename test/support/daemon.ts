@@ -52,10 +52,13 @@ export function mailbridge(...args: string[]): Promise<{ stdout: string; stderr:
   return run(process.execPath, ['-r', 'tsx/cjs', cli, ...args]);
 }
 
-/** `mailbridge start`, resolved once the IMAP port greets. */
+/**
+ * `mailbridge start`, resolved once the IMAP port greets: polled (every 50 ms, 30 s at most), as
+ * the child process says nothing on its own (silent log) and its start is its own.
+ */
 export async function startDaemon(setup: DaemonSetup): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['-r', 'tsx/cjs', cli, 'start', '--config', setup.config], { stdio: 'ignore' });
-  for (let i = 0; i < 150; i++) {
+  for (let i = 0; i < 600; i++) {
     const up = await new Promise<boolean>((resolve) => {
       const s = net.connect(setup.imapPort, '127.0.0.1');
       s.once('data', () => {
@@ -65,13 +68,16 @@ export async function startDaemon(setup: DaemonSetup): Promise<ChildProcess> {
       s.once('error', () => resolve(false));
     });
     if (up) return child;
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 50));
   }
   child.kill('SIGKILL');
   throw new Error('the daemon did not start listening');
 }
 
-/** The exit code, or "still running" if the process has not exited within `waitMs`. */
+/**
+ * The exit code, or "still running" if the process has not exited within `waitMs`: a bound on the
+ * real clock, as what is awaited is another process's exit (resolved as soon as it happens).
+ */
 export function exitOf(child: ChildProcess, waitMs: number): Promise<number | string> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => {

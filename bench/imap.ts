@@ -15,8 +15,9 @@ import { vendorSettings } from '../src/sandbox/vendor-settings';
  *    minimum the vendor limits allow;
  *  - the same fetch warm (zero vendor requests expected), beside Dovecot serving the same bytes
  *    (BENCH_DOVECOT=0 skips Dovecot);
- *  - `UID SORT (DATE)` and `UID THREAD REFERENCES` on that folder, warm, beside Dovecot (issue 23:
- *    at most Dovecot's time, zero vendor requests);
+ *  - `UID SORT (DATE)`, `UID SORT (REVERSE ARRIVAL)`, `UID THREAD REFERENCES` and non-ASCII
+ *    `UID SEARCH CHARSET UTF-8 SUBJECT` on that folder, warm, and a QRESYNC SELECT after 100
+ *    expunges, each beside Dovecot (issue 23: at most Dovecot's time, zero vendor requests);
  *  - the cold sync again on a fresh daemon that describes messages on its main thread
  *    (MAILBRIDGE_DESCRIBE_WORKERS=0), as in a one-core container;
  *  - RSS after syncing a 100,000-message mailbox.
@@ -124,18 +125,140 @@ async function rawFetch(raw: RawImap): Promise<{ ms: number; count: number; mb: 
   return { ms: Math.round(r.ms), count: r.fetches, mb: +(r.bytes / 1e6).toFixed(1) };
 }
 
-const orderingCommands = ['UID SORT (DATE) UTF-8 ALL', 'UID THREAD REFERENCES UTF-8 ALL'];
+/** The non-ASCII subject words searched for: subjects of the corpus hold both (src/sandbox/corpus-vocab.ts). */
+const searchedWords = ['Übergabe', '会議'];
 
-/** Each ordering command's time in ms, after one untimed run (Dovecot builds its sort and thread indexes then). */
-async function rawOrderings(raw: RawImap): Promise<Record<string, number>> {
-  const times: Record<string, number> = {};
-  for (const command of orderingCommands) {
-    if ((await raw.command(command)).status !== 'OK') throw new Error(`${command} failed`);
-    const r = await raw.command(command);
+/** SORT, THREAD and a non-ASCII SEARCH, timed on both servers: label and command (literals as LITERAL+). */
+const orderingCommands: ReadonlyArray<{ label: string; text: string }> = [
+  ...['UID SORT (DATE) UTF-8 ALL', 'UID SORT (REVERSE ARRIVAL) UTF-8 ALL', 'UID THREAD REFERENCES UTF-8 ALL'].map(
+    (text) => ({ label: text, text }),
+  ),
+  ...searchedWords.map((word) => ({
+    label: `UID SEARCH CHARSET UTF-8 SUBJECT ${word}`,
+    text: `UID SEARCH CHARSET UTF-8 SUBJECT {${Buffer.byteLength(word)}+}\r\n${word}`,
+  })),
+];
+
+/** The bridge's vendor request counter: reset before a measured command, read after it. */
+interface VendorCounter {
+  reset(): Promise<void>;
+  count(): Promise<number>;
+}
+
+function vendorCounter(sandbox: SandboxProcess): VendorCounter {
+  return {
+    reset: async () => {
+      await sandbox.control('POST', '/stats/reset', {});
+    },
+    count: async () => (await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`)).requests,
+  };
+}
+
+interface Ordering {
+  ms: number;
+  /** UIDs in the answer (SORT, SEARCH) or messages in it (THREAD): both servers must agree. */
+  messages: number;
+  vendorRequests?: number;
+}
+
+/** Timed runs of each command measured beside Dovecot: the machine is shared, so one run says little. */
+const timedRuns = 5;
+
+/**
+ * The median time of `timedRuns` runs of `command`, after one untimed run (Dovecot builds its
+ * sort and thread indexes then), with the untagged lines `keep` matches of the last run and the
+ * vendor requests of the timed runs.
+ */
+async function medianRun(
+  raw: RawImap,
+  command: string,
+  keep: RegExp,
+  vendor?: VendorCounter,
+): Promise<{ ms: number; kept: string[]; vendorRequests?: number }> {
+  if ((await raw.command(command)).status !== 'OK') throw new Error(`${command} failed`);
+  await vendor?.reset();
+  const times: number[] = [];
+  let kept: string[] = [];
+  for (let i = 0; i < timedRuns; i++) {
+    const r = await raw.command(command, keep);
     if (r.status !== 'OK') throw new Error(`${command} failed: ${r.text}`);
-    times[command] = Math.round(r.ms);
+    times.push(r.ms);
+    kept = r.kept;
   }
-  return times;
+  times.sort((a, b) => a - b);
+  return {
+    ms: Math.round(times[timedRuns >> 1]),
+    kept,
+    ...(vendor ? { vendorRequests: await vendor.count() } : {}),
+  };
+}
+
+/**
+ * Each ordering command's median time on each server; the servers take turns command by
+ * command, so that on a shared machine both meet about the same load.
+ */
+async function rawOrderings(
+  servers: ReadonlyArray<{ raw: RawImap; vendor?: VendorCounter }>,
+): Promise<Array<Record<string, Ordering>>> {
+  const out = servers.map((): Record<string, Ordering> => ({}));
+  for (const { label, text } of orderingCommands)
+    for (const [i, { raw, vendor }] of servers.entries()) {
+      const { kept, ...r } = await medianRun(raw, text, /^\* (SORT|THREAD|SEARCH)\b/, vendor);
+      out[i][label] = { ...r, messages: (kept.join(' ').match(/\b\d+\b/g) ?? []).length };
+    }
+  return out;
+}
+
+/** How many messages expunged before the QRESYNC SELECT: every 100th by sequence number, the same on both servers. */
+const expunged = 100;
+
+/** UIDs in a sequence set such as 3,7:9. */
+const setSize = (set: string): number =>
+  set
+    .split(',')
+    .filter(Boolean)
+    .reduce((n, part) => {
+      const [a, b] = part.split(':').map(Number);
+      return n + (b === undefined ? 1 : Math.abs(b - a) + 1);
+    }, 0);
+
+/**
+ * A client that knew INBOX comes back after 100 of its messages were expunged (by another
+ * session: on the bridge through the vendor) and selects it with (QRESYNC (uidvalidity
+ * modseq)): the SELECT's median time, and how many UIDs its VANISHED (EARLIER) names.
+ */
+async function qresyncAfterExpunge(
+  port: number,
+  user: string,
+  password: string,
+  vendor?: VendorCounter,
+): Promise<{ ms: number; vanished: number; vendorRequests?: number }> {
+  const known = await RawImap.login(port, user, password);
+  await known.command('ENABLE QRESYNC');
+  const selected = await known.command('SELECT INBOX', /^\* OK \[(UIDVALIDITY|HIGHESTMODSEQ) /);
+  const state = selected.kept.join(' ');
+  const uidValidity = /UIDVALIDITY (\d+)/.exec(state)?.[1];
+  const modseq = /HIGHESTMODSEQ (\d+)/.exec(state)?.[1];
+  if (!uidValidity || !modseq) throw new Error(`no UIDVALIDITY/HIGHESTMODSEQ in: ${state}`);
+  const set = Array.from({ length: expunged }, (_, i) => 1 + i * 100).join(',');
+  for (const command of [`STORE ${set} +FLAGS.SILENT (\\Deleted)`, 'EXPUNGE']) {
+    const r = await known.command(command);
+    if (r.status !== 'OK') throw new Error(`${command} failed: ${r.text}`);
+  }
+  await known.logout();
+  const returning = await RawImap.login(port, user, password);
+  await returning.command('ENABLE QRESYNC');
+  const { kept, ...r } = await medianRun(
+    returning,
+    `SELECT INBOX (QRESYNC (${uidValidity} ${modseq}))`,
+    /^\* VANISHED /,
+    vendor,
+  );
+  await returning.logout();
+  return {
+    ...r,
+    vanished: kept.reduce((n, line) => n + setSize(line.replace(/^\* VANISHED (\(EARLIER\) )?/, '')), 0),
+  };
 }
 
 export const progress = (msg: string) =>
@@ -154,6 +277,33 @@ async function timedFetch(client: ImapFlow): Promise<{ ms: number; count: number
     count++;
   const used = process.cpuUsage(cpu);
   return { ms: performance.now() - start, count, clientCpuMs: Math.round((used.user + used.system) / 1000) };
+}
+
+/**
+ * Waits until the daemon has finished what the cold SELECT started (syncing the other folders,
+ * describing their messages): less than 5% of a core over half a second, or 60 s at most. The
+ * commands timed beside Dovecot then meet a synced bridge, as Dovecot's meet its built indexes.
+ * Returns the seconds waited.
+ */
+async function untilIdle(daemon: Daemon): Promise<number> {
+  const start = performance.now();
+  for (let cpu = daemon.cpuSeconds(); performance.now() - start < 60_000; ) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = daemon.cpuSeconds();
+    if (now - cpu < 0.025) break;
+    cpu = now;
+  }
+  return +((performance.now() - start) / 1000).toFixed(1);
+}
+
+/** A bridge measure beside Dovecot's on the same bytes (null when Dovecot did not run), with the ratio of their times. */
+function againstDovecot<T extends { ms: number }>(bridge: T, dovecot: { ms: number } | undefined) {
+  const ran = dovecot && Number.isFinite(dovecot.ms);
+  return {
+    ...bridge,
+    dovecot: ran ? dovecot : null,
+    bridgeOverDovecot: ran ? +(bridge.ms / dovecot.ms).toFixed(2) : null,
+  };
 }
 
 /** The cold sync of INBOX on a fresh daemon: SELECT (the sync) then the metadata FETCH. */
@@ -238,17 +388,18 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
     await sandbox.control('POST', '/stats/reset', {});
     const warm = await rawFetch(raw);
     const warmStats = await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`);
-    await sandbox.control('POST', '/stats/reset', {});
-    const orderings = await rawOrderings(raw);
-    const orderingStats = await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`);
-    await raw.logout();
+    const vendor = vendorCounter(sandbox);
+    const settledSeconds = await untilIdle(daemon);
+    // timed beside Dovecot's below, or alone without Dovecot
+    let [orderings] = process.env.BENCH_DOVECOT === '0' ? await rawOrderings([{ raw, vendor }]) : [];
     const c = await client();
     await c.mailboxOpen('INBOX');
     await timedFetch(c); // the client's JIT warms up, as it did on Dovecot's first fetch below
     const warmImapflow = await timedFetch(c);
 
     let dovecotWarm = { ms: Number.NaN, count: 0 };
-    let dovecotOrderings: Record<string, number> = {};
+    let dovecotOrderings: Record<string, Ordering> = {};
+    let dovecotQresync = { ms: Number.NaN, vanished: 0 };
     let dovecotImapflow = { ms: Number.NaN, count: 0, clientCpuMs: Number.NaN };
     if (process.env.BENCH_DOVECOT !== '0') {
       progress('warm fetch done; exporting the same bytes to Dovecot');
@@ -276,12 +427,15 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
         const rawDovecot = await RawImap.login(dovecot.port, dovecot.user, dovecot.password);
         await rawDovecot.command('SELECT INBOX');
         dovecotWarm = await rawFetch(rawDovecot);
-        dovecotOrderings = await rawOrderings(rawDovecot);
+        [orderings, dovecotOrderings] = await rawOrderings([{ raw, vendor }, { raw: rawDovecot }]);
         await rawDovecot.logout();
+        dovecotQresync = await qresyncAfterExpunge(dovecot.port, dovecot.user, dovecot.password);
       } finally {
         await dovecot.stop();
       }
     } else await c.logout();
+    await raw.logout();
+    const qresync = await qresyncAfterExpunge(port, mailbox, daemon.password, vendor);
 
     return {
       folder,
@@ -301,19 +455,12 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
         imapflowMs: Math.round(dovecotImapflow.ms),
         imapflowCpuMs: dovecotImapflow.clientCpuMs,
       },
-      orderings: {
-        vendorRequests: orderingStats.requests,
-        ...Object.fromEntries(
-          orderingCommands.map((command) => [
-            command,
-            {
-              ms: orderings[command],
-              dovecotMs: dovecotOrderings[command] ?? Number.NaN,
-              bridgeOverDovecot: +(orderings[command] / dovecotOrderings[command]).toFixed(2),
-            },
-          ]),
-        ),
-      },
+      // how long the daemon took to become idle before the orderings were timed
+      settledSeconds,
+      orderings: Object.fromEntries(
+        orderingCommands.map(({ label }) => [label, againstDovecot(orderings[label], dovecotOrderings[label])]),
+      ),
+      qresyncSelectAfterExpunges: { expunged, ...againstDovecot(qresync, dovecotQresync) },
       bridgeRssMb: daemon.rssMb(),
     };
   } finally {

@@ -48,25 +48,45 @@ export class RawImap {
 
   /**
    * Runs one command; resolves when its tagged answer has arrived. `firstByteMs`: until the
-   * first bytes of its answer arrived (commands must not overlap on one connection).
+   * first bytes of its answer arrived (commands must not overlap on one connection). `kept`:
+   * the untagged lines (first physical lines) that `keep` matches.
    */
   async command(
     text: string,
-  ): Promise<{ ms: number; firstByteMs: number; status: string; text: string; fetches: number; bytes: number }> {
+    keep?: RegExp,
+  ): Promise<{
+    ms: number;
+    firstByteMs: number;
+    status: string;
+    text: string;
+    fetches: number;
+    bytes: number;
+    kept: string[];
+  }> {
     const tag = `r${++this.tagCounter}`;
     this.firstByteAt = null;
     const start = performance.now();
     this.socket.write(`${tag} ${text}\r\n`);
     let fetches = 0;
     let bytes = 0;
+    const kept: string[] = [];
     const done = await this.untilLine((line, size) => {
       bytes += size;
       if (/^\* \d+ FETCH /.test(line)) fetches++;
+      else if (keep?.test(line)) kept.push(line);
       return line.startsWith(`${tag} `);
     });
     const [, status] = done.split(' ');
     const end = performance.now();
-    return { ms: end - start, firstByteMs: (this.firstByteAt ?? end) - start, status, text: done, fetches, bytes };
+    return {
+      ms: end - start,
+      firstByteMs: (this.firstByteAt ?? end) - start,
+      status,
+      text: done,
+      fetches,
+      bytes,
+      kept,
+    };
   }
 
   close(): void {

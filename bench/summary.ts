@@ -1,8 +1,8 @@
 /**
  * The headline figures of a bench report as one Markdown table, with the date and commit they
  * were measured at (issue 27): CPU per synced message, time and requests against the vendor's
- * floors, peak and resting RSS, and the ratios against Dovecot. Parts that did not run are
- * left out.
+ * floors, peak and resting RSS, and the ratios against Dovecot (warm FETCH, SORT, THREAD,
+ * non-ASCII SEARCH, QRESYNC SELECT). Parts that did not run are left out.
  */
 
 type Json = Record<string, unknown> | undefined;
@@ -19,6 +19,12 @@ function coldRow(label: string, cold: Json): string[] {
   ];
 }
 
+/** A command timed on the bridge and on Dovecot holding the same bytes, with the bridge's vendor requests. */
+function againstDovecotRow(label: string, m: Json): string {
+  const dovecot = at(m, 'dovecot', 'ms') ?? 'n/a';
+  return `| ${label} against Dovecot | ${m?.ms} ms / ${dovecot} ms = ${m?.bridgeOverDovecot ?? 'n/a'}x time, ${m?.vendorRequests} vendor requests | <= 1.0x, 0 |`;
+}
+
 export function summaryTable(report: Record<string, unknown>): string {
   const rows: string[] = [];
   const fetch = at(report, 'imap', 'fetch') as Json;
@@ -28,6 +34,13 @@ export function summaryTable(report: Record<string, unknown>): string {
   if (dovecot && Number.isFinite(dovecot.ms))
     rows.push(
       `| warm metadata FETCH against Dovecot | ${at(fetch, 'warm', 'ms')} ms / ${dovecot.ms} ms = ${dovecot.bridgeOverDovecot}x time | <= 1.0x |`,
+    );
+  const orderings = (fetch?.orderings ?? {}) as Record<string, Json>;
+  for (const [command, o] of Object.entries(orderings)) rows.push(againstDovecotRow(`warm \`${command}\``, o));
+  const qresync = fetch?.qresyncSelectAfterExpunges as Json;
+  if (qresync)
+    rows.push(
+      againstDovecotRow(`\`SELECT INBOX (QRESYNC (uidvalidity modseq))\` after ${qresync.expunged} expunges`, qresync),
     );
   const rss = at(report, 'imap', 'rssAfterSync') as Json;
   if (rss)
@@ -47,6 +60,7 @@ export function summaryTable(report: Record<string, unknown>): string {
       rows.push(
         `| imaptest stress mix (${stress.parameters}), ${key.replace('clients', '')} clients, against Dovecot | ${m?.bridgeOpsPerSecond} / ${m?.dovecotOpsPerSecond} ops/s = ${m?.ratio}x, ${m?.bridgeErrors} errors | >= 1.0x, 0 errors |`,
       );
+  rows.push(...otherRows(report));
   return [
     `Measured ${report.date} at commit ${report.commit} (node ${report.node}).`,
     '',
@@ -55,4 +69,46 @@ export function summaryTable(report: Record<string, unknown>): string {
     ...rows,
     '',
   ].join('\n');
+}
+
+/** The rows of the benches beyond IMAP sync and the mix: SELECT under load, SMTP, a click, scale, several nodes. */
+function otherRows(report: Record<string, unknown>): string[] {
+  const rows: string[] = [];
+  const select = at(report, 'sessions', 'selectLoad') as Json;
+  for (const load of [select?.one, select?.fifty] as Json[])
+    if (load)
+      rows.push(
+        `| SELECT/FETCH/SEARCH/NOOP loop, ${load.sessions} session(s): SELECT p50 / p99; vendor requests per poll interval | ${at(load, 'selectMs', 'p50')} / ${at(load, 'selectMs', 'p99')} ms; ${load.vendorRequestsPerPollInterval}, ${load.rateLimited} rate-limited | p99 < 100 ms; flat in sessions |`,
+      );
+  const smtp = report.smtp as Json;
+  if (smtp)
+    rows.push(
+      `| SMTP: bridge time per ${Math.round(Number(smtp.messageBytes) / 1000)} KB message beyond the vendor's | median ${at(smtp, 'bridgeOverheadMs', 'median')} ms, p99 ${at(smtp, 'bridgeOverheadMs', 'p99')} ms | measured |`,
+    );
+  const click = report.clickDuringBulkDownload as Json;
+  if (click)
+    rows.push(
+      `| a click during a bulk download (${at(click, 'bulk', 'messages')} bodies, ${at(click, 'bulk', 'mb')} MB): first byte, idle / during | ${at(click, 'clickFirstByteMs', 'idleMedian')} / ${at(click, 'clickFirstByteMs', 'duringBulkMedian')} ms = ${click.ratio}x; ${at(click, 'bulk', 'rateLimited')} rate-limited | <= 2x, 0 |`,
+    );
+  const sandbox = at(report, 'scale', 'sandbox') as Json;
+  if (sandbox)
+    rows.push(
+      `| scale: sandbox start with ${at(report, 'scale', 'messages')} messages; 10 list pages + 1,000 messages | ${sandbox.startMs} ms; ${sandbox.tenPagesAnd1000MessagesMs} ms | < 5,000 ms; < 2,000 ms |`,
+    );
+  const store = at(report, 'scale', 'uidStore') as Json;
+  if (store)
+    rows.push(
+      `| scale: UID store, one folder: assign, no-op re-assign, cold list, folder state, lookup of all | ${store.assignUidsMs}, ${store.reassignNoopMs}, ${store.listMessagesColdMs}, ${store.folderStateMs}, ${store.getByUidsAllMs} ms | measured |`,
+    );
+  const takeover = at(report, 'cluster', 'largeTakeover') as Json;
+  if (takeover)
+    rows.push(
+      `| several nodes: owner killed, ${takeover.inboxMessages}-message INBOX: to the new lease; to a full SELECT | ${takeover.secondsFromKillToNewLease} s; ${takeover.secondsFromNewLeaseToFullSelect} s | within one lease (${takeover.leaseSeconds} s) |`,
+    );
+  const faults = at(report, 'cluster', 'outageAndPartition') as Json;
+  if (faults)
+    rows.push(
+      `| several nodes: every mailbox served again after a PostgreSQL outage; after a partition | ${at(faults, 'outage', 'secondsUntilAllServed')} s; ${at(faults, 'partition', 'secondsUntilAllServedElsewhere')} s | ${at(faults, 'outage', 'bound')}; ${at(faults, 'partition', 'bound')} |`,
+    );
+  return rows;
 }

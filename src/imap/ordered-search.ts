@@ -1,5 +1,7 @@
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
+import { perAccountCache } from './message-derived-cache';
+import { OrderingKeys } from './ordering-keys';
 import { searchMessages } from './search-handler';
 import type { SearchQuery, Session, ThreadAlgorithm } from './engine';
 import { sortMessages, type Sortable, type SortCriterion } from './sort';
@@ -10,6 +12,28 @@ import { orderedSubjectThreads, referencesThreads, type ThreadNode } from './thr
  * lines, without vendor requests once the folder is synced.
  */
 
+/** Messages whose ordering keys are kept per account (a few hundred bytes each). */
+const keptKeys = perAccountCache<OrderingKeys>(50_000);
+
+/** The ordering keys of each message, read from the store only for those not kept. */
+async function orderingKeys(view: AccountView, messageUids: string[]): Promise<Map<string, OrderingKeys>> {
+  const kept = keptKeys(view);
+  const out = new Map<string, OrderingKeys>();
+  const missing: string[] = [];
+  for (const uid of messageUids) {
+    const keys = kept.get(uid);
+    if (keys) out.set(uid, keys);
+    else missing.push(uid);
+  }
+  if (missing.length)
+    for (const [uid, headerLines] of await view.headers(missing)) {
+      const keys = new OrderingKeys(headerLines);
+      kept.set(uid, keys);
+      out.set(uid, keys);
+    }
+  return out;
+}
+
 /** The matches of a search as what SORT and THREAD read, in mailbox order. */
 async function sortables(
   view: AccountView,
@@ -19,12 +43,15 @@ async function sortables(
   recent: ReadonlySet<number>,
 ): Promise<{ messages: Sortable[]; highestModseq: number }> {
   const found = await searchMessages(view, folder, query, session, recent);
-  const headers = await view.headers(found.rows.map((r) => r.messageUid));
+  const keys = await orderingKeys(
+    view,
+    found.rows.map((r) => r.messageUid),
+  );
   const messages = found.rows.map((r) => ({
     uid: r.uid,
     idate: r.idate,
     size: r.size,
-    headerLines: headers.get(r.messageUid) ?? [],
+    keys: keys.get(r.messageUid) ?? new OrderingKeys([]),
   }));
   return { messages, highestModseq: found.highestModseq };
 }

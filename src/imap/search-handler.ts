@@ -5,22 +5,65 @@ import type { MailMessage } from '../domain/message';
 import { isLocalMessage, type MessageRow } from '../store';
 import { casemap } from './casemap';
 import { resolveObjectIdTerms } from './object-ids';
-import { compileQuery, orBranches, textTerms, type SearchCandidate, type SearchTerm } from './search';
+import { perAccountCache } from './message-derived-cache';
+import {
+  compileQuery,
+  orBranches,
+  searchedValues,
+  textTerms,
+  type FieldValues,
+  type SearchCandidate,
+  type SearchTerm,
+} from './search';
 import { RecentMessages } from './recent';
 import type { SearchQuery, Session } from './engine';
 
 const noHeaders: readonly string[] = [];
 
-/** Keys evaluated on the stored header lines (TEXT also searches the header). */
-const headerKeys = new Set(['header', 'date', 'text']);
+/**
+ * The fields (lower case) whose decoded values a query's HEADER terms (FROM, SUBJECT, ...
+ * included) search; null when it reads the header lines otherwise (SENT*, TEXT, HEADER name "").
+ */
+function searchedFields(query: readonly SearchTerm[], out = new Set<string>()): Set<string> | null {
+  for (const t of query) {
+    if (t.key === 'header' && casemap(String(t.value ?? '')) !== '') out.add((t.header ?? '').toLowerCase());
+    else if (t.key === 'header' || t.key === 'date' || t.key === 'text') return null;
+    else if (t.key === 'not' && !searchedFields([t.value as SearchTerm], out)) return null;
+    else if (t.key === 'or' && orBranches(t).some((branch) => !searchedFields(branch, out))) return null;
+  }
+  return out;
+}
 
-function usesHeaders(query: readonly SearchTerm[]): boolean {
-  return query.some(
-    (t) =>
-      headerKeys.has(t.key) ||
-      (t.key === 'not' && usesHeaders([t.value as SearchTerm])) ||
-      (t.key === 'or' && orBranches(t).some(usesHeaders)),
-  );
+/** Per message, the decoded values of the fields searched so far (a few hundred bytes each). */
+const keptFields = perAccountCache<Map<string, readonly string[]>>(50_000);
+
+/**
+ * The values of `fields` of each message, taken from what is kept and computed (and kept)
+ * for the rest from their header lines, which only they are read from the store for.
+ */
+async function fieldValues(
+  view: AccountView,
+  messageUids: string[],
+  fields: ReadonlySet<string>,
+): Promise<Map<string, ReadonlyMap<string, readonly string[]>>> {
+  const kept = keptFields(view);
+  const out = new Map<string, Map<string, readonly string[]>>();
+  const missing: string[] = [];
+  const wanted = [...fields];
+  for (const uid of messageUids) {
+    const values = kept.get(uid);
+    if (values && wanted.every((f) => values.has(f))) out.set(uid, values);
+    else missing.push(uid);
+  }
+  const headers = missing.length ? await view.headers(missing) : new Map<string, string[]>();
+  for (const uid of missing) {
+    const values = kept.get(uid) ?? new Map<string, readonly string[]>();
+    const lines = headers.get(uid) ?? noHeaders;
+    for (const f of wanted) if (!values.has(f)) values.set(f, searchedValues(lines, f));
+    kept.set(uid, values);
+    out.set(uid, values);
+  }
+  return out;
 }
 
 /**
@@ -83,7 +126,13 @@ export async function searchMessages(
   const rows = view.allRows(folder).filter((r) => visible.has(r.uid));
   const query = await resolveObjectIdTerms(view, rawQuery, rows);
   const ids = rows.map((r) => r.messageUid);
-  const headers = usesHeaders(query) ? await view.headers(ids) : new Map<string, string[]>();
+  // header lines are read for terms on the whole header; field values are kept per message
+  const fields = searchedFields(query);
+  const headers = fields ? new Map<string, string[]>() : await view.headers(ids);
+  const values = fields?.size ? await fieldValues(view, ids, fields) : null;
+  const keptValues: FieldValues | undefined = values
+    ? (c, name) => values.get(c.messageUid)?.get(name) ?? []
+    : undefined;
 
   // the vendor's hits are candidates: each is checked on the bridge's copy of the message
   const vendorHits = new Map<string, Set<string> | null>();
@@ -102,13 +151,17 @@ export async function searchMessages(
   const local = new LocalText(scanned.length ? await view.storedMessages(scanned) : new Map());
 
   const needles = new Map(textTerms(query).map(({ value }) => [value, casemap(value)]));
-  const matches = compileQuery(query, (key, value, c) => {
-    const folded = needles.get(value) ?? casemap(value);
-    if (key === 'text' && local.header(c, folded)) return true;
-    const hits = vendorHits.get(value);
-    if (hits && !isLocalMessage(c.messageUid) && !hits.has(c.messageUid)) return false;
-    return local.body(c, folded);
-  });
+  const matches = compileQuery(
+    query,
+    (key, value, c) => {
+      const folded = needles.get(value) ?? casemap(value);
+      if (key === 'text' && local.header(c, folded)) return true;
+      const hits = vendorHits.get(value);
+      if (hits && !isLocalMessage(c.messageUid) && !hits.has(c.messageUid)) return false;
+      return local.body(c, folded);
+    },
+    keptValues,
+  );
   const matched: MessageRow[] = [];
   let highestModseq = 0;
   for (const row of rows) {

@@ -34,6 +34,11 @@ export interface SearchCandidate {
 /** Answers BODY/TEXT terms: true if the message matches `value` for that key. */
 export type TextMatcher = (key: 'body' | 'text', value: string, candidate: SearchCandidate) => boolean;
 
+/** The texts a HEADER term on field `name` (lower case) searches in a message: `searchedValues` of its header lines, or kept ones. */
+export type FieldValues = (candidate: SearchCandidate, name: string) => readonly string[];
+
+const fromHeaderLines: FieldValues = (c, name) => searchedValues(c.headerLines, name);
+
 /** imap-core gives each OR operand either as one term or as a list of terms. */
 export function orBranches(term: SearchTerm): SearchTerm[][] {
   return (term.value as Array<SearchTerm | SearchTerm[]>).map((b) => (Array.isArray(b) ? b : [b]));
@@ -132,7 +137,7 @@ function writtenAddresses(value: string): string {
 }
 
 /** The texts a HEADER term searches in one message, in casemap form. */
-function searchedValues(lines: readonly string[], name: string): string[] {
+export function searchedValues(lines: readonly string[], name: string): string[] {
   return (addressFields.has(name) ? rawHeaderValues(lines, name).map(writtenAddresses) : headerValues(lines, name)).map(
     casemap,
   );
@@ -159,7 +164,7 @@ function sentDay(c: SearchCandidate): number {
 /** A query term as a test of one message, its arguments parsed once for the whole folder. */
 type Predicate = (c: SearchCandidate) => boolean;
 
-function compileTerm(term: SearchTerm, text: TextMatcher): Predicate {
+function compileTerm(term: SearchTerm, text: TextMatcher, fields: FieldValues): Predicate {
   switch (term.key) {
     case 'all':
       return () => true;
@@ -176,7 +181,8 @@ function compileTerm(term: SearchTerm, text: TextMatcher): Predicate {
         return (c) =>
           headerValues(c.headerLines, name).length > 0 ||
           c.headerLines.some((l) => l.toLowerCase().startsWith(`${name}:`));
-      return (c) => searchedValues(c.headerLines, name).some((v) => v.includes(needle));
+      const field = name.toLowerCase();
+      return (c) => fields(c, field).some((v) => v.includes(needle));
     }
     case 'internaldate': {
       // OLDER/YOUNGER (RFC 5032 WITHIN) come as an instant, the date keys as a whole day
@@ -210,11 +216,11 @@ function compileTerm(term: SearchTerm, text: TextMatcher): Predicate {
       return (c) => text(key, value, c);
     }
     case 'not': {
-      const inner = compileTerm(term.value as SearchTerm, text);
+      const inner = compileTerm(term.value as SearchTerm, text, fields);
       return (c) => !inner(c);
     }
     case 'or': {
-      const branches = orBranches(term).map((branch) => compileQuery(branch, text));
+      const branches = orBranches(term).map((branch) => compileQuery(branch, text, fields));
       return (c) => branches.some((b) => b(c));
     }
     default:
@@ -223,8 +229,12 @@ function compileTerm(term: SearchTerm, text: TextMatcher): Predicate {
 }
 
 /** The query (its terms ANDed) as one test of a message. */
-export function compileQuery(query: readonly SearchTerm[], text: TextMatcher): Predicate {
-  const terms = query.map((t) => compileTerm(t, text));
+export function compileQuery(
+  query: readonly SearchTerm[],
+  text: TextMatcher,
+  fields: FieldValues = fromHeaderLines,
+): Predicate {
+  const terms = query.map((t) => compileTerm(t, text, fields));
   return (c) => {
     for (const term of terms) if (!term(c)) return false;
     return true;

@@ -1,12 +1,8 @@
-import addressparser from 'nodemailer/lib/addressparser';
-import { baseSubject } from './base-subject';
-import { casemap } from './casemap';
-import { rawHeaderValues } from './search';
-import { sentDate } from './sent-date';
+import type { OrderingKeys } from './ordering-keys';
 
 /**
  * SORT (RFC 5256 section 3) on what the store holds of each message: its row (INTERNALDATE,
- * RFC822.SIZE) and its header lines. Strings compare in i;unicode-casemap form, by code point,
+ * RFC822.SIZE) and the keys read from its header lines (./ordering-keys.ts). Strings compare in i;unicode-casemap form, by code point,
  * as Dovecot does; messages equal under every criterion keep their mailbox order.
  */
 
@@ -17,26 +13,13 @@ export interface SortCriterion {
   reverse: boolean;
 }
 
-/** A message to order: its UID, its row's INTERNALDATE and size, its stored header lines. */
+/** A message to order: its UID, its row's INTERNALDATE and size, the keys of its header lines. */
 export interface Sortable {
   uid: number;
   /** INTERNALDATE, epoch milliseconds. */
   idate: number;
   size: number;
-  headerLines: readonly string[];
-}
-
-/**
- * The addr-mailbox (local part) of a field's first address, "" without one; a group counts by
- * its name, as in ENVELOPE, where a group starts with an address whose mailbox is its name.
- */
-export function firstMailbox(headerLines: readonly string[], field: string): string {
-  const [value] = rawHeaderValues(headerLines, field);
-  const [first] = value ? addressparser(value) : [];
-  if (!first) return '';
-  if (first.group) return casemap(first.name);
-  const at = first.address.lastIndexOf('@');
-  return casemap(at < 0 ? first.address : first.address.slice(0, at));
+  keys: OrderingKeys;
 }
 
 /** The sort key's value of one message. */
@@ -47,13 +30,11 @@ function keyOf(key: SortKey, m: Sortable): string | number {
     case 'size':
       return m.size;
     case 'date':
-      return sentDate(m.headerLines, m.idate);
-    case 'subject': {
-      const [subject] = rawHeaderValues(m.headerLines, 'subject');
-      return subject === undefined ? '' : baseSubject(subject).base;
-    }
+      return m.keys.sentDate(m.idate);
+    case 'subject':
+      return m.keys.subject.base;
     default:
-      return firstMailbox(m.headerLines, key);
+      return m.keys.firstMailbox(key);
   }
 }
 

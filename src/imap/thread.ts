@@ -1,10 +1,10 @@
-import { baseSubject, type BaseSubject } from './base-subject';
-import { rawHeaderValues } from './search';
-import { sentDate } from './sent-date';
+import type { BaseSubject } from './base-subject';
+import type { OrderingKeys } from './ordering-keys';
 import type { Sortable } from './sort';
 
 /**
- * THREAD=ORDEREDSUBJECT and THREAD=REFERENCES (RFC 5256 section 3) on the store's header lines.
+ * THREAD=ORDEREDSUBJECT and THREAD=REFERENCES (RFC 5256 section 3) on the keys of the store's
+ * header lines (./ordering-keys.ts).
  * The answer is a forest: a node is a message (its UID) or, in REFERENCES, a dummy standing for
  * a message that is referenced but not among the searched ones (uid null).
  */
@@ -21,20 +21,17 @@ interface Item {
   position: number;
   date: number;
   subject: BaseSubject;
-  headerLines: readonly string[];
+  keys: OrderingKeys;
 }
 
 function items(messages: readonly Sortable[]): Item[] {
-  return messages.map((m, position) => {
-    const [subject] = rawHeaderValues(m.headerLines, 'subject');
-    return {
-      uid: m.uid,
-      position,
-      date: sentDate(m.headerLines, m.idate),
-      subject: subject === undefined ? { base: '', replyOrForward: false } : baseSubject(subject),
-      headerLines: m.headerLines,
-    };
-  });
+  return messages.map((m, position) => ({
+    uid: m.uid,
+    position,
+    date: m.keys.sentDate(m.idate),
+    subject: m.keys.subject,
+    keys: m.keys,
+  }));
 }
 
 const bySentDate = (a: Item, b: Item) => a.date - b.date || a.position - b.position;
@@ -56,12 +53,6 @@ export function orderedSubjectThreads(messages: readonly Sortable[]): ThreadNode
     uid: first.uid,
     children: rest.map((m) => ({ uid: m.uid, children: [] })),
   }));
-}
-
-/** A message id as REFERENCES links them: the text between angle brackets. */
-function messageIds(headerLines: readonly string[], field: string): string[] {
-  const [value] = rawHeaderValues(headerLines, field);
-  return value ? [...value.matchAll(/<([^<>\s]+)>/g)].map((m) => m[1]) : [];
 }
 
 /** A node while threading: its message (none for a dummy), parent and children. */
@@ -111,7 +102,7 @@ function link(all: readonly Item[]): Container[] {
   };
   for (const item of all) {
     // (A) the message's container; without a Message-ID, or with one already taken, one of its own
-    const [id] = messageIds(item.headerLines, 'message-id');
+    const id = item.keys.messageId;
     let own = id === undefined ? undefined : of(id);
     if (!own || own.item) {
       own = new Container(null);
@@ -119,9 +110,7 @@ function link(all: readonly Item[]): Container[] {
     }
     own.item = item;
     // (B) the references linked in their order, where not linked already
-    const references = messageIds(item.headerLines, 'references');
-    const refs = references.length ? references : messageIds(item.headerLines, 'in-reply-to').slice(0, 1);
-    const chain = refs.map(of);
+    const chain = item.keys.references.map(of);
     for (let i = 1; i < chain.length; i++) if (!chain[i].parent) chain[i].linkTo(chain[i - 1]);
     // (C) the message's own parent is the last reference, replacing any other
     own.unlink();
@@ -149,7 +138,13 @@ function prune(siblings: readonly Container[], root: boolean): Container[] {
 /** Siblings by sent date, a dummy by its first child's, after ordering every set below them first (step 6). */
 function sortTree(siblings: Container[]): void {
   for (const c of siblings) sortTree(c.children);
-  siblings.sort((a, b) => bySentDate(a.representative!, b.representative!));
+  if (siblings.length < 2) return;
+  // each one's representative found once, not in every comparison
+  const keyed = siblings.map((c) => ({ c, by: c.representative! }));
+  keyed.sort((a, b) => bySentDate(a.by, b.by));
+  keyed.forEach((k, i) => {
+    siblings[i] = k.c;
+  });
 }
 
 /** Step (5): threads among the roots with the same base subject merged; the roots left. */

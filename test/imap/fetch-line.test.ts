@@ -67,6 +67,9 @@ function queryOf(command: string, uidList: number[]): FetchQueryItem[] {
     id: 'test',
     selected: { uidList, mailbox: 'INBOX', readOnly: true, condstoreEnabled: false },
     session: { user: { id: 'test' } },
+    enableCondstore() {
+      connection.selected.condstoreEnabled = true;
+    },
     _server: {
       logger: { debug() {} },
       loggelf() {},
@@ -270,6 +273,8 @@ function withoutSection(text: string): string {
   return (out + text.slice(last)).replace(/^t\d+ .*\r\n/m, '');
 }
 
+const announced = /^\* OK \[HIGHESTMODSEQ \d+\] Highest\r\n/;
+
 test.each([
   ['a plain session', false],
   ['a UTF8=ACCEPT session', true],
@@ -294,7 +299,13 @@ test.each([
         command.replace(`(${items})${modifier}`, `(${items} BODY.PEEK[HEADER.FIELDS (X-NONE)])${modifier}`),
       );
       expect(fast.split('\r\n').filter((l) => l.startsWith('* ')).length, command).toBeGreaterThan(3);
-      expect(fast.replace(/^t\d+ .*\r\n/m, ''), command).toBe(withoutSection(slow));
+      let answer = fast.replace(/^t\d+ .*\r\n/m, '');
+      // the first command asking for MODSEQ turns CONDSTORE on and says so once (imap-core 085)
+      if (command.includes('Modseq')) {
+        expect(answer, command).toMatch(announced);
+        answer = answer.replace(announced, '');
+      }
+      expect(answer, command).toBe(withoutSection(slow));
     }
     expect(await session.run('FETCH 1:4 (FLAGS)')).toMatch(/\$Forwarded/);
   } finally {

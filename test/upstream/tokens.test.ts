@@ -111,13 +111,12 @@ describe('token lifecycle', () => {
     const results = await Promise.all(reads);
     expect(results.map((r) => r.messages.length)).toEqual(ids.map(() => 1));
     remember(secrets);
-    // 15 refused + the refresh + 15 repeated
-    expect(h.sandbox.stats(mailbox)).toMatchObject({
-      refreshes: 1,
-      rateLimited: 0,
-      requests: 31,
-      commands: { get_messages: 15 },
-    });
+    const stats = h.sandbox.stats(mailbox);
+    expect(stats).toMatchObject({ refreshes: 1, rateLimited: 0, commands: { get_messages: 15 } });
+    // 15 refused + the refresh + the 15 repeated, which may share requests when the refresh
+    // releases them in one turn (a loaded machine): never more than one repeat each
+    expect(stats.requests).toBeGreaterThanOrEqual(15 + 1 + 1);
+    expect(stats.requests).toBeLessThanOrEqual(15 + 1 + 15);
   });
 
   test('a second process that rotated the pair first is followed, not fought', async () => {

@@ -302,7 +302,7 @@ describe('IMAP Protocol integration tests', function () {
                 function (resp) {
                     resp = resp.toString();
                     expect(resp.match(/^\* LIST /gm).length).to.equal(1);
-                    expect(resp.indexOf('\r\n* LIST (\\Noselect) "/" "/"\r\n') >= 0).to.be.true;
+                    expect(resp.indexOf('\r\n* LIST (\\Noselect) "/" ""\r\n') >= 0).to.be.true;
                     expect(/^T2 OK/m.test(resp)).to.be.true;
                     done();
                 }

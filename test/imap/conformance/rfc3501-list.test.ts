@@ -31,3 +31,11 @@ test('LSUB "" Drafts/% answers OK with the (no) children of Drafts', async () =>
   expect(untagged(answer)).toEqual([]);
   s.close();
 });
+
+test('LIST "" "" answers the delimiter with the empty root name, as RFC 3501 6.3.8 and Dovecot do', async () => {
+  const s = await c.session();
+  const answer = await s.run('LIST "" ""');
+  expect(status(answer)).toMatch(/^OK/);
+  expect(untagged(answer)).toEqual(['LIST (\\Noselect) "/" ""']);
+  s.close();
+});

@@ -69,6 +69,22 @@ const binaryAppend = lines(
   '',
 );
 
+/** A binary part with a NUL, an 8-bit byte, bare LFs and a CRLF, as imaptest's append-binary gives it. */
+const bareLfAppend = Buffer.concat([
+  Buffer.from(
+    lines(
+      'From: user@domain.org',
+      'Date: Sat, 24 Mar 2007 23:00:00 +0200',
+      'Mime-Version: 1.0',
+      'Content-Type: application/octet-stream',
+      'Content-Transfer-Encoding: binary',
+      '',
+      '',
+    ),
+  ),
+  Buffer.from([0x00, 0x2d, 0xe4, 0x0a, 0x0d, 0x0a, 0x0a]),
+]);
+
 /** The UID each message got in Drafts, the same on both servers. */
 const uids: Record<string, number> = {};
 
@@ -77,20 +93,26 @@ beforeAll(async () => {
     const s = await rawSession(server.port, server.user, server.password);
     const given = Number(/APPENDUID \d+ (\d+)/.exec(await s.append('Drafts', attachment, '()'))?.[1]);
     const unknown = Number(/APPENDUID \d+ (\d+)/.exec(await s.append('Drafts', unknownEncoding, '()'))?.[1]);
-    const bytes = Buffer.from(binaryAppend, 'utf8');
-    await s.exchange(`t90 APPEND Drafts () ~{${bytes.length}}\r\n`, /^\+ [^\r\n]*\r\n/m);
-    const appended = await s.exchange(`${bytes.toString('latin1')}\r\n`, /^t90 (OK|NO|BAD)[^\r\n]*\r\n/m);
-    expect(appended).toMatch(/^t90 OK/m);
-    const binary = Number(/APPENDUID \d+ (\d+)/.exec(appended)?.[1]);
+    const appendLiteral8 = async (tag: string, bytes: Buffer) => {
+      await s.exchange(`${tag} APPEND Drafts () ~{${bytes.length}}\r\n`, /^\+ [^\r\n]*\r\n/m);
+      const appended = await s.exchange(
+        `${bytes.toString('latin1')}\r\n`,
+        new RegExp(`^${tag} (OK|NO|BAD)[^\r\n]*\r\n`, 'm'),
+      );
+      expect(appended).toMatch(new RegExp(`^${tag} OK`, 'm'));
+      return Number(/APPENDUID \d+ (\d+)/.exec(appended)?.[1]);
+    };
+    const binary = await appendLiteral8('t90', Buffer.from(binaryAppend, 'utf8'));
+    const bareLf = await appendLiteral8('t91', bareLfAppend);
     s.close();
     expect(given).toBeGreaterThan(0);
-    if (uids.attachment === undefined) Object.assign(uids, { attachment: given, unknown, binary });
-    else expect({ attachment: given, unknown, binary }).toEqual(uids);
+    if (uids.attachment === undefined) Object.assign(uids, { attachment: given, unknown, binary, bareLf });
+    else expect({ attachment: given, unknown, binary, bareLf }).toEqual(uids);
   }
 });
 
 /** A case whose commands are made when it runs, after the messages got their UIDs. */
-const on = (name: string, message: 'attachment' | 'binary', items: string[], differs?: string) => ({
+const on = (name: string, message: 'attachment' | 'binary' | 'bareLf', items: string[], differs?: string) => ({
   name,
   differs,
   get commands() {
@@ -126,6 +148,10 @@ section(
       'FLAGS',
     ]),
     on('a message appended as a literal8: its decoded part', 'binary', ['BINARY.PEEK[1]', 'BINARY.SIZE[1]']),
+    on('a binary part with bare LFs, appended as a literal8: its bytes unchanged', 'bareLf', [
+      'BINARY.PEEK[1]',
+      'BINARY.SIZE[1]',
+    ]),
     on(
       'a message appended as a literal8: its bytes',
       'binary',

@@ -66,7 +66,10 @@ module.exports = {
         }
 
         if (!extended && !args.patterns[0]) {
-            // return delimiter only
+            // return the delimiter and the reference's root name (RFC 3501 6.3.8): its first
+            // level through the delimiter, empty for an empty reference
+            let delimiterAt = args.reference.indexOf('/');
+            let root = delimiterAt < 0 ? args.reference : args.reference.slice(0, delimiterAt + 1);
             let response = {
                 tag: '*',
                 command: commandName,
@@ -78,7 +81,7 @@ module.exports = {
                         }
                     ],
                     '/',
-                    '/'
+                    root
                 ]
             };
             this.send(imapHandler.compiler(response));

@@ -159,13 +159,10 @@ class MIMEParser {
                 }
 
                 node.lineCount = node.body.length ? node.body.length - 1 : 0;
-                node.body = Buffer.from(
-                    node.body
-                        .join('')
-                        // ensure proper line endings
-                        .replace(/\r?\n/g, '\r\n'),
-                    'binary'
-                );
+                let text = node.body.join('');
+                // a binary part's bytes are its content (RFC 3516 4.2: bare LFs and CRs are data);
+                // any other part gets proper line endings
+                node.body = Buffer.from(isBinaryPart(node) ? text : text.replace(/\r?\n/g, '\r\n'), 'binary');
                 node.size = node.body.length;
             }
             if (node.epilogue) {
@@ -402,6 +399,12 @@ function delimiterLine(line, boundary) {
     let close = rest.startsWith('--');
     let padding = close ? rest.slice(2) : rest;
     return /^[ \t]*$/.test(padding) ? { close, padding } : null;
+}
+
+/** A leaf part whose Content-Transfer-Encoding is binary. */
+function isBinaryPart(node) {
+    let encoding = !node.multipart && node.parsedHeader && node.parsedHeader['content-transfer-encoding'];
+    return typeof encoding === 'string' && encoding.trim().toLowerCase() === 'binary';
 }
 
 function parse(rfc822) {

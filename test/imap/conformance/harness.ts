@@ -160,6 +160,22 @@ export function useServers(): { current: Servers } {
 }
 
 /**
+ * APPENDs `message` to Drafts on both servers and returns its UID, which both give alike (the
+ * fixed corpus gives both the same UIDNEXT).
+ */
+export async function appendToBoth(servers: Servers, message: string): Promise<number> {
+  const given = [];
+  for (const server of [servers.bridge, servers.dovecot]) {
+    const s = await rawSession(server.port, server.user, server.password);
+    given.push(Number(/APPENDUID \d+ (\d+)/.exec(await s.append('Drafts', message, '()'))?.[1]));
+    s.close();
+  }
+  expect(given[0]).toBeGreaterThan(0);
+  expect(given[1]).toBe(given[0]);
+  return given[0];
+}
+
+/**
  * A command line (sent as UTF-8, or as the bytes given: a string in another charset), or an
  * APPEND whose message goes as a literal after the continuation.
  */

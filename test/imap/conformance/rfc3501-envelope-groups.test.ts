@@ -1,6 +1,5 @@
-import { beforeAll, expect } from 'vitest';
-import { rawSession } from '../../support/raw-session';
-import { section, useServers } from './harness';
+import { beforeAll } from 'vitest';
+import { appendToBoth, section, useServers } from './harness';
 
 /**
  * RFC 3501 7.4.2 ENVELOPE address lists with RFC 5322 3.4 group syntax: a group is its start
@@ -25,15 +24,7 @@ const message = [
 let uid = 0;
 
 beforeAll(async () => {
-  const given = [];
-  for (const server of [servers.current.bridge, servers.current.dovecot]) {
-    const s = await rawSession(server.port, server.user, server.password);
-    given.push(Number(/APPENDUID \d+ (\d+)/.exec(await s.append('Drafts', message, '()'))?.[1]));
-    s.close();
-  }
-  expect(given[0]).toBeGreaterThan(0);
-  expect(given[1]).toBe(given[0]);
-  uid = given[0];
+  uid = await appendToBoth(servers.current, message);
 });
 
 section(

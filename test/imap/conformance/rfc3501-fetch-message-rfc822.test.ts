@@ -1,6 +1,5 @@
-import { beforeAll, expect } from 'vitest';
-import { rawSession } from '../../support/raw-session';
-import { section, useServers } from './harness';
+import { beforeAll } from 'vitest';
+import { appendToBoth, section, useServers } from './harness';
 
 /**
  * RFC 3501 6.4.5 part numbers inside a message whose top level is message/rfc822: part 1 is
@@ -89,15 +88,7 @@ const uids: Record<string, number> = {};
 
 beforeAll(async () => {
   for (const [name, message] of Object.entries({ once, twice, digest, padded })) {
-    const given = [];
-    for (const server of [servers.current.bridge, servers.current.dovecot]) {
-      const s = await rawSession(server.port, server.user, server.password);
-      given.push(Number(/APPENDUID \d+ (\d+)/.exec(await s.append('Drafts', message, '()'))?.[1]));
-      s.close();
-    }
-    expect(given[0]).toBeGreaterThan(0);
-    expect(given[1]).toBe(given[0]);
-    uids[name] = given[0];
+    uids[name] = await appendToBoth(servers.current, message);
   }
 });
 

@@ -5,7 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ImapFlow } from 'imapflow';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox';
 import { accessLifetimeMs } from '../../src/sandbox/tokens';
@@ -15,7 +15,7 @@ import { preferredNode } from '../../src/store/pg/ownership';
 import { control } from '../support/bridge-harness';
 import { type DaemonSetup, killHard, mailbridge, startDaemon } from '../support/daemon';
 import { freePort } from '../support/free-port';
-import { type Postgres, startPostgres } from '../support/postgres';
+import { type Postgres, queryOnce, startPostgres } from '../support/postgres';
 
 /**
  * Three `mailbridge start` processes on one PostgreSQL, one mailbox, the sandbox vendor. The
@@ -56,15 +56,8 @@ async function nodeSetup(name: string, url: string): Promise<DaemonSetup> {
   return { dir, config, imapPort, smtpPort, password: '' };
 }
 
-async function query<T extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client(db);
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const query = <T extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<T[]> =>
+  queryOnce<T>(db, sql, values);
 
 interface LeaseRow {
   owner: string;

@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningBridge, startBridge } from '../../src/bridge';
 import { parseConfig } from '../../src/config';
@@ -11,7 +11,7 @@ import { createLogger } from '../../src/log';
 import { type Sandbox, startSandbox } from '../../src/sandbox';
 import { vendorSettings } from '../../src/sandbox/vendor-settings';
 import { preferredNode } from '../../src/store/pg/ownership';
-import { type Postgres, startPostgres } from '../support/postgres';
+import { type Postgres, queryOnce, startPostgres } from '../support/postgres';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /**
@@ -75,15 +75,8 @@ async function startNode(
   return bridge;
 }
 
-async function query<T extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client(db);
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const query = <T extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<T[]> =>
+  queryOnce<T>(db, sql, values);
 
 interface LeaseRow {
   account: string;

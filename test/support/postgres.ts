@@ -24,6 +24,21 @@ export interface Postgres {
   stop(): Promise<void>;
 }
 
+/** One query on a connection of its own: a test reads the database as an outsider, beside the nodes. */
+export async function queryOnce<T extends pg.QueryResultRow>(
+  db: pg.ClientConfig,
+  sql: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client(db);
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 /** The newest installed server's binaries (Debian keeps each major version apart). */
 export function postgresBin(): string {
   const root = '/usr/lib/postgresql';

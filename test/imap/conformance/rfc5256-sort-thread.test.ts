@@ -117,21 +117,24 @@ const messages: Array<[string, string]> = [
   ],
 ];
 
+/** SORT by each key of RFC 5256 alone. */
+const everyKey = [
+  'SORT (ARRIVAL) UTF-8 ALL',
+  'SORT (DATE) UTF-8 ALL',
+  'SORT (FROM) UTF-8 ALL',
+  'SORT (TO) UTF-8 ALL',
+  'SORT (CC) UTF-8 ALL',
+  'SORT (SIZE) UTF-8 ALL',
+  'SORT (SUBJECT) UTF-8 ALL',
+];
+
 section(
   'RFC 5256 SORT: the vendor messages',
   servers,
   [
     {
       name: 'every key',
-      commands: [
-        'SORT (ARRIVAL) UTF-8 ALL',
-        'SORT (DATE) UTF-8 ALL',
-        'SORT (FROM) UTF-8 ALL',
-        'SORT (TO) UTF-8 ALL',
-        'SORT (CC) UTF-8 ALL',
-        'SORT (SIZE) UTF-8 ALL',
-        'SORT (SUBJECT) UTF-8 ALL',
-      ],
+      commands: everyKey,
     },
     {
       name: 'REVERSE and several keys',
@@ -176,16 +179,7 @@ section(
     },
     {
       name: 'every key',
-      commands: [
-        'SORT (ARRIVAL) UTF-8 ALL',
-        'SORT (DATE) UTF-8 ALL',
-        'SORT (FROM) UTF-8 ALL',
-        'SORT (TO) UTF-8 ALL',
-        'SORT (CC) UTF-8 ALL',
-        'SORT (SIZE) UTF-8 ALL',
-        'SORT (SUBJECT) UTF-8 ALL',
-        'SORT (REVERSE SUBJECT REVERSE DATE) UTF-8 ALL',
-      ],
+      commands: [...everyKey, 'SORT (REVERSE SUBJECT REVERSE DATE) UTF-8 ALL'],
     },
     { name: 'no match', commands: ['SORT (DATE) UTF-8 SUBJECT nothing-like-this', 'UID SORT (DATE) UTF-8 DELETED'] },
     {

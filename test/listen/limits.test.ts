@@ -85,6 +85,16 @@ test('an ID line past 64 KiB before login: BAD [TOOBIG] with that limit, then th
   await w.closed;
 });
 
+test('before login a command past 64 KiB in all, literals included, is refused: BAD [TOOBIG], then the connection is closed', async () => {
+  const w = await imap();
+  // LITERAL+ literals of 1 KB each, in lines that are short: 100 KB in one command
+  await w.write(`a ID ("name" {1024+}\r\n${'x'.repeat(1024)}`);
+  const more = ` "name" {1024+}\r\n${'x'.repeat(1024)}`;
+  for (let i = 0; i < 100; i++) await w.write(more);
+  expect(await w.until(/\* BYE .*\r\n/)).toMatch(/^\* BAD \[TOOBIG\] Command too long \(limit 65536 bytes\)\r\n/m);
+  await w.closed;
+});
+
 test('SMTP answers a line past the limit with 421 and closes', async () => {
   const s = await smtp();
   await s.until(/^220 .*\r\n/m);

@@ -636,21 +636,35 @@ class IMAPConnection extends EventEmitter {
             return callback();
         }
 
-        if (command && command.lineTooLong) {
+        let tooLong = (what, limit) => {
             this._currentCommand = false;
             this._nextHandler = false;
             resetCompressedInput();
-            this.send('* BAD [TOOBIG] Command line too long (limit ' + command.limit + ' bytes)');
+            this.send('* BAD [TOOBIG] ' + what + ' too long (limit ' + limit + ' bytes)');
             // the connection ends and nothing after the line is read (the callback is not
             // called): the line may have announced a literal, LITERAL+ ones come unasked, and
             // their bytes must not be taken for commands
             this.send('* BYE Too long command line, closing connection');
             setImmediate(() => this.close());
-            return;
+        };
+
+        if (command && command.lineTooLong) {
+            return tooLong('Command line', command.limit);
         }
 
         if (!currentCommand) {
             this._currentCommand = currentCommand = new IMAPCommand(this);
+        }
+
+        // before login a command is bounded as a whole, its literals included: a line limit
+        // alone lets one command grow without end through literals (LITERAL+ ones come unasked).
+        // A literal counts with the line after it, once it was taken and read (one refused
+        // ends the command), so at most one literal (1 KB before login) comes on top
+        let commandLimit = this.state === 'Not Authenticated' && this._parser.maxLineLength && Math.max(this._parser.maxLineLength, MAX_ID_LINE_LENGTH);
+        currentCommand.bytes = (currentCommand.bytes || 0) + (currentCommand.literalBytes || 0) + (command.value || '').length;
+        currentCommand.literalBytes = command.expecting > 0 ? command.expecting : 0;
+        if (commandLimit && currentCommand.bytes > commandLimit) {
+            return tooLong('Command', commandLimit);
         }
 
         if (!command.final) {

@@ -44,12 +44,13 @@ describe('compiled summaries are what imap-core compiles', () => {
     });
   }
 
-  test('NIL, empty strings, numbers, groups and international domains', () => {
+  test('NIL, empty strings, numbers, groups, source routes and international domains', () => {
     const d = describeRaw(
       Buffer.from(
         [
           'From: =?utf-8?q?J=C3=B6rg?= <jörg@bücher.example>',
           'To: Friends: a@b.example, "Ünal" <u@xn--bcher-kva.example>;, c@d.example',
+          'Cc: <@relay1.example,@relay2.example:r@e.example>',
           'Subject: ',
           'Content-Type: multipart/mixed; boundary=x',
           '',

@@ -2,8 +2,9 @@ import compiler from '@mailbridge/imap-core/lib/handler/imap-compiler';
 import { getQueryResponse } from '@mailbridge/imap-core/lib/imap-tools';
 import { describe, expect, test } from 'vitest';
 import type { CompiledSummary } from '../../src/model/mail-rows';
-import { cloneImapStructure, compileSummary, describeMessage, describeRaw } from '../../src/mime';
+import { compileSummary, describeMessage, describeRaw } from '../../src/mime';
 import { buildMessage } from '../../src/mime/compose';
+import { cloneImapStructure } from '../support/imap-structure';
 import { corpora } from './corpora';
 
 /**

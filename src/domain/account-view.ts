@@ -1,6 +1,6 @@
 import type { AccountId } from '../model/account-id';
 import type { Logger } from '../log';
-import type { PublishChanges } from './changes';
+import type { ChangeSink } from './changes';
 import type { LocalState, MailState, MessageRow, MessageSummary } from '../store';
 import type { Connector, MailFolder } from './connector';
 import type { MailMessage } from './message';
@@ -39,7 +39,7 @@ export interface AccountViewOptions {
   store: MailState;
   logger: Logger;
   attachmentCacheDir: string;
-  publish: PublishChanges;
+  changes: ChangeSink;
   /** IMAP parent of the label views (`Labels` shows label Work as `Labels/Work`); null hides them. */
   labelsRoot: string | null;
   /** COPY to a folder: refused, or done as a vendor move for clients that move by COPY + EXPUNGE. */
@@ -103,7 +103,7 @@ export class AccountView {
     store,
     logger,
     attachmentCacheDir,
-    publish,
+    changes,
     labelsRoot,
     copyToFolder,
     syncObserver,
@@ -122,7 +122,10 @@ export class AccountView {
       vendor,
       store,
       logger,
-      state: new StateApplier(store, account, (folder, entries) => publish(account, folder, entries)),
+      state: new StateApplier(store, account, {
+        publish: (folder, entries) => changes.publish(account, folder, entries),
+        retired: (folder, cause) => changes.retired(account, folder, cause),
+      }),
       forgetContent: (messageUids) => this.messages.forget(messageUids),
     };
     this.syncs = new SyncScheduler({
@@ -387,12 +390,13 @@ export class AccountView {
     return this.labelFolders.create(path);
   }
 
-  renameFolder(path: string, newPath: string): Promise<void> {
-    return this.labelFolders.rename(path, newPath);
+  /** `sessionId`: the session asking, which stays connected though it has the folder selected. */
+  renameFolder(path: string, newPath: string, sessionId?: string): Promise<void> {
+    return this.labelFolders.rename(path, newPath, sessionId);
   }
 
-  deleteFolder(path: string): Promise<void> {
-    return this.labelFolders.delete(path);
+  deleteFolder(path: string, sessionId?: string): Promise<void> {
+    return this.labelFolders.delete(path, sessionId);
   }
 
   /** APPEND: recognised Sent copies and local drafts only (see append.ts). */

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { AccountId } from '../model/account-id';
 import { folderKey } from '../model/folder-key';
-import type { FolderChange } from './changes';
+import type { ChangeSink, FolderChange } from './changes';
 
 /**
  * The journal imap-core sessions read their untagged updates from (EXISTS, EXPUNGE, FETCH).
@@ -17,6 +17,7 @@ import type { FolderChange } from './changes';
 type JournalEntry = FolderChange & { _id: number };
 
 interface SessionLike {
+  id: string;
   user: { id: AccountId };
 }
 
@@ -25,9 +26,11 @@ type UpdatesCallback = (err: Error | null, entries?: JournalEntry[] | string) =>
 /** Journal entries kept per folder; older ones are only needed by sessions idle for hours. */
 const maxEntriesPerFolder = 50_000;
 
-export class ChangeJournal {
+export class ChangeJournal implements ChangeSink {
   private readonly listeners = new EventEmitter();
   private readonly journals = new Map<string, JournalEntry[]>();
+  /** The session of each listener, to spare the one that made a change (retired). */
+  private readonly sessionOf = new WeakMap<object, string>();
   private lastId = 0;
 
   constructor() {
@@ -35,6 +38,7 @@ export class ChangeJournal {
   }
 
   addListener(session: SessionLike, handler: (payload?: unknown) => void): void {
+    this.sessionOf.set(handler, session.id);
     this.listeners.on(session.user.id, handler);
   }
 
@@ -60,5 +64,20 @@ export class ChangeJournal {
     if (journal.length > maxEntriesPerFolder) journal.splice(0, journal.length - maxEntriesPerFolder);
     this.journals.set(key, journal);
     setImmediate(() => this.listeners.emit(account));
+  }
+
+  /**
+   * The folder's UID map ended (MailState.retireFolder): its entries name UIDs of a mailbox that
+   * is gone, and a session that selected it is disconnected (imap-core's DROP: `* BYE Selected
+   * mailbox was deleted`) rather than hear UIDs of another mailbox. The session whose DELETE or
+   * RENAME it was (`cause`) is spared: it heard its messages leave and goes on, as in Dovecot.
+   */
+  retired(account: AccountId, folder: string, cause?: string): void {
+    const mailbox = folderKey(account, folder);
+    this.journals.delete(mailbox);
+    setImmediate(() => {
+      for (const handler of this.listeners.listeners(account))
+        if (cause === undefined || this.sessionOf.get(handler) !== cause) handler({ command: 'DROP', mailbox });
+    });
   }
 }

@@ -32,10 +32,10 @@ async function vendorMessages(): Promise<VendorMessage[]> {
 
 const carrying = async (label: string) => (await vendorMessages()).filter((m) => m.labels.includes(label));
 
-/** Gives `name` to the first `count` vendor messages (of every folder). */
-async function label(count: number, name: string): Promise<VendorMessage[]> {
+/** Gives `name` to `count` vendor messages (of every folder), from the first or from number `from`. */
+async function label(count: number, name: string, from = 0): Promise<VendorMessage[]> {
   const all = await vendorMessages();
-  const picked = all.slice(0, count);
+  const picked = all.slice(from, from + count);
   expect(picked).toHaveLength(count);
   for (const m of picked)
     await control(sandbox, 'POST', '/flags', { mailbox, message_uid: m.message_uid, labels: [...m.labels, name] });
@@ -71,6 +71,36 @@ const listLine = (name: string) =>
   new RegExp(`^\\* LIST \\([^)]*\\) "/" "?${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"?\\r$`, 'm');
 
 const uidValidity = (answer: string) => Number(/\[UIDVALIDITY (\d+)\]/.exec(answer)?.[1]);
+
+/** A folder's messages as a client caches them: their bytes by UIDVALIDITY and UID. */
+interface Numbered {
+  uidValidity: bigint;
+  bytes: Map<string, string>;
+}
+
+async function numbered(path: string): Promise<Numbered> {
+  const client = await h.client();
+  try {
+    const box = await client.mailboxOpen(path, { readOnly: true });
+    const bytes = new Map<string, string>();
+    if (box.exists)
+      for (const m of await client.fetchAll('1:*', { uid: true, source: true }))
+        bytes.set(`${box.uidValidity}/${m.uid}`, m.source?.toString('latin1') ?? '');
+    return { uidValidity: box.uidValidity, bytes };
+  } finally {
+    await client.logout();
+  }
+}
+
+/**
+ * A name used for another folder than before (RFC 3501 2.3.1.1): its UIDVALIDITY is greater, so
+ * no UID a client kept of the old folder answers other bytes.
+ */
+function expectNumberedAfresh(before: Numbered, after: Numbered): void {
+  expect(after.uidValidity).toBeGreaterThan(before.uidValidity);
+  const reused = [...after.bytes].filter(([id, bytes]) => before.bytes.has(id) && before.bytes.get(id) !== bytes);
+  expect(reused).toEqual([]);
+}
 
 beforeAll(async () => {
   sandbox = await startSandbox({ messages: 1100 });
@@ -344,6 +374,63 @@ describe('DELETE', () => {
   ])('DELETE %s is refused', async (name, answer) => {
     expect(await s.run(`DELETE ${name}`)).toMatch(answer);
     expect(await listed()).toMatch(/^\* LIST /m);
+  });
+});
+
+describe('a label folder name used again (RFC 3501 2.3.1.1)', () => {
+  let again: Numbered;
+
+  test('DELETE and CREATE: the new folder has a greater UIDVALIDITY and its own UIDs', async () => {
+    await label(3, 'Again');
+    const before = await numbered('Labels/Again');
+    expect(before.bytes.size).toBe(3);
+    expect(await s.run('DELETE Labels/Again')).toMatch(/^t\d+ OK/m);
+    expect(await s.run('CREATE Labels/Again')).toMatch(/^t\d+ OK/m);
+    // other messages get the label: the new folder numbers them from 1
+    await label(3, 'Again', 3);
+    again = await numbered('Labels/Again');
+    expect([...again.bytes.keys()]).toEqual([1, 2, 3].map((uid) => `${again.uidValidity}/${uid}`));
+    expectNumberedAfresh(before, again);
+  });
+
+  test('RENAME onto a name a folder had before: a greater UIDVALIDITY than that folder had', async () => {
+    await label(2, 'Former', 10);
+    const before = await numbered('Labels/Former');
+    expect(before.bytes.size).toBe(2);
+    expect(await s.run('RENAME Labels/Former Labels/Elder')).toMatch(/^t\d+ OK/m);
+    await label(2, 'Newer', 12);
+    expect(await s.run('RENAME Labels/Newer Labels/Former')).toMatch(/^t\d+ OK/m);
+    const after = await numbered('Labels/Former');
+    expect(after.bytes.size).toBe(2);
+    expectNumberedAfresh(before, after);
+    // a folder only the bridge has, renamed onto an old name, starts afresh too
+    expect(await s.run('CREATE Labels/Blank')).toMatch(/^t\d+ OK/m);
+    expect(await s.run('RENAME Labels/Former Labels/Afterwards')).toMatch(/^t\d+ OK/m);
+    expect(await s.run('RENAME Labels/Blank Labels/Former')).toMatch(/^t\d+ OK/m);
+    expectNumberedAfresh(after, await numbered('Labels/Former'));
+  });
+
+  test('a session that has the folder selected when another deletes it is disconnected; the deleting one goes on', async () => {
+    await label(1, 'Gone', 20);
+    const other = await rawSession(h.bridge.ports.imap, mailbox, h.password);
+    try {
+      expect(await other.run('SELECT Labels/Gone')).toMatch(/^\* 1 EXISTS\r$/m);
+      expect(await s.run('SELECT Labels/Gone')).toMatch(/^\* 1 EXISTS\r$/m);
+      expect(await s.run('DELETE Labels/Gone')).toMatch(/^t\d+ OK/m);
+      expect(await other.waitFor(/^\* BYE Selected mailbox was deleted, have to disconnect\r$/m)).toBeTruthy();
+      expect(await s.run('NOOP')).toMatch(/^t\d+ OK/m);
+      expect(await s.run('CREATE Labels/Gone')).toMatch(/^t\d+ OK/m);
+      expect(await s.run('UNSELECT')).toMatch(/^t\d+ OK/m);
+    } finally {
+      other.close();
+    }
+  });
+
+  test('a restart keeps the new UIDVALIDITY and UIDs, never the old ones', async () => {
+    s.close();
+    await h.restart();
+    s = await rawSession(h.bridge.ports.imap, mailbox, h.password);
+    expect(await numbered('Labels/Again')).toEqual(again);
   });
 });
 

@@ -124,7 +124,7 @@ export class AccountView {
       logger,
       state: new StateApplier(store, account, {
         publish: (folder, entries) => changes.publish(account, folder, entries),
-        retired: (folder, cause) => changes.retired(account, folder, cause),
+        retired: (folder) => changes.retired(account, folder),
       }),
       forgetContent: (messageUids) => this.messages.forget(messageUids),
     };
@@ -390,13 +390,12 @@ export class AccountView {
     return this.labelFolders.create(path);
   }
 
-  /** `sessionId`: the session asking, which stays connected though it has the folder selected. */
-  renameFolder(path: string, newPath: string, sessionId?: string): Promise<void> {
-    return this.labelFolders.rename(path, newPath, sessionId);
+  renameFolder(path: string, newPath: string): Promise<void> {
+    return this.labelFolders.rename(path, newPath);
   }
 
-  deleteFolder(path: string, sessionId?: string): Promise<void> {
-    return this.labelFolders.delete(path, sessionId);
+  deleteFolder(path: string): Promise<void> {
+    return this.labelFolders.delete(path);
   }
 
   /** APPEND: recognised Sent copies and local drafts only (see append.ts). */

@@ -17,7 +17,6 @@ import type { ChangeSink, FolderChange } from './changes';
 type JournalEntry = FolderChange & { _id: number };
 
 interface SessionLike {
-  id: string;
   user: { id: AccountId };
 }
 
@@ -29,8 +28,6 @@ const maxEntriesPerFolder = 50_000;
 export class ChangeJournal implements ChangeSink {
   private readonly listeners = new EventEmitter();
   private readonly journals = new Map<string, JournalEntry[]>();
-  /** The session of each listener, to spare the one that made a change (retired). */
-  private readonly sessionOf = new WeakMap<object, string>();
   private lastId = 0;
 
   constructor() {
@@ -38,7 +35,6 @@ export class ChangeJournal implements ChangeSink {
   }
 
   addListener(session: SessionLike, handler: (payload?: unknown) => void): void {
-    this.sessionOf.set(handler, session.id);
     this.listeners.on(session.user.id, handler);
   }
 
@@ -69,15 +65,12 @@ export class ChangeJournal implements ChangeSink {
   /**
    * The folder's UID map ended (MailState.retireFolder): its entries name UIDs of a mailbox that
    * is gone, and a session that selected it is disconnected (imap-core's DROP: `* BYE Selected
-   * mailbox was deleted`) rather than hear UIDs of another mailbox. The session whose DELETE or
-   * RENAME it was (`cause`) is spared: it heard its messages leave and goes on, as in Dovecot.
+   * mailbox was deleted`) rather than hear UIDs of another mailbox; so is the session whose
+   * DELETE or RENAME it was, after its OK, as Dovecot 2.3 disconnects both.
    */
-  retired(account: AccountId, folder: string, cause?: string): void {
+  retired(account: AccountId, folder: string): void {
     const mailbox = folderKey(account, folder);
     this.journals.delete(mailbox);
-    setImmediate(() => {
-      for (const handler of this.listeners.listeners(account))
-        if (cause === undefined || this.sessionOf.get(handler) !== cause) handler({ command: 'DROP', mailbox });
-    });
+    setImmediate(() => this.listeners.emit(account, { command: 'DROP', mailbox }));
   }
 }

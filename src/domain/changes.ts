@@ -12,9 +12,6 @@ export interface FolderChange {
 /** Where an account's changes go for its sessions to hear of: the change journal (change-journal.ts). */
 export interface ChangeSink {
   publish(account: AccountId, folder: string, changes: FolderChange[]): void;
-  /**
-   * The folder's UID map ended (MailState.retireFolder): a session that selected it cannot go on,
-   * but for `cause`, the session whose command it was.
-   */
-  retired(account: AccountId, folder: string, cause?: string): void;
+  /** The folder's UID map ended (MailState.retireFolder): a session that selected it cannot go on. */
+  retired(account: AccountId, folder: string): void;
 }

@@ -82,7 +82,7 @@ export class LabelFolders {
   }
 
   /** RENAME of a label folder and of the label folders below it (RFC 3501 6.3.5). */
-  async rename(path: string, newPath: string, sessionId?: string): Promise<void> {
+  async rename(path: string, newPath: string): Promise<void> {
     const list = await this.deps.freshList();
     const from = this.managedLabel(list, path, 'renamed');
     const target = mailboxAt(list, newPath);
@@ -109,11 +109,11 @@ export class LabelFolders {
     );
     for (const m of moves) await this.renameLabel(m.from, m.to, paths.get(m.from) ?? path);
     await this.deps.freshList();
-    for (const m of moves) this.retire(m.from, sessionId);
+    for (const m of moves) this.retire(m.from);
   }
 
   /** DELETE of a label folder: the label comes off every message (which stay in their folders), then the folder goes. */
-  async delete(path: string, sessionId?: string): Promise<void> {
+  async delete(path: string): Promise<void> {
     const label = this.managedLabel(await this.deps.freshList(), path, 'deleted');
     this.refuseKeptEmpty([label], 'deleted');
     if (this.vendorHas(label)) {
@@ -128,15 +128,16 @@ export class LabelFolders {
     }
     this.deps.local.removeLabel(this.account, label);
     await this.deps.freshList();
-    this.retire(label, sessionId);
+    this.retire(label);
   }
 
   /**
    * The label's folder is gone, or its name starts afresh: its UID map ends, and the sessions
-   * that have it selected, but `sessionId`'s, are disconnected.
+   * that have it selected are disconnected. Last thing a DELETE or RENAME does: the session
+   * that made it hears its OK first (the journal's BYE waits for a later turn of the event loop).
    */
-  private retire(label: string, sessionId?: string): void {
-    this.deps.ctx.state.retire(labelKey(label), sessionId);
+  private retire(label: string): void {
+    this.deps.ctx.state.retire(labelKey(label));
   }
 
   /** Whether `to` is where an earlier RENAME of `from` stopped half way: renaming again finishes it. */

@@ -34,7 +34,7 @@ export class StateApplier {
     private readonly account: string,
     private readonly journal: {
       publish(folder: string, changes: FolderChange[]): void;
-      retired(folder: string, cause?: string): void;
+      retired(folder: string): void;
     },
   ) {}
 
@@ -57,12 +57,11 @@ export class StateApplier {
 
   /**
    * The folder's UID map ends (a label folder deleted, renamed away or onto): the name is
-   * numbered afresh, and the sessions that selected the folder (but `cause`) are told once that
-   * is durable.
+   * numbered afresh, and the sessions that selected the folder are told once that is durable.
    */
-  retire(folder: string, cause?: string): void {
+  retire(folder: string): void {
     this.store.retireFolder(this.account, folder);
-    this.store.afterCommit(() => this.journal.retired(folder, cause));
+    this.store.afterCommit(() => this.journal.retired(folder));
   }
 
   private record(

@@ -156,10 +156,8 @@ export function mailboxBackend(
 
     // label folders only; the rest is refused with the reason (domain/label-folders.ts)
     create: command('create', (view, _s, path: string) => view.createFolder(path)),
-    rename: command('rename', (view, session, path: string, newPath: string) =>
-      view.renameFolder(path, newPath, session.id),
-    ),
-    delete: command('delete', (view, session, path: string) => view.deleteFolder(path, session.id)),
+    rename: command('rename', (view, _s, path: string, newPath: string) => view.renameFolder(path, newPath)),
+    delete: command('delete', (view, _s, path: string) => view.deleteFolder(path)),
 
     open: command('open', async (view, session, path: string) => {
       const folder = await named(view, path);

@@ -405,10 +405,16 @@ describe('a label folder name used again (RFC 3501 2.3.1.1)', () => {
     await label(3, 'Again');
     const before = await numbered('Labels/Again');
     expect(before.bytes.size).toBe(3);
+    // a session claims the old folder's messages as \Recent
+    const first = await rawSession(h.bridge.ports.imap, mailbox, h.password);
+    expect(await first.run('SELECT Labels/Again')).toMatch(/^\* 3 RECENT\r$/m);
+    first.close();
     expect(await s.run('DELETE Labels/Again')).toMatch(/^t\d+ OK/m);
     expect(await s.run('CREATE Labels/Again')).toMatch(/^t\d+ OK/m);
-    // other messages get the label: the new folder numbers them from 1
+    // other messages get the label: the new folder numbers them from 1, recent for the first SELECT
     await label(3, 'Again', 3);
+    expect(await s.run('SELECT Labels/Again')).toMatch(/^\* 3 RECENT\r$/m);
+    expect(await s.run('UNSELECT')).toMatch(/^t\d+ OK/m);
     again = await numbered('Labels/Again');
     expect([...again.bytes.keys()]).toEqual([1, 2, 3].map((uid) => `${again.uidValidity}/${uid}`));
     expectNumberedAfresh(before, again);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Database } from './db';
 import type { LocalLabel, LocalState } from './state-store';
 import { accountId } from '../model/account-id';
@@ -18,8 +18,12 @@ export function isLocalMessage(messageUid: string): boolean {
 export class LocalMessages implements LocalState {
   constructor(private readonly db: Database) {}
 
+  /**
+   * Keeps `raw` as a new message under an id of its own: every APPEND is a new message (RFC
+   * 3501 6.3.11), the same bytes appended twice too, and expunging one leaves the other.
+   */
   add(account: string, raw: Buffer): string {
-    const messageUid = `${localPrefix}${createHash('sha256').update(raw).digest('hex').slice(0, 32)}`;
+    const messageUid = `${localPrefix}${randomBytes(16).toString('hex')}`;
     this.put(account, messageUid, raw);
     return messageUid;
   }

@@ -2,8 +2,8 @@
 
 const search = require('./search');
 
-// RFC 5256 sort-key, each optionally preceded by REVERSE
-const SORT_KEYS = ['ARRIVAL', 'CC', 'DATE', 'FROM', 'SIZE', 'SUBJECT', 'TO'];
+// RFC 5256 sort-key and RFC 5957's DISPLAYFROM and DISPLAYTO, each optionally preceded by REVERSE
+const SORT_KEYS = ['ARRIVAL', 'CC', 'DATE', 'FROM', 'SIZE', 'SUBJECT', 'TO', 'DISPLAYFROM', 'DISPLAYTO'];
 
 /** The parenthesised sort criteria as [{key, reverse}]; throws on anything else. */
 function parseCriteria(list) {

@@ -992,9 +992,10 @@ module.exports.sendCapabilityResponse = connection => {
     if (typeof connection._server.onSearch === 'function') {
         capabilities.push('ESEARCH', 'SEARCHRES');
     }
-    // RFC 5256 (and RFC 5957's display keys, which onSort answers too): offered only by a server whose hooks answer them
+    // RFC 5256 (and RFC 5957's display keys, which onSort answers too, and RFC 5267's ESORT,
+    // answered by the engine from its matches): offered only by a server whose hooks answer them
     if (typeof connection._server.onSort === 'function') {
-        capabilities.push('SORT', 'SORT=DISPLAY');
+        capabilities.push('SORT', 'SORT=DISPLAY', 'ESORT');
     }
     if (typeof connection._server.onThread === 'function') {
         capabilities.push('THREAD=ORDEREDSUBJECT', 'THREAD=REFERENCES');

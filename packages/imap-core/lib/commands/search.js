@@ -214,7 +214,7 @@ function savedResult(options, uids) {
     return [...new Set([].concat(options.has('MIN') ? uids[0] : [], options.has('MAX') ? uids[uids.length - 1] : []))];
 }
 
-/** Ascending numbers as a sequence set of ranges ("2,10:11"), in one walk. */
+/** Numbers as a sequence set, ascending runs as ranges ("2,10:11", "5,1:2"), in one walk. */
 function sequenceSet(numbers) {
     let parts = [];
     for (let i = 0; i < numbers.length; i++) {
@@ -253,6 +253,54 @@ function esearchResponse(tag, isUid, options, numbers, modseq) {
     return { tag: '*', command: 'ESEARCH', attributes };
 }
 
+/**
+ * A command's arguments led by an optional `RETURN (options)` (SEARCH, and SORT with ESORT,
+ * RFC 5267 3): `returns` is the options' set, or false without RETURN; `attributes` the rest.
+ */
+function parseReturn(commandAttributes) {
+    let attributes = [].concat(commandAttributes || []);
+    if (attributes.length > 1 && attributes[0] && String(attributes[0].value).toUpperCase() === 'RETURN') {
+        return { returns: parseReturnOptions(attributes[1]), attributes: attributes.slice(2) };
+    }
+    return { returns: false, attributes };
+}
+
+/**
+ * The command's callback: when it saves its result, a NO leaves $ empty, a BAD leaves it as it
+ * was (RFC 5182 2.1).
+ */
+function savingCallback(connection, returns, callback) {
+    if (!returns || !returns.has('SAVE')) {
+        return callback;
+    }
+    return (err, response) => {
+        if (!err && response.response === 'NO') {
+            connection.selected.searchResult = [];
+        }
+        callback(err, response);
+    };
+}
+
+/**
+ * Answers a RETURN: `uids` are the matches and `numbers` the same as the client is told them,
+ * both in the answer's order (ascending for SEARCH, the sort order for SORT, where MIN and MAX
+ * are the first and last in that order and ALL's ranges only join ascending runs, RFC 5267 3,
+ * as Dovecot answers). SAVE keeps the UIDs ascending; SAVE alone answers nothing.
+ */
+function sendReturn(connection, tag, isUid, returns, results, parsed, uids, numbers) {
+    if (returns.has('SAVE')) {
+        connection.selected.searchResult = savedResult(returns, uids)
+            .slice()
+            .sort((a, b) => a - b);
+        if (returns.size === 1) {
+            // SAVE alone answers no ESEARCH (RFC 5182 2.4)
+            return;
+        }
+    }
+    let modseq = modseqAttributes(returnedModseq(results, returns, uids), parsed);
+    connection.send(imapHandler.compiler(esearchResponse(tag, isUid, returns, numbers, modseq)));
+}
+
 // Max IMAP number is an unsigned 32-bit value
 const MAX_IMAP_NUMBER = 0xffffffff;
 
@@ -263,50 +311,30 @@ module.exports = {
 
     handler(command, callback) {
         let isUid = (command.command || '').toString().toUpperCase() === 'UID SEARCH' ? true : false;
-        let attributes = [].concat(command.attributes || []);
 
-        let returns = false;
-        if (attributes.length > 1 && attributes[0] && String(attributes[0].value).toUpperCase() === 'RETURN') {
-            try {
-                returns = parseReturnOptions(attributes[1]);
-            } catch (E) {
-                return callback(E);
-            }
-            attributes = attributes.slice(2);
+        let returns, attributes;
+        try {
+            ({ returns, attributes } = parseReturn(command.attributes));
+        } catch (E) {
+            return callback(E);
         }
 
-        let done = callback;
-        if (returns && returns.has('SAVE')) {
-            // a SEARCH that saves and answers NO leaves $ empty; one answered BAD leaves it as it was (RFC 5182 2.1)
-            done = (err, response) => {
-                if (!err && response.response === 'NO') {
-                    this.selected.searchResult = [];
-                }
-                callback(err, response);
-            };
-        }
-
-        runSearch(this, 'onSearch', flattenTerms(attributes), { isUid }, done, (results, parsed) => {
+        runSearch(this, 'onSearch', flattenTerms(attributes), { isUid }, savingCallback(this, returns, callback), (results, parsed) => {
             let matches = results.uidList.slice().sort((a, b) => a - b);
             let numbers = isUid ? matches : ascendingSequenceNumbers(this.selected.uidList, matches);
             if (!returns) {
                 this.send(numbersResponse('SEARCH', numbers.join(' '), modseqAttributes(results, parsed)));
                 return;
             }
-            if (returns.has('SAVE')) {
-                this.selected.searchResult = savedResult(returns, matches);
-                if (returns.size === 1) {
-                    // SAVE alone answers no ESEARCH (RFC 5182 2.4)
-                    return;
-                }
-            }
-            let modseq = modseqAttributes(returnedModseq(results, returns, matches), parsed);
-            this.send(imapHandler.compiler(esearchResponse(command.tag, isUid, returns, numbers, modseq)));
+            sendReturn(this, command.tag, isUid, returns, results, parsed, matches, numbers);
         });
     },
 
     parseQueryTerms, // expose for testing
     flattenTerms,
+    parseReturn,
+    savingCallback,
+    sendReturn,
     runSearch,
     modseqAttributes,
     numbersResponse

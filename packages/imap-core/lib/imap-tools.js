@@ -997,6 +997,10 @@ module.exports.sendCapabilityResponse = connection => {
     if (typeof connection._server.onSort === 'function') {
         capabilities.push('SORT', 'SORT=DISPLAY', 'ESORT');
     }
+    // RFC 3502: offered only by a server whose hook stores several messages all or none
+    if (typeof connection._server.onMultiAppend === 'function') {
+        capabilities.push('MULTIAPPEND');
+    }
     if (typeof connection._server.onThread === 'function') {
         capabilities.push('THREAD=ORDEREDSUBJECT', 'THREAD=REFERENCES');
     }

@@ -8,7 +8,7 @@ import { SyncScheduler } from './sync-scheduler';
 import { createAttachmentStorage, type AttachmentStorage } from '../mime';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { Appended } from './append';
+import type { Appended, AppendedMessage } from './append';
 import type { SyncContext, SyncMode } from './sync-context';
 import type { CopyOutcome, MoveOutcome } from './organize';
 import { LabelFolders } from './label-folders';
@@ -401,6 +401,22 @@ export class AccountView {
   /** APPEND: recognised Sent copies and local drafts only (see append.ts). */
   async append(folder: ImapFolder, raw: Buffer, flags: string[], idate: Date): Promise<Appended> {
     return this.kinds[folder.kind].append(folder, raw, flags, idate);
+  }
+
+  /**
+   * MULTIAPPEND (RFC 3502): all or none. Drafts keep them together (appendDrafts); every other
+   * kind stores nothing of its own (Sent answers with the vendor's copies, the rest refuse), so
+   * one message after another is all or none there too.
+   */
+  async appendAll(
+    folder: ImapFolder,
+    messages: readonly AppendedMessage[],
+  ): Promise<{ uids: number[]; uidValidity: number }> {
+    const kind = this.kinds[folder.kind];
+    if (kind.appendAll) return kind.appendAll(folder, messages);
+    const appended: Appended[] = [];
+    for (const m of messages) appended.push(await kind.append(folder, m.raw, m.flags, m.idate));
+    return { uids: appended.map((a) => a.uid), uidValidity: appended[0].uidValidity };
   }
 
   /** Called by the SMTP side for every accepted submission. */

@@ -9,6 +9,7 @@ import { folderKey, splitFolderKey } from '../model/folder-key';
 import {
   type ExpungeUpdate,
   type FetchOptions,
+  type AppendMessage,
   type ListEntry,
   type MailboxBackend,
   MailboxRefused,
@@ -111,6 +112,14 @@ export function mailboxBackend(
   const selected = async (view: AccountView, key: string): Promise<ImapFolder> => {
     const folder = await view.folderByKey(splitFolderKey(key).folder);
     if (!folder) throw new MailboxRefused('NONEXISTENT');
+    return folder;
+  };
+
+  /** APPEND's folder (TRYCREATE when missing), met first (RecentMessages.meet): what it adds is recent for the first SELECT. */
+  const appendTarget = async (view: AccountView, path: string): Promise<ImapFolder> => {
+    const folder = await named(view, path, 'TRYCREATE');
+    const { uidNext, uidValidity } = view.localStatus(folder);
+    recent.meet(folderKey(view.account, folder.key), { uid: uidNext - 1, uidValidity });
     return folder;
   };
 
@@ -221,13 +230,21 @@ export function mailboxBackend(
       'append',
       async (view, _s, path: string, flags: string[], date: Date | undefined, message: Buffer) => {
         refuseInvalidKeywords(flags);
-        const folder = await named(view, path, 'TRYCREATE');
-        const { uidNext, uidValidity } = view.localStatus(folder);
-        recent.meet(folderKey(view.account, folder.key), { uid: uidNext - 1, uidValidity });
+        const folder = await appendTarget(view, path);
         const appended = await view.append(folder, message, flags, date ?? new Date());
         return { uidValidity: appended.uidValidity, uid: appended.uid };
       },
     ),
+
+    appendAll: command('append', async (view, _s, path: string, messages: readonly AppendMessage[]) => {
+      for (const m of messages) refuseInvalidKeywords(m.flags);
+      const folder = await appendTarget(view, path);
+      const now = new Date();
+      return view.appendAll(
+        folder,
+        messages.map((m) => ({ raw: m.message, flags: m.flags, idate: m.date ?? now })),
+      );
+    }),
 
     search: command('search', async (view, session, key: string, query: SearchQuery) => {
       const folder = await selected(view, key);

@@ -78,7 +78,6 @@ export function appendDraft(
 ): Appended {
   const messageUid = local.add(ctx.account, raw);
   ctx.store.putMetadataRecords(ctx.account, [draftRecord(messageUid, raw, idate)]);
-  // the same bytes appended again keep their UID
   ctx.state.apply({ type: 'added', folder: folder.key, messages: [{ messageUid, flags, idate }], announce: true });
   const [row] = ctx.store.rowsByMessageUid(ctx.account, folder.key, [messageUid]);
   return { uid: row.uid, uidValidity: ctx.store.folderState(ctx.account, folder.key).uidValidity };

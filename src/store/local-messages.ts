@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { Database } from './db';
 import type { LocalLabel, LocalState } from './state-store';
@@ -24,8 +24,12 @@ export class LocalMessages implements LocalState {
     this.labelRows = db.prepare('SELECT label, renamed_from FROM local_labels WHERE account = ? ORDER BY label');
   }
 
+  /**
+   * Keeps `raw` as a new message under an id of its own: every APPEND is a new message (RFC
+   * 3501 6.3.11), the same bytes appended twice too, and expunging one leaves the other.
+   */
   add(account: string, raw: Buffer): string {
-    const messageUid = `${localPrefix}${createHash('sha256').update(raw).digest('hex').slice(0, 32)}`;
+    const messageUid = `${localPrefix}${randomBytes(16).toString('hex')}`;
     this.put(account, messageUid, raw);
     return messageUid;
   }

@@ -1,6 +1,7 @@
 'use strict';
 
 const imapTools = require('../imap-tools');
+const binaryToBase64 = require('../indexer/binary-to-base64');
 
 module.exports = {
     state: ['Authenticated', 'Selected'],
@@ -133,81 +134,89 @@ module.exports = {
             });
         }
 
-        let logdata = {
-            short_message: '[APPEND]',
-            _mail_action: 'append',
-            _path: path,
-            _user: this.session.user.id.toString(),
-            _mailbox: this.selected.mailbox,
-            _mailbox_path: this.selected.path,
-            _sess: this.id,
-            _flags: flags.join(', '),
-            _internaldate: internaldate,
-            _size: raw.length
-        };
+        let store = raw => {
+            let logdata = {
+                short_message: '[APPEND]',
+                _mail_action: 'append',
+                _path: path,
+                _user: this.session.user.id.toString(),
+                _mailbox: this.selected.mailbox,
+                _mailbox_path: this.selected.path,
+                _sess: this.id,
+                _flags: flags.join(', '),
+                _internaldate: internaldate,
+                _size: raw.length
+            };
 
-        this._server.onAppend(path, flags, internaldate, raw, this.session, (err, success, info) => {
-            Object.keys(info || {})
-                .filter(key => key !== 'prepared')
-                .forEach(key => {
-                    let vkey = '_' + key.replace(/[A-Z]+/g, c => '_' + c.toLowerCase());
-                    if (['_id', '_status'].includes(vkey)) {
-                        vkey = '_append' + vkey;
+            this._server.onAppend(path, flags, internaldate, raw, this.session, (err, success, info) => {
+                Object.keys(info || {})
+                    .filter(key => key !== 'prepared')
+                    .forEach(key => {
+                        let vkey = '_' + key.replace(/[A-Z]+/g, c => '_' + c.toLowerCase());
+                        if (['_id', '_status'].includes(vkey)) {
+                            vkey = '_append' + vkey;
+                        }
+                        logdata[vkey] = info[key];
+                    });
+
+                if (info && info.prepared) {
+                    const { headers } = info.prepared;
+
+                    const from = headers.find(header => header.key === 'from');
+                    const parsedFrom = info.prepared.mimeTree.parsedHeader?.from?.[0];
+                    if (from && parsedFrom) {
+                        logdata._append_header_from = parsedFrom.address;
+                        logdata._append_header_from_name = parsedFrom.name;
+                        logdata._append_header_from_value = from.value;
                     }
-                    logdata[vkey] = info[key];
-                });
 
-            if (info && info.prepared) {
-                const { headers } = info.prepared;
+                    const { msgid } = info.prepared;
+                    logdata._append_message_id = msgid;
 
-                const from = headers.find(header => header.key === 'from');
-                const parsedFrom = info.prepared.mimeTree.parsedHeader?.from?.[0];
-                if (from && parsedFrom) {
-                    logdata._append_header_from = parsedFrom.address;
-                    logdata._append_header_from_name = parsedFrom.name;
-                    logdata._append_header_from_value = from.value;
+                    const { subject } = info.prepared;
+                    logdata._append_subject = subject;
                 }
 
-                const { msgid } = info.prepared;
-                logdata._append_message_id = msgid;
+                if (err) {
+                    logdata._error = err.message;
+                    logdata._code = err.code;
+                    logdata._response = err.response;
+                    logdata._responseMessage = err.responseMessage;
+                    logdata._ratelimit_ttl = err.ttl;
+                    this._server.loggelf(logdata);
 
-                const { subject } = info.prepared;
-                logdata._append_subject = subject;
-            }
+                    if (err.code === 10334) {
+                        // 10334 is Mongodb BSONObjectTooLarge
+                        return callback(null, {
+                            response: 'NO',
+                            message: 'Message text too large'
+                        });
+                    }
 
-            if (err) {
-                logdata._error = err.message;
-                logdata._code = err.code;
-                logdata._response = err.response;
-                logdata._responseMessage = err.responseMessage;
-                logdata._ratelimit_ttl = err.ttl;
+                    // do not return actual error to user
+                    return callback(null, imapTools.hookErrorResponse(err, {
+                        response: 'NO',
+                        code: 'TEMPFAIL',
+                        message: err.responseMessage
+                    }));
+                }
+
+                let code = typeof success === 'string' ? success.toUpperCase() : 'APPENDUID ' + info.uidValidity + ' ' + info.uid;
+
+                logdata._response = success;
                 this._server.loggelf(logdata);
 
-                if (err.code === 10334) {
-                    // 10334 is Mongodb BSONObjectTooLarge
-                    return callback(null, {
-                        response: 'NO',
-                        message: 'Message text too large'
-                    });
-                }
-
-                // do not return actual error to user
-                return callback(null, imapTools.hookErrorResponse(err, {
-                    response: 'NO',
-                    code: 'TEMPFAIL',
-                    message: err.responseMessage
-                }));
-            }
-
-            let code = typeof success === 'string' ? success.toUpperCase() : 'APPENDUID ' + info.uidValidity + ' ' + info.uid;
-
-            logdata._response = success;
-            this._server.loggelf(logdata);
-
-            callback(null, {
-                response: success === true ? 'OK' : 'NO',
-                code
+                callback(null, {
+                    response: success === true ? 'OK' : 'NO',
+                    code
+                });
             });
-        });
+        };
+
+        if (message.literal8) {
+            // binary parts are stored base64 encoded (RFC 3516 4.4, see binary-to-base64.js)
+            return binaryToBase64(raw).then(store, err => callback(err));
+        }
+        store(raw);
     }
 };

@@ -1,6 +1,6 @@
 import type { AccountId } from '../model/account-id';
 import type { Logger } from '../log';
-import type { PublishChanges } from './changes';
+import type { ChangeSink } from './changes';
 import type { LocalState, MailState, MessageRow, MessageSummary } from '../store';
 import type { Connector, MailFolder } from './connector';
 import type { MailMessage } from './message';
@@ -39,7 +39,7 @@ export interface AccountViewOptions {
   store: MailState;
   logger: Logger;
   attachmentCacheDir: string;
-  publish: PublishChanges;
+  changes: ChangeSink;
   /** IMAP parent of the label views (`Labels` shows label Work as `Labels/Work`); null hides them. */
   labelsRoot: string | null;
   /** COPY to a folder: refused, or done as a vendor move for clients that move by COPY + EXPUNGE. */
@@ -103,7 +103,7 @@ export class AccountView {
     store,
     logger,
     attachmentCacheDir,
-    publish,
+    changes,
     labelsRoot,
     copyToFolder,
     syncObserver,
@@ -122,7 +122,10 @@ export class AccountView {
       vendor,
       store,
       logger,
-      state: new StateApplier(store, account, (folder, entries) => publish(account, folder, entries)),
+      state: new StateApplier(store, account, {
+        publish: (folder, entries) => changes.publish(account, folder, entries),
+        retired: (folder) => changes.retired(account, folder),
+      }),
       forgetContent: (messageUids) => this.messages.forget(messageUids),
     };
     this.syncs = new SyncScheduler({

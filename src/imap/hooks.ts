@@ -161,7 +161,8 @@ export function mailboxBackend(
 
     open: command('open', async (view, session, path: string) => {
       const folder = await named(view, path);
-      const known = view.localStatus(folder).uidNext - 1;
+      const before = view.localStatus(folder);
+      const known = { uid: before.uidNext - 1, uidValidity: before.uidValidity };
       const opened = await view.open(folder);
       const key = folderKey(view.account, folder.key);
       const recentCount = recent.open(session, key, opened.uids, known, session.opening?.readOnly === true);
@@ -221,7 +222,8 @@ export function mailboxBackend(
       async (view, _s, path: string, flags: string[], date: Date | undefined, message: Buffer) => {
         refuseInvalidKeywords(flags);
         const folder = await named(view, path, 'TRYCREATE');
-        recent.meet(folderKey(view.account, folder.key), view.localStatus(folder).uidNext - 1);
+        const { uidNext, uidValidity } = view.localStatus(folder);
+        recent.meet(folderKey(view.account, folder.key), { uid: uidNext - 1, uidValidity });
         const appended = await view.append(folder, message, flags, date ?? new Date());
         return { uidValidity: appended.uidValidity, uid: appended.uid };
       },

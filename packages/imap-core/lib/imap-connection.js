@@ -33,6 +33,33 @@ const ID_LINE = /^[^\s(){%*"\\+]+ ID(?: |$)/i;
  * @param {Object} server Server instance
  * @param {Object} socket Socket instance
  */
+/**
+ * mailbridge (change 098): everything written to the socket within one turn of the event loop
+ * (a FETCH's responses, a body stream's chunks, the tagged answer) leaves in one write instead of
+ * a write, and a system call, each: the socket is corked at its first write and uncorked once
+ * the turn's callbacks and promise jobs have run.
+ */
+function coalesceWrites(socket) {
+    if (typeof socket.cork !== 'function') {
+        // a stand-in of a socket (tests) writes as it is told
+        return;
+    }
+    let write = socket.write;
+    let corked = false;
+    let uncork = () => {
+        corked = false;
+        socket.uncork();
+    };
+    socket.write = function (...args) {
+        if (!corked) {
+            corked = true;
+            socket.cork();
+            setImmediate(uncork);
+        }
+        return write.apply(this, args);
+    };
+}
+
 class IMAPConnection extends EventEmitter {
     constructor(server, socket, options) {
         super();
@@ -50,6 +77,7 @@ class IMAPConnection extends EventEmitter {
 
         this._server = server;
         this._socket = socket;
+        coalesceWrites(socket);
 
         this.writeStream = new IMAPComposer({
             connection: this,

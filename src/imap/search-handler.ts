@@ -16,6 +16,7 @@ import {
   type SearchTerm,
 } from './search';
 import { RecentMessages } from './recent';
+import { visibleRows } from './visible-rows';
 import type { SearchQuery, Session } from './engine';
 
 const noHeaders: readonly string[] = [];
@@ -111,19 +112,19 @@ class LocalText {
 }
 
 /**
- * SEARCH / UID SEARCH over the session's view of the folder. BODY and TEXT go to the vendor
- * search (assumption A4), one call per distinct term, and its hits are checked on the stored
- * text; everything else is evaluated on the cached metadata without vendor requests.
+ * The session's view of the folder matching a query (SEARCH, SORT and THREAD), in UID order,
+ * with the highest MODSEQ among them. BODY and TEXT go to the vendor search (assumption A4),
+ * one call per distinct term, and its hits are checked on the stored text; everything else is
+ * evaluated on the cached metadata without vendor requests.
  */
-export async function searchMessages(
+export async function matchingRows(
   view: AccountView,
   folder: ImapFolder,
   rawQuery: SearchQuery,
   session: Session,
   recent: ReadonlySet<number>,
-): Promise<{ uidList: number[]; highestModseq: number; modseqs: Map<number, number>; rows: MessageRow[] }> {
-  const visible = new Set(session.selected ? session.selected.uidList : []);
-  const rows = view.allRows(folder).filter((r) => visible.has(r.uid));
+): Promise<{ rows: MessageRow[]; highestModseq: number }> {
+  const rows = visibleRows(view.allRows(folder), session.selected ? session.selected.uidList : []);
   const query = await resolveObjectIdTerms(view, rawQuery, rows);
   const ids = rows.map((r) => r.messageUid);
   // header lines are read for terms on the whole header; field values are kept per message
@@ -143,11 +144,13 @@ export async function searchMessages(
     vendorHits.set(value, hits && new Set(hits));
   }
   // bodies are read for the vendor's candidates and what only the bridge holds (drafts), or
-  // for every message when a term could not go to the vendor
+  // for every message when a term could not go to the vendor; for none without a text term
   const candidates = [...vendorHits.values()];
-  const scanned = candidates.includes(null)
-    ? ids
-    : ids.filter((id) => isLocalMessage(id) || candidates.some((hits) => hits?.has(id)));
+  const scanned = !candidates.length
+    ? []
+    : candidates.includes(null)
+      ? ids
+      : ids.filter((id) => isLocalMessage(id) || candidates.some((hits) => hits?.has(id)));
   const local = new LocalText(scanned.length ? await view.storedMessages(scanned) : new Map());
 
   const needles = new Map(textTerms(query).map(({ value }) => [value, casemap(value)]));
@@ -179,11 +182,22 @@ export async function searchMessages(
       highestModseq = Math.max(highestModseq, row.modseq);
     }
   }
+  return { rows: matched, highestModseq };
+}
+
+/** SEARCH / UID SEARCH: the matching UIDs, each one's MODSEQ (for ESEARCH) and the highest. */
+export async function searchMessages(
+  view: AccountView,
+  folder: ImapFolder,
+  query: SearchQuery,
+  session: Session,
+  recent: ReadonlySet<number>,
+): Promise<{ uidList: number[]; highestModseq: number; modseqs: Map<number, number> }> {
+  const { rows, highestModseq } = await matchingRows(view, folder, query, session, recent);
   return {
-    uidList: matched.map((r) => r.uid),
+    uidList: rows.map((r) => r.uid),
     highestModseq,
     // each match's MODSEQ: ESEARCH with MIN or MAX alone carries those of the messages it returns
-    modseqs: new Map(matched.map((r) => [r.uid, r.modseq])),
-    rows: matched,
+    modseqs: new Map(rows.map((r) => [r.uid, r.modseq])),
   };
 }

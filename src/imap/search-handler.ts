@@ -67,6 +67,33 @@ async function fieldValues(
   return out;
 }
 
+/** A row as a query reads it: its flags (\Recent added) are made only if a term reads them. */
+class RowCandidate implements SearchCandidate {
+  readonly uid: number;
+  readonly messageUid: string;
+  readonly modseq: number;
+  readonly idate: number;
+  readonly size: number;
+  private withRecent?: readonly string[];
+
+  constructor(
+    private readonly row: MessageRow,
+    private readonly recent: ReadonlySet<number>,
+    readonly headerLines: readonly string[],
+  ) {
+    this.uid = row.uid;
+    this.messageUid = row.messageUid;
+    this.modseq = row.modseq;
+    this.idate = row.idate;
+    this.size = row.size;
+  }
+
+  get flags(): readonly string[] {
+    this.withRecent ??= RecentMessages.flagsOf(this.recent, this.uid, this.row.flags);
+    return this.withRecent;
+  }
+}
+
 /**
  * What to ask the vendor for a BODY/TEXT term so that its hits include every message the
  * term matches (A4): the longest stretch of the term in ASCII or Han ideographs, which have
@@ -168,16 +195,7 @@ export async function matchingRows(
   const matched: MessageRow[] = [];
   let highestModseq = 0;
   for (const row of rows) {
-    const candidate: SearchCandidate = {
-      uid: row.uid,
-      messageUid: row.messageUid,
-      modseq: row.modseq,
-      flags: RecentMessages.flagsOf(recent, row.uid, row.flags),
-      idate: row.idate,
-      size: row.size,
-      headerLines: headers.get(row.messageUid) ?? noHeaders,
-    };
-    if (matches(candidate)) {
+    if (matches(new RowCandidate(row, recent, headers.get(row.messageUid) ?? noHeaders))) {
       matched.push(row);
       highestModseq = Math.max(highestModseq, row.modseq);
     }

@@ -1,8 +1,9 @@
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
+import type { MessageRow } from '../store';
 import { perAccountCache } from './message-derived-cache';
 import { OrderingKeys } from './ordering-keys';
-import { matchingRows } from './search-handler';
+import { matchingRows, modseqsOf } from './search-handler';
 import type { SearchQuery, Session, ThreadAlgorithm } from './engine';
 import { sortMessages, type Sortable, type SortCriterion } from './sort';
 import { orderedSubjectThreads, referencesThreads, type ThreadNode } from './thread';
@@ -39,14 +40,14 @@ async function sortables(
   query: SearchQuery,
   session: Session,
   recent: ReadonlySet<number>,
-): Promise<{ messages: Sortable[]; highestModseq: number }> {
+): Promise<{ messages: Sortable[]; rows: MessageRow[]; highestModseq: number }> {
   const { rows, highestModseq } = await matchingRows(view, folder, query, session, recent);
   const keys = await orderingKeys(
     view,
     rows.map((r) => r.messageUid),
   );
   const messages = rows.map((r, i) => ({ uid: r.uid, idate: r.idate, size: r.size, keys: keys[i] }));
-  return { messages, highestModseq };
+  return { messages, rows, highestModseq };
 }
 
 export async function sortedSearch(
@@ -55,9 +56,10 @@ export async function sortedSearch(
   options: { query: SearchQuery; sort: SortCriterion[] },
   session: Session,
   recent: ReadonlySet<number>,
-): Promise<{ uidList: number[]; highestModseq: number }> {
-  const { messages, highestModseq } = await sortables(view, folder, options.query, session, recent);
-  return { uidList: sortMessages(messages, options.sort), highestModseq };
+): Promise<{ uidList: number[]; highestModseq: number; modseqs: ReadonlyMap<number, number> }> {
+  const { messages, rows, highestModseq } = await sortables(view, folder, options.query, session, recent);
+  // ESORT's MIN or MAX alone answers the MODSEQ of the messages it returns, as ESEARCH does
+  return { uidList: sortMessages(messages, options.sort), highestModseq, modseqs: modseqsOf(rows) };
 }
 
 export async function threadedSearch(

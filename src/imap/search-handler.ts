@@ -215,7 +215,11 @@ export async function searchMessages(
   return {
     uidList: rows.map((r) => r.uid),
     highestModseq,
-    // each match's MODSEQ: ESEARCH with MIN or MAX alone carries those of the messages it returns
-    modseqs: new Map(rows.map((r) => [r.uid, r.modseq])),
+    modseqs: modseqsOf(rows),
   };
+}
+
+/** Each match's MODSEQ: ESEARCH (and ESORT) with MIN or MAX alone carries those of the messages it returns. */
+export function modseqsOf(rows: readonly MessageRow[]): Map<number, number> {
+  return new Map(rows.map((r) => [r.uid, r.modseq]));
 }

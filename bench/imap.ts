@@ -139,15 +139,21 @@ const orderingCommands: ReadonlyArray<{ label: string; text: string }> = [
   })),
 ];
 
-/** The bridge's vendor request counter: reset before a measured command, read after it. */
+/**
+ * The bridge's vendor request counter: reset before a measured command, read after it. The
+ * reset waits until the daemon is idle: the untimed run before it may start background work
+ * (a folder list older than its TTL is refreshed behind the answer), which is not the timed
+ * runs' and would otherwise be counted or not depending on when its request arrives.
+ */
 interface VendorCounter {
   reset(): Promise<void>;
   count(): Promise<number>;
 }
 
-function vendorCounter(sandbox: SandboxProcess): VendorCounter {
+function vendorCounter(sandbox: SandboxProcess, daemon: Daemon): VendorCounter {
   return {
     reset: async () => {
+      await untilIdle(daemon);
       await sandbox.control('POST', '/stats/reset', {});
     },
     count: async () => (await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`)).requests,
@@ -388,7 +394,7 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
     await sandbox.control('POST', '/stats/reset', {});
     const warm = await rawFetch(raw);
     const warmStats = await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`);
-    const vendor = vendorCounter(sandbox);
+    const vendor = vendorCounter(sandbox, daemon);
     const settledSeconds = await untilIdle(daemon);
     // timed beside Dovecot's below, or alone without Dovecot
     let [orderings] = process.env.BENCH_DOVECOT === '0' ? await rawOrderings([{ raw, vendor }]) : [];

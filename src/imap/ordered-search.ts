@@ -1,8 +1,9 @@
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
+import type { MessageRow } from '../store';
 import { perAccountCache } from './message-derived-cache';
 import { OrderingKeys } from './ordering-keys';
-import { searchMessages } from './search-handler';
+import { matchingRows, modseqsOf } from './search-handler';
 import type { SearchQuery, Session, ThreadAlgorithm } from './engine';
 import { sortMessages, type Sortable, type SortCriterion } from './sort';
 import { orderedSubjectThreads, referencesThreads, type ThreadNode } from './thread';
@@ -15,23 +16,21 @@ import { orderedSubjectThreads, referencesThreads, type ThreadNode } from './thr
 /** Messages whose ordering keys are kept per account (a few hundred bytes each). */
 const keptKeys = perAccountCache<OrderingKeys>(50_000);
 
-/** The ordering keys of each message, read from the store only for those not kept. */
-async function orderingKeys(view: AccountView, messageUids: string[]): Promise<Map<string, OrderingKeys>> {
+/** The ordering keys of each message (in the order given), read from the store only for those not kept. */
+async function orderingKeys(view: AccountView, messageUids: readonly string[]): Promise<OrderingKeys[]> {
   const kept = keptKeys(view);
-  const out = new Map<string, OrderingKeys>();
-  const missing: string[] = [];
-  for (const uid of messageUids) {
-    const keys = kept.get(uid);
-    if (keys) out.set(uid, keys);
-    else missing.push(uid);
+  const out: Array<OrderingKeys | undefined> = messageUids.map((uid) => kept.get(uid));
+  const missing = messageUids.filter((_, i) => !out[i]);
+  if (missing.length) {
+    const headers = await view.headers(missing);
+    messageUids.forEach((uid, i) => {
+      if (out[i]) return;
+      const keys = new OrderingKeys(headers.get(uid) ?? []);
+      if (headers.has(uid)) kept.set(uid, keys);
+      out[i] = keys;
+    });
   }
-  if (missing.length)
-    for (const [uid, headerLines] of await view.headers(missing)) {
-      const keys = new OrderingKeys(headerLines);
-      kept.set(uid, keys);
-      out.set(uid, keys);
-    }
-  return out;
+  return out as OrderingKeys[];
 }
 
 /** The matches of a search as what SORT and THREAD read, in mailbox order. */
@@ -41,19 +40,14 @@ async function sortables(
   query: SearchQuery,
   session: Session,
   recent: ReadonlySet<number>,
-): Promise<{ messages: Sortable[]; highestModseq: number; modseqs: ReadonlyMap<number, number> }> {
-  const found = await searchMessages(view, folder, query, session, recent);
+): Promise<{ messages: Sortable[]; rows: MessageRow[]; highestModseq: number }> {
+  const { rows, highestModseq } = await matchingRows(view, folder, query, session, recent);
   const keys = await orderingKeys(
     view,
-    found.rows.map((r) => r.messageUid),
+    rows.map((r) => r.messageUid),
   );
-  const messages = found.rows.map((r) => ({
-    uid: r.uid,
-    idate: r.idate,
-    size: r.size,
-    keys: keys.get(r.messageUid) ?? new OrderingKeys([]),
-  }));
-  return { messages, highestModseq: found.highestModseq, modseqs: found.modseqs };
+  const messages = rows.map((r, i) => ({ uid: r.uid, idate: r.idate, size: r.size, keys: keys[i] }));
+  return { messages, rows, highestModseq };
 }
 
 export async function sortedSearch(
@@ -63,9 +57,9 @@ export async function sortedSearch(
   session: Session,
   recent: ReadonlySet<number>,
 ): Promise<{ uidList: number[]; highestModseq: number; modseqs: ReadonlyMap<number, number> }> {
-  const { messages, highestModseq, modseqs } = await sortables(view, folder, options.query, session, recent);
+  const { messages, rows, highestModseq } = await sortables(view, folder, options.query, session, recent);
   // ESORT's MIN or MAX alone answers the MODSEQ of the messages it returns, as ESEARCH does
-  return { uidList: sortMessages(messages, options.sort), highestModseq, modseqs };
+  return { uidList: sortMessages(messages, options.sort), highestModseq, modseqs: modseqsOf(rows) };
 }
 
 export async function threadedSearch(

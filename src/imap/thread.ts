@@ -63,6 +63,9 @@ class Container {
 
   /** Whether `other` is this container or below it. */
   reaches(other: Container): boolean {
+    // nothing is below a leaf: a long References list links fresh leaves without walking up
+    // the chain above each one (that walk made it quadratic)
+    if (!this.children.length) return other === this;
     for (let c: Container | null = other; c; c = c.parent) if (c === this) return true;
     return false;
   }
@@ -83,7 +86,9 @@ class Container {
 
   /** The message a thread is known by: its own, or for a dummy its first child's. */
   get representative(): Item | null {
-    return this.item ?? this.children[0]?.representative ?? null;
+    let c: Container | undefined = this;
+    while (c && !c.item) c = c.children[0];
+    return c?.item ?? null;
   }
 }
 
@@ -124,17 +129,30 @@ function link(all: readonly Item[]): Container[] {
 }
 
 /**
- * Step (3): dummies without children deleted, dummies with children replaced by them, except a
- * dummy among the roots with more than one child.
+ * Every container below the roots (roots included), each after all those below it: a reply
+ * chain is as deep as anyone who can send mail makes it, so the tree is walked with a stack of
+ * its own, not by recursion (a chain 10,000 deep overflowed the call stack).
  */
-function prune(siblings: Container[], root: boolean): Container[] {
-  if (!siblings.length) return siblings;
+function bottomUp(roots: readonly Container[]): Container[] {
+  const order: Container[] = [];
+  const stack = roots.slice();
+  for (let c = stack.pop(); c; c = stack.pop()) {
+    order.push(c);
+    for (const child of c.children) stack.push(child);
+  }
+  return order.reverse();
+}
+
+/**
+ * Step (3) on one set of siblings whose own children are pruned: dummies without children
+ * deleted, dummies with children replaced by them, except a dummy among the roots with more
+ * than one child.
+ */
+function pruned(siblings: readonly Container[], root: boolean): Container[] {
   const out: Container[] = [];
   for (const c of siblings) {
-    c.children = prune(c.children, false);
-    for (const child of c.children) child.parent = c;
     if (c.item || (root && c.children.length > 1)) out.push(c);
-    else out.push(...c.children);
+    else for (const child of c.children) out.push(child);
   }
   return out;
 }
@@ -150,10 +168,20 @@ function sortSiblings(siblings: Container[]): void {
   });
 }
 
-/** Step (6): every set of siblings in order, those below them first. */
-function sortTree(siblings: Container[]): void {
-  for (const c of siblings) sortTree(c.children);
-  sortSiblings(siblings);
+/**
+ * Steps (3) and (4): the tree pruned and every set of siblings sorted, those below them first
+ * (a dummy is sorted by its first child); the roots left.
+ */
+function pruneAndSort(roots: readonly Container[]): Container[] {
+  for (const c of bottomUp(roots)) {
+    c.children = pruned(c.children, false);
+    for (const child of c.children) child.parent = c;
+    sortSiblings(c.children);
+  }
+  const threads = pruned(roots, true);
+  for (const c of threads) c.parent = null;
+  sortSiblings(threads);
+  return threads;
 }
 
 /**
@@ -183,8 +211,10 @@ function mergeBySubject(roots: Container[]): { threads: Container[]; grown: Set<
     if (!subject || !held || held === c) continue;
     merged.add(c);
     if (isDummy(held) && isDummy(c)) {
-      for (const child of c.children) child.parent = held;
-      held.children.push(...c.children);
+      for (const child of c.children) {
+        child.parent = held;
+        held.children.push(child);
+      }
       grown.add(held);
     } else if (isDummy(held) || (replyOrForward(c) && !replyOrForward(held))) {
       c.parent = held;
@@ -204,16 +234,24 @@ function mergeBySubject(roots: Container[]): { threads: Container[]; grown: Set<
   return { threads: roots.filter((c) => !merged.has(c)).map((c) => replaced.get(c) ?? c), grown };
 }
 
-function toNodes(containers: readonly Container[]): ThreadNode[] {
-  return containers.map((c) => ({ uid: c.item?.uid ?? null, children: toNodes(c.children) }));
+/** The answer's nodes, built top down with a stack of those whose children are still to come. */
+function toNodes(roots: readonly Container[]): ThreadNode[] {
+  const pending: Array<[Container, ThreadNode]> = [];
+  const nodes = (containers: readonly Container[]) =>
+    containers.map((c) => {
+      const node: ThreadNode = { uid: c.item?.uid ?? null, children: [] };
+      pending.push([c, node]);
+      return node;
+    });
+  const forest = nodes(roots);
+  for (let next = pending.pop(); next; next = pending.pop()) next[1].children = nodes(next[0].children);
+  return forest;
 }
 
 /** REFERENCES: threads from the messages' references, then merged by base subject. */
 export function referencesThreads(messages: readonly Sortable[]): ThreadNode[] {
-  const roots = prune(link(items(messages)), true);
-  for (const c of roots) c.parent = null;
   // (4) the roots by sent date, as the subject table is filled in that order
-  sortTree(roots);
+  const roots = pruneAndSort(link(items(messages)));
   const { threads, grown } = mergeBySubject(roots);
   // (6) only the sets the merge changed: those that got children (a dummy's first child is
   // its date), then the roots

@@ -77,3 +77,51 @@ describe('THREAD=REFERENCES', () => {
     expect(write(threads)).toBe('(2 (1))(3)');
   });
 });
+
+/** Each node's only child, from the root down: the UIDs of a chain without siblings (else the node that has several). */
+function chain(root: ThreadNode): Array<number | null> {
+  const uids: Array<number | null> = [];
+  for (let n: ThreadNode | undefined = root; n; n = n.children[0]) {
+    uids.push(n.uid);
+    if (n.children.length > 1) throw new Error(`${n.uid} has ${n.children.length} children`);
+  }
+  return uids;
+}
+
+describe('THREAD=REFERENCES on a reply chain 10,000 deep (mail anyone can send)', () => {
+  const depth = 10_000;
+  const uids = Array.from({ length: depth }, (_, i) => i + 1);
+
+  test('each message In-Reply-To the one before: one thread, each the only child of the one before', () => {
+    const messages = uids.map((uid) => m(uid, 'Re: deep', 1, ...(uid > 1 ? [`In-Reply-To: <${uid - 1}@t>`] : [])));
+    const threads = referencesThreads(messages);
+    expect(threads).toHaveLength(1);
+    expect(chain(threads[0])).toEqual(uids);
+  });
+
+  test('the replies first, each References the one before: the same thread', () => {
+    const messages = uids.map((uid) => m(uid, 'deep', 1, ...(uid > 1 ? [`References: <${uid - 1}@t>`] : [])));
+    const threads = referencesThreads(messages.reverse());
+    expect(threads).toHaveLength(1);
+    expect(chain(threads[0])).toEqual(uids);
+  });
+
+  test('under a missing first message, as the chain of its only reply', () => {
+    const messages = uids.map((uid) => m(uid, 'deep', 1, `References: <${uid > 1 ? uid - 1 : 'gone'}@t>`));
+    expect(chain(referencesThreads(messages)[0])).toEqual(uids);
+  });
+});
+
+describe('THREAD=REFERENCES on a References header naming 100,000 ids', () => {
+  test('none of them held: the message alone, its chain of missing ancestors pruned', () => {
+    const ids = Array.from({ length: 100_000 }, (_, i) => `<gone${i}@t>`).join(' ');
+    const threads = referencesThreads([m(1, 'long', 1, `References: ${ids}`), m(2, 'other', 2)]);
+    expect(write(threads)).toBe('(1)(2)');
+  });
+
+  test('the first of them held: the message its only reply', () => {
+    const ids = Array.from({ length: 100_000 }, (_, i) => `<${i ? `gone${i}` : 2}@t>`).join(' ');
+    const threads = referencesThreads([m(1, 'Re: long', 2, `References: ${ids}`), m(2, 'long', 1)]);
+    expect(write(threads)).toBe('(2 (1))');
+  });
+});

@@ -34,4 +34,21 @@ describe('THREAD answer (formatThreads)', function () {
         expect(written.startsWith('(101 102 103 ')).to.be.true;
         expect(written.endsWith(' 1099 1100)')).to.be.true;
     });
+
+    it('writes a reply chain 100,000 deep, with missing messages (dummies) in it, as one list', function () {
+        let root = node(1);
+        let last = root;
+        let expected = ['1'];
+        for (let uid = 2; uid <= 100000; uid++) {
+            // every third a dummy, as for a message referenced but not among those threaded
+            let next = uid % 3 ? node(uid) : dummy();
+            if (uid % 3) {
+                expected.push(String(uid));
+            }
+            last.children.push(next);
+            last = next;
+        }
+        last.children.push(dummy(), node(100001));
+        expect(formatThreads([root, node(100002)], uid => uid)).to.equal('(' + expected.join(' ') + ' ()(100001))(100002)');
+    });
 });

@@ -5,36 +5,55 @@ const search = require('./search');
 const ALGORITHMS = ['ORDEREDSUBJECT', 'REFERENCES'];
 
 /**
+ * Whether a node's children write anything: a dummy without messages below it writes nothing.
+ * Down a chain of single dummies as far as it goes, without recursion.
+ */
+function nested(node) {
+    for (let n = node; ; n = n.children[0]) {
+        if (n.children.length !== 1) {
+            return n.children.length > 1;
+        }
+        if (n.children[0].uid !== null) {
+            return true;
+        }
+    }
+}
+
+/**
  * A thread forest in RFC 5256's syntax: a node's children follow it, one as a plain number,
  * several each in parentheses; a dummy (no number) is just its children. Written into one
- * string as the tree is walked (no array and join per node: answers reach 10,000 messages).
+ * string as the tree is walked (no array and join per node: answers reach 10,000 messages),
+ * with a stack of its own of what is still to write (nodes and closing parentheses), not by
+ * recursion: a reply chain is as deep as anyone who can send mail makes it.
  */
 function formatThreads(roots, number) {
     let out = '';
-    // whether a node's children write anything (a dummy without messages below it writes nothing)
-    let nested = node => node.children.length > 1 || (node.children.length === 1 && (node.children[0].uid !== null || nested(node.children[0])));
-    let members = node => {
+    // next to write last: a node, or text written as it is
+    let stack = [];
+    let enclosed = nodes => {
+        for (let i = nodes.length - 1; i >= 0; i--) {
+            stack.push(')', nodes[i], '(');
+        }
+    };
+    enclosed(roots);
+    while (stack.length) {
+        let node = stack.pop();
+        if (typeof node === 'string') {
+            out += node;
+            continue;
+        }
         if (node.uid !== null) {
             out += number(node.uid);
             if (!nested(node)) {
-                return;
+                continue;
             }
             out += ' ';
         }
         if (node.children.length === 1) {
-            members(node.children[0]);
-            return;
+            stack.push(node.children[0]);
+        } else {
+            enclosed(node.children);
         }
-        for (let child of node.children) {
-            out += '(';
-            members(child);
-            out += ')';
-        }
-    };
-    for (let root of roots) {
-        out += '(';
-        members(root);
-        out += ')';
     }
     return out;
 }

@@ -56,7 +56,7 @@ export class BridgedAccounts {
       store: deps.store,
       logger: deps.logger,
       attachmentCacheDir: path.join(config.stateDir, 'attachments'),
-      publish: (account, folder, changes) => deps.notifier.publish(account, folder, changes),
+      changes: deps.notifier,
       labelsRoot: config.labelsFolder,
       copyToFolder: config.copyToFolder,
       freshnessMs: config.freshnessSeconds * 1000,

@@ -1,6 +1,6 @@
 import type { AccountId } from '../model/account-id';
 import type { Logger } from '../log';
-import type { PublishChanges } from './changes';
+import type { ChangeSink } from './changes';
 import type { LocalState, MailState, MessageRow, MessageSummary } from '../store';
 import type { Connector, MailFolder } from './connector';
 import type { MailMessage } from './message';
@@ -8,7 +8,7 @@ import { SyncScheduler } from './sync-scheduler';
 import { createAttachmentStorage, type AttachmentStorage } from '../mime';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { Appended } from './append';
+import type { Appended, AppendedMessage } from './append';
 import type { SyncContext, SyncMode } from './sync-context';
 import type { CopyOutcome, MoveOutcome } from './organize';
 import { LabelFolders } from './label-folders';
@@ -39,7 +39,7 @@ export interface AccountViewOptions {
   store: MailState;
   logger: Logger;
   attachmentCacheDir: string;
-  publish: PublishChanges;
+  changes: ChangeSink;
   /** IMAP parent of the label views (`Labels` shows label Work as `Labels/Work`); null hides them. */
   labelsRoot: string | null;
   /** COPY to a folder: refused, or done as a vendor move for clients that move by COPY + EXPUNGE. */
@@ -103,7 +103,7 @@ export class AccountView {
     store,
     logger,
     attachmentCacheDir,
-    publish,
+    changes,
     labelsRoot,
     copyToFolder,
     syncObserver,
@@ -122,7 +122,10 @@ export class AccountView {
       vendor,
       store,
       logger,
-      state: new StateApplier(store, account, (folder, entries) => publish(account, folder, entries)),
+      state: new StateApplier(store, account, {
+        publish: (folder, entries) => changes.publish(account, folder, entries),
+        retired: (folder) => changes.retired(account, folder),
+      }),
       forgetContent: (messageUids) => this.messages.forget(messageUids),
     };
     this.syncs = new SyncScheduler({
@@ -398,6 +401,22 @@ export class AccountView {
   /** APPEND: recognised Sent copies and local drafts only (see append.ts). */
   async append(folder: ImapFolder, raw: Buffer, flags: string[], idate: Date): Promise<Appended> {
     return this.kinds[folder.kind].append(folder, raw, flags, idate);
+  }
+
+  /**
+   * MULTIAPPEND (RFC 3502): all or none. Drafts keep them together (appendDrafts); every other
+   * kind stores nothing of its own (Sent answers with the vendor's copies, the rest refuse), so
+   * one message after another is all or none there too.
+   */
+  async appendAll(
+    folder: ImapFolder,
+    messages: readonly AppendedMessage[],
+  ): Promise<{ uids: number[]; uidValidity: number }> {
+    const kind = this.kinds[folder.kind];
+    if (kind.appendAll) return kind.appendAll(folder, messages);
+    const appended: Appended[] = [];
+    for (const m of messages) appended.push(await kind.append(folder, m.raw, m.flags, m.idate));
+    return { uids: appended.map((a) => a.uid), uidValidity: appended[0].uidValidity };
   }
 
   /** Called by the SMTP side for every accepted submission. */

@@ -68,6 +68,13 @@ export async function appendSentCopy(
   }
 }
 
+/** One message of an APPEND: its bytes, flags and INTERNALDATE. */
+export interface AppendedMessage {
+  raw: Buffer;
+  flags: string[];
+  idate: Date;
+}
+
 export function appendDraft(
   ctx: SyncContext,
   local: LocalState,
@@ -76,12 +83,45 @@ export function appendDraft(
   flags: string[],
   idate: Date,
 ): Appended {
-  const messageUid = local.add(ctx.account, raw);
-  ctx.store.putMetadataRecords(ctx.account, [draftRecord(messageUid, raw, idate)]);
-  // the same bytes appended again keep their UID
-  ctx.state.apply({ type: 'added', folder: folder.key, messages: [{ messageUid, flags, idate }], announce: true });
-  const [row] = ctx.store.rowsByMessageUid(ctx.account, folder.key, [messageUid]);
-  return { uid: row.uid, uidValidity: ctx.store.folderState(ctx.account, folder.key).uidValidity };
+  const { uids, uidValidity } = appendDrafts(ctx, local, folder, [{ raw, flags, idate }]);
+  return { uid: uids[0], uidValidity };
+}
+
+/**
+ * Drafts appended together (MULTIAPPEND, RFC 3502): all or none. Each is kept in the local
+ * state first, where no client sees it; they enter the folder in one change, and a failure
+ * before it removes the ones kept.
+ */
+export function appendDrafts(
+  ctx: SyncContext,
+  local: LocalState,
+  folder: AppendTarget,
+  messages: readonly AppendedMessage[],
+): { uids: number[]; uidValidity: number } {
+  const messageUids: string[] = [];
+  try {
+    for (const m of messages) messageUids.push(local.add(ctx.account, m.raw));
+    ctx.store.putMetadataRecords(
+      ctx.account,
+      messages.map((m, i) => draftRecord(messageUids[i], m.raw, m.idate)),
+    );
+  } catch (err) {
+    local.remove(ctx.account, messageUids);
+    throw err;
+  }
+  ctx.state.apply({
+    type: 'added',
+    folder: folder.key,
+    messages: messages.map((m, i) => ({ messageUid: messageUids[i], flags: m.flags, idate: m.idate })),
+    announce: true,
+  });
+  const uidOf = new Map(
+    ctx.store.rowsByMessageUid(ctx.account, folder.key, messageUids).map((r) => [r.messageUid, r.uid]),
+  );
+  return {
+    uids: messageUids.map((id) => uidOf.get(id) ?? 0),
+    uidValidity: ctx.store.folderState(ctx.account, folder.key).uidValidity,
+  };
 }
 
 export function refuseAppend(folderName: string): never {

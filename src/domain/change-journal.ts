@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { AccountId } from '../model/account-id';
 import { folderKey } from '../model/folder-key';
-import type { FolderChange } from './changes';
+import type { ChangeSink, FolderChange } from './changes';
 
 /**
  * The journal imap-core sessions read their untagged updates from (EXISTS, EXPUNGE, FETCH).
@@ -25,7 +25,7 @@ type UpdatesCallback = (err: Error | null, entries?: JournalEntry[] | string) =>
 /** Journal entries kept per folder; older ones are only needed by sessions idle for hours. */
 const maxEntriesPerFolder = 50_000;
 
-export class ChangeJournal {
+export class ChangeJournal implements ChangeSink {
   private readonly listeners = new EventEmitter();
   private readonly journals = new Map<string, JournalEntry[]>();
   private lastId = 0;
@@ -60,5 +60,17 @@ export class ChangeJournal {
     if (journal.length > maxEntriesPerFolder) journal.splice(0, journal.length - maxEntriesPerFolder);
     this.journals.set(key, journal);
     setImmediate(() => this.listeners.emit(account));
+  }
+
+  /**
+   * The folder's UID map ended (MailState.retireFolder): its entries name UIDs of a mailbox that
+   * is gone, and a session that selected it is disconnected (imap-core's DROP: `* BYE Selected
+   * mailbox was deleted`) rather than hear UIDs of another mailbox; so is the session whose
+   * DELETE or RENAME it was, after its OK, as Dovecot 2.3 disconnects both.
+   */
+  retired(account: AccountId, folder: string): void {
+    const mailbox = folderKey(account, folder);
+    this.journals.delete(mailbox);
+    setImmediate(() => this.listeners.emit(account, { command: 'DROP', mailbox }));
   }
 }

@@ -9,4 +9,9 @@ export interface FolderChange {
   ignore?: string;
 }
 
-export type PublishChanges = (account: AccountId, folder: string, changes: FolderChange[]) => void;
+/** Where an account's changes go for its sessions to hear of: the change journal (change-journal.ts). */
+export interface ChangeSink {
+  publish(account: AccountId, folder: string, changes: FolderChange[]): void;
+  /** The folder's UID map ended (MailState.retireFolder): a session that selected it cannot go on. */
+  retired(account: AccountId, folder: string): void;
+}

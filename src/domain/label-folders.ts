@@ -15,9 +15,11 @@ import type { SyncContext } from './sync-context';
  * - RENAME gives every message carrying the old label the new one and takes the old one off
  *   (relabel.ts); DELETE takes it off; a label only recorded here is renamed or deleted here;
  * - every other folder (the vendor's, Quarantine, the labels root) is refused with the reason.
- * A renamed label's folder starts a UID map of its own (a new UIDVALIDITY): its messages get
- * new UIDs there, so a client that kept the old folder's cache under the new name sees the new
- * UIDVALIDITY and reads the folder again, never a UID that now names another message.
+ * A folder that goes (DELETE, the old name of a RENAME) ends its UID map, and so does the name
+ * a RENAME starts using: a name used again is another mailbox, numbered afresh under a greater
+ * UIDVALIDITY (RFC 3501 2.3.1.1), so a client that kept a cache under the name reads the
+ * folder again, never a UID that now names another message; a session that has it selected is
+ * disconnected (change-journal.ts).
  */
 
 export interface LabelFolderDeps {
@@ -107,6 +109,7 @@ export class LabelFolders {
     );
     for (const m of moves) await this.renameLabel(m.from, m.to, paths.get(m.from) ?? path);
     await this.deps.freshList();
+    for (const m of moves) this.retire(m.from);
   }
 
   /** DELETE of a label folder: the label comes off every message (which stay in their folders), then the folder goes. */
@@ -125,6 +128,16 @@ export class LabelFolders {
     }
     this.deps.local.removeLabel(this.account, label);
     await this.deps.freshList();
+    this.retire(label);
+  }
+
+  /**
+   * The label's folder is gone, or its name starts afresh: its UID map ends, and the sessions
+   * that have it selected are disconnected. Last thing a DELETE or RENAME does: the session
+   * that made it hears its OK first (the journal's BYE waits for a later turn of the event loop).
+   */
+  private retire(label: string): void {
+    this.deps.ctx.state.retire(labelKey(label));
   }
 
   /** Whether `to` is where an earlier RENAME of `from` stopped half way: renaming again finishes it. */
@@ -143,9 +156,12 @@ export class LabelFolders {
     if (!this.vendorHas(from)) {
       local.removeLabel(this.account, from);
       local.putLabel(this.account, to, null);
+      this.retire(to);
       return;
     }
     const resuming = this.resumes(from, to);
+    // the name starts afresh once, not again when a second RENAME finishes the first
+    if (!resuming) this.retire(to);
     local.putLabel(this.account, to, from);
     const { changed, stopped } = await this.relabel({
       verb: 'RENAME',

@@ -27,8 +27,31 @@ export interface MessageContent {
   mimeTree: MimeTreeNode;
 }
 
-/** Trees kept built: a client reading a message asks for its structure and then its parts. */
-const builtTrees = 200;
+/**
+ * Bytes of built trees kept per account (an estimate, see contentBytes): a client reading a
+ * message asks for its structure and then its parts, and clients reading bodies across a
+ * mailbox would otherwise compose every message again at each read. Attachment bytes stay
+ * outside the trees, so 32 MiB holds thousands of messages' trees.
+ */
+export const treeCacheBytes = 32 * 1024 * 1024;
+
+/** Bookkeeping of a tree node (parsed header, sizes) beyond its strings and body bytes. */
+const nodeOverhead = 512;
+
+function treeBytes(node: MimeTreeNode): number {
+  let bytes = nodeOverhead + (node.body ? node.body.length : 0);
+  // parsedHeader holds the same lines again, parsed
+  for (const line of node.header) bytes += 2 * line.length;
+  for (const child of node.childNodes ?? []) bytes += treeBytes(child);
+  if (node.message) bytes += treeBytes(node.message);
+  return bytes;
+}
+
+/** What a built message holds in memory, roughly: its tree, and the vendor's text and HTML of it. */
+export function contentBytes(content: MessageContent): number {
+  const body = content.message.body;
+  return treeBytes(content.mimeTree) + (body ? 2 * (body.text.length + body.html.length) : 0) + nodeOverhead;
+}
 
 /** The model of a local draft, from its header, so search and FETCH treat it like the rest. */
 function draftMessage(messageUid: string, mimeTree: MimeTreeNode, idate: Date, raw: Buffer): MailMessage {
@@ -68,14 +91,17 @@ export function draftRecord(messageUid: string, raw: Buffer, idate: Date): Metad
 }
 
 export class MessageCache {
-  private readonly trees = new LRUCache<string, MessageContent>({ max: builtTrees });
+  private readonly trees: LRUCache<string, MessageContent>;
 
   constructor(
     private readonly account: string,
     private readonly vendor: Connector,
     private readonly store: MailState,
     private readonly local: LocalState,
-  ) {}
+    keptBytes = treeCacheBytes,
+  ) {
+    this.trees = new LRUCache({ maxSize: keptBytes, sizeCalculation: contentBytes });
+  }
 
   async summaries(messageUids: string[]): Promise<Map<string, MessageSummary>> {
     return this.read(messageUids, (uids) => this.store.getSummaries(this.account, uids));

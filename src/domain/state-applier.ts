@@ -32,7 +32,10 @@ export class StateApplier {
   constructor(
     private readonly store: MailState,
     private readonly account: string,
-    private readonly publish: (folder: string, changes: FolderChange[]) => void,
+    private readonly journal: {
+      publish(folder: string, changes: FolderChange[]): void;
+      retired(folder: string): void;
+    },
   ) {}
 
   apply(...updates: StateUpdate[]): AppliedChanges {
@@ -47,9 +50,18 @@ export class StateApplier {
       }
     });
     this.store.afterCommit(() => {
-      for (const [folder, changes] of journal.byFolder) this.publish(folder, changes);
+      for (const [folder, changes] of journal.byFolder) this.journal.publish(folder, changes);
     });
     return applied;
+  }
+
+  /**
+   * The folder's UID map ends (a label folder deleted, renamed away or onto): the name is
+   * numbered afresh, and the sessions that selected the folder are told once that is durable.
+   */
+  retire(folder: string): void {
+    this.store.retireFolder(this.account, folder);
+    this.store.afterCommit(() => this.journal.retired(folder));
   }
 
   private record(

@@ -257,7 +257,17 @@ export function bindEngine(
   server.onSearch = (mailbox, options, core, cb) =>
     answer('SEARCH', core, cb, (found) => [found])(backend.search(sessionOf(core), mailbox, options.query));
   // capabilities: without the hook the engine neither offers nor runs the command
-  const { sort, thread } = backend;
+  const { sort, thread, appendAll } = backend;
+  if (appendAll)
+    server.onMultiAppend = (path, messages, core, cb) =>
+      answer('APPEND', core, cb, (appended: { uidValidity: number; uids: number[] }) => [true, appended])(
+        appendAll.call(
+          backend,
+          sessionOf(core),
+          path,
+          messages.map((m) => ({ flags: m.flags, date: m.date ? new Date(m.date) : undefined, message: m.raw })),
+        ),
+      );
   if (sort)
     server.onSort = (mailbox, options, core, cb) =>
       answer('SORT', core, cb, (found) => [found])(

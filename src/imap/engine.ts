@@ -185,6 +185,13 @@ export interface SearchResult {
   modseqs?: ReadonlyMap<number, number>;
 }
 
+/** One message of a MULTIAPPEND: its flags, the client's INTERNALDATE if it gave one, its bytes. */
+export interface AppendMessage {
+  flags: string[];
+  date: Date | undefined;
+  message: Buffer;
+}
+
 export type ThreadAlgorithm = 'orderedsubject' | 'references';
 
 /** A client connection as the listener sees it: the same object from connect to close. */
@@ -251,6 +258,12 @@ export interface MailboxBackend {
     date: Date | undefined,
     message: Buffer,
   ): Promise<{ uidValidity: number; uid: number }>;
+  /** MULTIAPPEND (RFC 3502): every message stored, or none; their UIDs in the order given. */
+  appendAll?(
+    session: Session,
+    path: string,
+    messages: readonly AppendMessage[],
+  ): Promise<{ uidValidity: number; uids: number[] }>;
   search(session: Session, mailbox: string, query: SearchQuery): Promise<SearchResult>;
   sort?(session: Session, mailbox: string, query: SearchQuery, sort: SortCriterion[]): Promise<SearchResult>;
   thread?(

@@ -9,6 +9,7 @@ import { folderKey, splitFolderKey } from '../model/folder-key';
 import {
   type ExpungeUpdate,
   type FetchOptions,
+  type AppendMessage,
   type ListEntry,
   type MailboxBackend,
   MailboxRefused,
@@ -114,6 +115,14 @@ export function mailboxBackend(
     return folder;
   };
 
+  /** APPEND's folder (TRYCREATE when missing), met first (RecentMessages.meet): what it adds is recent for the first SELECT. */
+  const appendTarget = async (view: AccountView, path: string): Promise<ImapFolder> => {
+    const folder = await named(view, path, 'TRYCREATE');
+    const { uidNext, uidValidity } = view.localStatus(folder);
+    recent.meet(folderKey(view.account, folder.key), { uid: uidNext - 1, uidValidity });
+    return folder;
+  };
+
   const listed = async (view: AccountView) => (await view.folders()).map(toListEntry);
 
   /** COPY and MOVE: the selected folder, then the destination, which must exist (TRYCREATE). */
@@ -161,7 +170,8 @@ export function mailboxBackend(
 
     open: command('open', async (view, session, path: string) => {
       const folder = await named(view, path);
-      const known = view.localStatus(folder).uidNext - 1;
+      const before = view.localStatus(folder);
+      const known = { uid: before.uidNext - 1, uidValidity: before.uidValidity };
       const opened = await view.open(folder);
       const key = folderKey(view.account, folder.key);
       const recentCount = recent.open(session, key, opened.uids, known, session.opening?.readOnly === true);
@@ -220,12 +230,21 @@ export function mailboxBackend(
       'append',
       async (view, _s, path: string, flags: string[], date: Date | undefined, message: Buffer) => {
         refuseInvalidKeywords(flags);
-        const folder = await named(view, path, 'TRYCREATE');
-        recent.meet(folderKey(view.account, folder.key), view.localStatus(folder).uidNext - 1);
+        const folder = await appendTarget(view, path);
         const appended = await view.append(folder, message, flags, date ?? new Date());
         return { uidValidity: appended.uidValidity, uid: appended.uid };
       },
     ),
+
+    appendAll: command('append', async (view, _s, path: string, messages: readonly AppendMessage[]) => {
+      for (const m of messages) refuseInvalidKeywords(m.flags);
+      const folder = await appendTarget(view, path);
+      const now = new Date();
+      return view.appendAll(
+        folder,
+        messages.map((m) => ({ raw: m.message, flags: m.flags, idate: m.date ?? now })),
+      );
+    }),
 
     search: command('search', async (view, session, key: string, query: SearchQuery) => {
       const folder = await selected(view, key);

@@ -41,7 +41,7 @@ async function sortables(
   query: SearchQuery,
   session: Session,
   recent: ReadonlySet<number>,
-): Promise<{ messages: Sortable[]; highestModseq: number }> {
+): Promise<{ messages: Sortable[]; highestModseq: number; modseqs: ReadonlyMap<number, number> }> {
   const found = await searchMessages(view, folder, query, session, recent);
   const keys = await orderingKeys(
     view,
@@ -53,7 +53,7 @@ async function sortables(
     size: r.size,
     keys: keys.get(r.messageUid) ?? new OrderingKeys([]),
   }));
-  return { messages, highestModseq: found.highestModseq };
+  return { messages, highestModseq: found.highestModseq, modseqs: found.modseqs };
 }
 
 export async function sortedSearch(
@@ -62,9 +62,10 @@ export async function sortedSearch(
   options: { query: SearchQuery; sort: SortCriterion[] },
   session: Session,
   recent: ReadonlySet<number>,
-): Promise<{ uidList: number[]; highestModseq: number }> {
-  const { messages, highestModseq } = await sortables(view, folder, options.query, session, recent);
-  return { uidList: sortMessages(messages, options.sort), highestModseq };
+): Promise<{ uidList: number[]; highestModseq: number; modseqs: ReadonlyMap<number, number> }> {
+  const { messages, highestModseq, modseqs } = await sortables(view, folder, options.query, session, recent);
+  // ESORT's MIN or MAX alone answers the MODSEQ of the messages it returns, as ESEARCH does
+  return { uidList: sortMessages(messages, options.sort), highestModseq, modseqs };
 }
 
 export async function threadedSearch(

@@ -1,6 +1,7 @@
 import addressparser from 'nodemailer/lib/addressparser';
 import { baseSubject, type BaseSubject } from './base-subject';
 import { casemap } from './casemap';
+import { displaySortValue } from './display-name';
 import { parseDateHeader } from './sent-date';
 
 /**
@@ -72,6 +73,11 @@ export class OrderingKeys {
       this.mailboxes[field] = mailbox;
     }
     return mailbox;
+  }
+
+  /** DISPLAYFROM's or DISPLAYTO's value (RFC 5957), computed each time: these keys are rarely asked for. */
+  displayName(field: 'from' | 'to'): string {
+    return displaySortValue(this.values[field]);
   }
 
   /** The message's own Message-ID (without brackets), if it has one. */

@@ -7,10 +7,11 @@ import type { Session } from './engine';
  * (its FETCH, SEARCH or STORE after they arrived) claims those. Kept in memory: after a
  * restart the first SELECT of a folder finds recent what the state database did not hold yet.
  * An EXAMINE session sees as recent what no session has claimed, and claims nothing: it must
- * not change per-user state (RFC 3501 6.3.2).
+ * not change per-user state (RFC 3501 6.3.2). A watermark holds for one UIDVALIDITY: a folder
+ * numbered afresh (a label folder's name used again) is met anew.
  */
 export class RecentMessages {
-  private readonly watermarks = new Map<string, number>();
+  private readonly watermarks = new Map<string, { uid: number; uidValidity: number }>();
   private readonly claimed = new WeakMap<Session, { folder: string; uids: Set<number>; readOnly: boolean }>();
   /** The sessions that opened each folder, so STATUS sees what they were told of (pruned as they leave). */
   private readonly selecting = new Map<string, Set<Session>>();
@@ -20,7 +21,13 @@ export class RecentMessages {
    * folder was synced for this SELECT (used the first time the folder is met). Returns the
    * number of messages recent in this session.
    */
-  open(session: Session, folder: string, uids: readonly number[], known: number, readOnly = false): number {
+  open(
+    session: Session,
+    folder: string,
+    uids: readonly number[],
+    known: { uid: number; uidValidity: number },
+    readOnly = false,
+  ): number {
     this.meet(folder, known);
     this.leave(session);
     this.claimed.set(session, { folder, uids: new Set(), readOnly });
@@ -33,22 +40,23 @@ export class RecentMessages {
    * it): the messages up to UID `known` are not recent, and anything newer is, until a session
    * claims it. An APPEND sets it so that what it adds is recent for the first SELECT, as in Dovecot.
    */
-  meet(folder: string, known: number): void {
-    if (!this.watermarks.has(folder)) this.watermarks.set(folder, known);
+  meet(folder: string, known: { uid: number; uidValidity: number }): void {
+    if (this.watermarks.get(folder)?.uidValidity !== known.uidValidity) this.watermarks.set(folder, { ...known });
   }
 
   /** Claims the UIDs of the session's view that no session has claimed yet. */
   claimNew(session: Session, uids: readonly number[]): number {
     const mine = this.claimed.get(session);
     if (!mine) return 0;
-    const watermark = this.watermarks.get(mine.folder) ?? 0;
+    const mark = this.watermarks.get(mine.folder);
+    const watermark = mark?.uid ?? 0;
     let highest = watermark;
     // UIDs only grow, and new ones are appended: walk back from the end
     for (let i = uids.length - 1; i >= 0 && uids[i] > watermark; i--) {
       mine.uids.add(uids[i]);
       highest = Math.max(highest, uids[i]);
     }
-    if (!mine.readOnly) this.watermarks.set(mine.folder, highest);
+    if (mark && !mine.readOnly) mark.uid = highest;
     return mine.uids.size;
   }
 
@@ -98,7 +106,7 @@ export class RecentMessages {
 
   /** Messages of `folder` no session has claimed yet. */
   private unclaimed(folder: string, listUids: () => readonly number[]): number {
-    const watermark = this.watermarks.get(folder);
+    const watermark = this.watermarks.get(folder)?.uid;
     if (watermark === undefined) return 0;
     const uids = listUids();
     let count = 0;

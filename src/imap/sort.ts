@@ -6,7 +6,7 @@ import type { OrderingKeys } from './ordering-keys';
  * as Dovecot does; messages equal under every criterion keep their mailbox order.
  */
 
-export type SortKey = 'arrival' | 'cc' | 'date' | 'from' | 'size' | 'subject' | 'to';
+export type SortKey = 'arrival' | 'cc' | 'date' | 'from' | 'size' | 'subject' | 'to' | 'displayfrom' | 'displayto';
 
 export interface SortCriterion {
   key: SortKey;
@@ -33,6 +33,10 @@ function keyOf(key: SortKey, m: Sortable): string | number {
       return m.keys.sentDate(m.idate);
     case 'subject':
       return m.keys.subject.base;
+    case 'displayfrom':
+      return m.keys.displayName('from');
+    case 'displayto':
+      return m.keys.displayName('to');
     default:
       return m.keys.firstMailbox(key);
   }

@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
 import type { Database } from './db';
 import type { LocalLabel, LocalState } from './state-store';
 import { accountId } from '../model/account-id';
@@ -16,10 +17,19 @@ export function isLocalMessage(messageUid: string): boolean {
  * copy a client APPENDs afterwards is recognised instead of duplicated.
  */
 export class LocalMessages implements LocalState {
-  constructor(private readonly db: Database) {}
+  /** Prepared once: every LIST reads the labels. */
+  private readonly labelRows: Statement<[string], { label: string; renamed_from: string | null }>;
 
+  constructor(private readonly db: Database) {
+    this.labelRows = db.prepare('SELECT label, renamed_from FROM local_labels WHERE account = ? ORDER BY label');
+  }
+
+  /**
+   * Keeps `raw` as a new message under an id of its own: every APPEND is a new message (RFC
+   * 3501 6.3.11), the same bytes appended twice too, and expunging one leaves the other.
+   */
   add(account: string, raw: Buffer): string {
-    const messageUid = `${localPrefix}${createHash('sha256').update(raw).digest('hex').slice(0, 32)}`;
+    const messageUid = `${localPrefix}${randomBytes(16).toString('hex')}`;
     this.put(account, messageUid, raw);
     return messageUid;
   }
@@ -59,11 +69,7 @@ export class LocalMessages implements LocalState {
   }
 
   labels(account: string): LocalLabel[] {
-    return (
-      this.db
-        .prepare('SELECT label, renamed_from FROM local_labels WHERE account = ? ORDER BY label')
-        .all(accountId(account)) as Array<{ label: string; renamed_from: string | null }>
-    ).map((r) => ({ label: r.label, renamedFrom: r.renamed_from }));
+    return this.labelRows.all(accountId(account)).map((r) => ({ label: r.label, renamedFrom: r.renamed_from }));
   }
 
   putLabel(account: string, label: string, renamedFrom: string | null): void {

@@ -121,6 +121,10 @@ export class MailStore implements MailState {
         'SELECT count(*) AS count, count(*) - coalesce(sum(seen), 0) AS unseen FROM messages WHERE folder_id = ?',
       ),
       setFolderCounters: p('UPDATE folders SET uidnext = ?, highestmodseq = ? WHERE id = ?'),
+      renumber: p('UPDATE folders SET uidvalidity = ?, uidnext = 1, highestmodseq = ? WHERE id = ?'),
+      deleteMessages: p('DELETE FROM messages WHERE folder_id = ?'),
+      deleteTombstones: p('DELETE FROM expunged WHERE folder_id = ?'),
+      deleteKv: p('DELETE FROM kv WHERE key = ?'),
       getKv: p('SELECT value FROM kv WHERE key = ?'),
       setKv: p('INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)'),
       insertMessage: p(
@@ -329,6 +333,25 @@ export class MailStore implements MailState {
     return (this.stmt.everywhere.all(account, JSON.stringify(messageUids)) as Array<[string, ...RawRow]>).map(
       ([folder, ...raw]) => ({ folder, row: toRow(raw as RawRow) }),
     );
+  }
+
+  /**
+   * Ends the folder's UID map: the name now stands for another mailbox (a label folder deleted,
+   * or renamed away or onto), which starts empty, unlisted, numbered from UID 1 under a
+   * UIDVALIDITY above every one given before (RFC 3501 2.3.1.1), so no UID a client kept
+   * names other bytes. The row stays, with its MODSEQs still growing: sessions read the change
+   * journal by MODSEQ, and the mirror (./pg) replicates an update of it, not a removal.
+   */
+  retireFolder(account: string, folder: string): void {
+    const id = this.folderId(account, folder);
+    this.db.transaction(() => {
+      const c = this.counters(id);
+      this.stmt.deleteMessages.run(id);
+      this.stmt.deleteTombstones.run(id);
+      this.stmt.deleteKv.run(`listed:${id}`);
+      this.stmt.renumber.run(this.nextUidValidity(), c.highestModseq + 1, id);
+    })();
+    this.rowCache.delete(id);
   }
 
   /** Records that the folder was listed completely once, so later syncs may be incremental. */

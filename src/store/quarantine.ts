@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Database } from './db';
 import { accountId } from '../model/account-id';
 import type { QuarantineRecord, QuarantineStatus } from '../model/quarantine-record';
@@ -23,6 +24,9 @@ interface Row {
 }
 
 export class QuarantineStore implements QuarantineLog {
+  /** Prepared once: every LIST of a quarantine folder reads the list. */
+  private listing?: Statement<[], Row>;
+
   constructor(private readonly db: Database) {}
 
   record(r: Omit<QuarantineRecord, 'status' | 'detail'>): void {
@@ -44,9 +48,8 @@ export class QuarantineStore implements QuarantineLog {
 
   /** Newest first. */
   list(): QuarantineRecord[] {
-    return (this.db.prepare('SELECT * FROM quarantine ORDER BY held_at DESC, quarantine_id').all() as Row[]).map(
-      toRecord,
-    );
+    this.listing ??= this.db.prepare<[], Row>('SELECT * FROM quarantine ORDER BY held_at DESC, quarantine_id');
+    return this.listing.all().map(toRecord);
   }
 
   /** Records by state; held records past their expiry count as expired. */

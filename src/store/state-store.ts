@@ -37,6 +37,8 @@ export interface MailState extends Durability {
   atomically<T>(fn: () => T): T;
   rowsEverywhere(account: string, messageUids: readonly string[]): Array<{ folder: string; row: MessageRow }>;
   markListed(account: string, folder: string): void;
+  /** The folder's UID map ends: a folder of the same name is numbered afresh, under a greater UIDVALIDITY. */
+  retireFolder(account: string, folder: string): void;
   listedFolders(account: string): string[];
   uidNextAtLeast(account: string, folder: string, uidNext: number): void;
   wasListed(account: string, folder: string): boolean;

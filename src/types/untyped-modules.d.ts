@@ -87,6 +87,13 @@ declare module '@mailbridge/imap-core' {
       session: CoreSession,
       callback: HookCallback,
     ): void;
+    /** MULTIAPPEND (RFC 3502): answers `[true, {uidValidity, uids}]`, every message stored or none. */
+    onMultiAppend?(
+      path: string,
+      messages: Array<{ flags: string[]; date: string | undefined; raw: Buffer }>,
+      session: CoreSession,
+      callback: HookCallback,
+    ): void;
     onSearch?(mailbox: string, options: { query: SearchQuery }, session: CoreSession, callback: HookCallback): void;
     onSort?(
       mailbox: string,

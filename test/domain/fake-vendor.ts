@@ -54,7 +54,7 @@ export class FakeVendor implements Connector {
     return {
       folders: ['INBOX', ...folders.filter((f) => f !== 'INBOX')].map((name) => ({
         name,
-        role: name === 'INBOX' ? 'inbox' : null,
+        role: name === 'INBOX' ? 'inbox' : name === 'Drafts' ? 'drafts' : null,
         total: [...this.messages.values()].filter((m) => m.folders.includes(name)).length,
         unread: [...this.messages.values()].filter((m) => m.folders.includes(name) && !m.seen).length,
       })),

@@ -30,7 +30,7 @@ export function setupView(opts: { freshnessMs?: number } = {}) {
     store,
     logger: pino({ level: 'silent' }),
     attachmentCacheDir: path.join(dir, 'attachments'),
-    publish: (account, folder, changes) => notifier.publish(account, folder, changes),
+    changes: notifier,
     labelsRoot: 'Labels',
     copyToFolder: 'refuse',
     freshnessMs: opts.freshnessMs ?? 15_000,

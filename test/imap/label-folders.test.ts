@@ -32,10 +32,10 @@ async function vendorMessages(): Promise<VendorMessage[]> {
 
 const carrying = async (label: string) => (await vendorMessages()).filter((m) => m.labels.includes(label));
 
-/** Gives `name` to the first `count` vendor messages (of every folder). */
-async function label(count: number, name: string): Promise<VendorMessage[]> {
+/** Gives `name` to `count` vendor messages (of every folder), from the first or from number `from`. */
+async function label(count: number, name: string, from = 0): Promise<VendorMessage[]> {
   const all = await vendorMessages();
-  const picked = all.slice(0, count);
+  const picked = all.slice(from, from + count);
   expect(picked).toHaveLength(count);
   for (const m of picked)
     await control(sandbox, 'POST', '/flags', { mailbox, message_uid: m.message_uid, labels: [...m.labels, name] });
@@ -70,7 +70,53 @@ async function listed(session: RawSession = s): Promise<string> {
 const listLine = (name: string) =>
   new RegExp(`^\\* LIST \\([^)]*\\) "/" "?${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"?\\r$`, 'm');
 
+/** What a session that has a deleted or renamed label folder selected hears. */
+const bye = /^\* BYE Selected mailbox was deleted, have to disconnect\r$/m;
+
+/** The session heard the BYE (perhaps in the packet of its last answer), after every tagged answer. */
+async function disconnected(session: RawSession): Promise<void> {
+  if (!bye.test(session.transcript())) await session.waitFor(bye);
+  const heard = session.transcript();
+  expect(heard.search(bye)).toBeGreaterThan(heard.lastIndexOf('\r\nt'));
+}
+
+/** A new session `s`, after the bridge closed the last one. */
+async function reconnect(): Promise<void> {
+  s.close();
+  s = await rawSession(h.bridge.ports.imap, mailbox, h.password);
+}
+
 const uidValidity = (answer: string) => Number(/\[UIDVALIDITY (\d+)\]/.exec(answer)?.[1]);
+
+/** A folder's messages as a client caches them: their bytes by UIDVALIDITY and UID. */
+interface Numbered {
+  uidValidity: bigint;
+  bytes: Map<string, string>;
+}
+
+async function numbered(path: string): Promise<Numbered> {
+  const client = await h.client();
+  try {
+    const box = await client.mailboxOpen(path, { readOnly: true });
+    const bytes = new Map<string, string>();
+    if (box.exists)
+      for (const m of await client.fetchAll('1:*', { uid: true, source: true }))
+        bytes.set(`${box.uidValidity}/${m.uid}`, m.source?.toString('latin1') ?? '');
+    return { uidValidity: box.uidValidity, bytes };
+  } finally {
+    await client.logout();
+  }
+}
+
+/**
+ * A name used for another folder than before (RFC 3501 2.3.1.1): its UIDVALIDITY is greater, so
+ * no UID a client kept of the old folder answers other bytes.
+ */
+function expectNumberedAfresh(before: Numbered, after: Numbered): void {
+  expect(after.uidValidity).toBeGreaterThan(before.uidValidity);
+  const reused = [...after.bytes].filter(([id, bytes]) => before.bytes.has(id) && before.bytes.get(id) !== bytes);
+  expect(reused).toEqual([]);
+}
 
 beforeAll(async () => {
   sandbox = await startSandbox({ messages: 1100 });
@@ -170,6 +216,9 @@ describe('RENAME', () => {
     expect(before).toMatch(/^\* 120 EXISTS\r$/m);
     const since = proxy.requests.length;
     expect(await s.run('RENAME Labels/Big Labels/Bigger')).toMatch(/^t\d+ OK/m);
+    // the session had the old name selected, whose UID map ended
+    await disconnected(s);
+    await reconnect();
 
     const sent = labelRequests(since);
     expectWithinLimits(since);
@@ -310,6 +359,8 @@ describe('DELETE', () => {
     await s.run('SELECT Labels/Bulk');
     const since = proxy.requests.length;
     expect(await s.run('DELETE Labels/Bulk')).toMatch(/^t\d+ OK/m);
+    await disconnected(s);
+    await reconnect();
     expectWithinLimits(since);
     const sent = labelRequests(since).flat();
     expect(sent.every((c) => (c.args.remove as string[])[0] === 'Bulk' && c.args.add === undefined)).toBe(true);
@@ -344,6 +395,72 @@ describe('DELETE', () => {
   ])('DELETE %s is refused', async (name, answer) => {
     expect(await s.run(`DELETE ${name}`)).toMatch(answer);
     expect(await listed()).toMatch(/^\* LIST /m);
+  });
+});
+
+describe('a label folder name used again (RFC 3501 2.3.1.1)', () => {
+  let again: Numbered;
+
+  test('DELETE and CREATE: the new folder has a greater UIDVALIDITY and its own UIDs', async () => {
+    await label(3, 'Again');
+    const before = await numbered('Labels/Again');
+    expect(before.bytes.size).toBe(3);
+    // a session claims the old folder's messages as \Recent
+    const first = await rawSession(h.bridge.ports.imap, mailbox, h.password);
+    expect(await first.run('SELECT Labels/Again')).toMatch(/^\* 3 RECENT\r$/m);
+    first.close();
+    expect(await s.run('DELETE Labels/Again')).toMatch(/^t\d+ OK/m);
+    expect(await s.run('CREATE Labels/Again')).toMatch(/^t\d+ OK/m);
+    // other messages get the label: the new folder numbers them from 1, recent for the first SELECT
+    await label(3, 'Again', 3);
+    expect(await s.run('SELECT Labels/Again')).toMatch(/^\* 3 RECENT\r$/m);
+    expect(await s.run('UNSELECT')).toMatch(/^t\d+ OK/m);
+    again = await numbered('Labels/Again');
+    expect([...again.bytes.keys()]).toEqual([1, 2, 3].map((uid) => `${again.uidValidity}/${uid}`));
+    expectNumberedAfresh(before, again);
+  });
+
+  test('RENAME onto a name a folder had before: a greater UIDVALIDITY than that folder had', async () => {
+    await label(2, 'Former', 10);
+    const before = await numbered('Labels/Former');
+    expect(before.bytes.size).toBe(2);
+    expect(await s.run('RENAME Labels/Former Labels/Elder')).toMatch(/^t\d+ OK/m);
+    await label(2, 'Newer', 12);
+    expect(await s.run('RENAME Labels/Newer Labels/Former')).toMatch(/^t\d+ OK/m);
+    const after = await numbered('Labels/Former');
+    expect(after.bytes.size).toBe(2);
+    expectNumberedAfresh(before, after);
+    // a folder only the bridge has, renamed onto an old name, starts afresh too
+    expect(await s.run('CREATE Labels/Blank')).toMatch(/^t\d+ OK/m);
+    expect(await s.run('RENAME Labels/Former Labels/Afterwards')).toMatch(/^t\d+ OK/m);
+    expect(await s.run('RENAME Labels/Blank Labels/Former')).toMatch(/^t\d+ OK/m);
+    expectNumberedAfresh(after, await numbered('Labels/Former'));
+  });
+
+  test('every session that has the folder selected is disconnected, the deleting one after its OK, as in Dovecot', async () => {
+    await label(1, 'Gone', 20);
+    const other = await rawSession(h.bridge.ports.imap, mailbox, h.password);
+    const unrelated = await rawSession(h.bridge.ports.imap, mailbox, h.password);
+    try {
+      expect(await other.run('SELECT Labels/Gone')).toMatch(/^\* 1 EXISTS\r$/m);
+      expect(await unrelated.run('SELECT INBOX')).toMatch(/^t\d+ OK/m);
+      expect(await s.run('SELECT Labels/Gone')).toMatch(/^\* 1 EXISTS\r$/m);
+      expect(await s.run('DELETE Labels/Gone')).toMatch(/^t\d+ OK/m);
+      await disconnected(s);
+      await disconnected(other);
+      expect(await unrelated.run('NOOP')).toMatch(/^t\d+ OK/m);
+    } finally {
+      other.close();
+      unrelated.close();
+      await reconnect();
+    }
+  });
+
+  test('a restart keeps the new UIDVALIDITY and UIDs, never the old ones', async () => {
+    s.close();
+    await h.restart();
+    s = await rawSession(h.bridge.ports.imap, mailbox, h.password);
+    expect(await numbered('Labels/Again')).toEqual(again);
   });
 });
 

@@ -54,6 +54,47 @@ test('a whole line past the limit before login is refused the same way', async (
   await w.closed;
 });
 
+/**
+ * RFC 2971's largest ID: 30 fields of 30 octets, each value 1024 octets, here backslashes,
+ * each escaped in its quoted string: a 62 KB line.
+ */
+const field = (i: number) => `field-${String(i).padStart(24, '0')}`;
+const largestIdPairs = Array.from({ length: 30 }, (_, i) => `"${field(i)}" "${'\\\\'.repeat(1024)}"`);
+
+test('the largest ID RFC 2971 allows is answered before login, in one line or around a literal', async () => {
+  const w = await imap();
+  const line = `a ID (${largestIdPairs.join(' ')})\r\n`;
+  expect(line.length).toBeGreaterThan(60_000);
+  await w.write(line);
+  expect(await w.until(/^a (OK|NO|BAD).*\r\n/m)).toMatch(/^\* ID \(.*\r\na OK/m);
+
+  // a value as a literal: the rest of the command after it is a line of its own
+  await w.write(`b ID ("name" {4}\r\n`);
+  await w.until(/^\+ .*\r\n/m);
+  await w.write(`mutt ${largestIdPairs.slice(1).join(' ')})\r\n`);
+  expect(await w.until(/^b (OK|NO|BAD).*\r\n/m)).toMatch(/^b OK/m);
+  await w.write('c NOOP\r\n');
+  expect(await w.until(/^c (OK|NO|BAD).*\r\n/m)).toMatch(/^c OK/m);
+  w.close();
+});
+
+test('an ID line past 64 KiB before login: BAD [TOOBIG] with that limit, then the connection is closed', async () => {
+  const w = await imap();
+  await w.write(`a ID ("name" "${'x'.repeat(70_000)}")\r\n`);
+  expect(await w.until(/\* BYE .*\r\n/)).toMatch(/^\* BAD \[TOOBIG\] Command line too long \(limit 65536 bytes\)\r\n/m);
+  await w.closed;
+});
+
+test('before login a command past 64 KiB in all, literals included, is refused: BAD [TOOBIG], then the connection is closed', async () => {
+  const w = await imap();
+  // LITERAL+ literals of 1 KB each, in lines that are short: 100 KB in one command
+  await w.write(`a ID ("name" {1024+}\r\n${'x'.repeat(1024)}`);
+  const more = ` "name" {1024+}\r\n${'x'.repeat(1024)}`;
+  for (let i = 0; i < 100; i++) await w.write(more);
+  expect(await w.until(/\* BYE .*\r\n/)).toMatch(/^\* BAD \[TOOBIG\] Command too long \(limit 65536 bytes\)\r\n/m);
+  await w.closed;
+});
+
 test('SMTP answers a line past the limit with 421 and closes', async () => {
   const s = await smtp();
   await s.until(/^220 .*\r\n/m);

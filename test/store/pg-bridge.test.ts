@@ -46,3 +46,55 @@ it('keeps UIDs, UIDVALIDITY, flags and the bridge password in PostgreSQL across 
   await client.logout();
   fs.rmSync(emptyStateDir, { recursive: true, force: true });
 });
+
+it('numbers a label folder deleted and created again afresh, in PostgreSQL too: a greater UIDVALIDITY, kept across a restart', async () => {
+  let client = await h.client();
+  await client.mailboxCreate('Labels/Again');
+  await client.mailboxOpen('INBOX');
+  await client.messageCopy('1:2', 'Labels/Again');
+  const before = await client.mailboxOpen('Labels/Again');
+  expect(before.exists).toBe(2);
+  await client.mailboxOpen('INBOX');
+  await client.mailboxDelete('Labels/Again');
+  await client.mailboxCreate('Labels/Again');
+  await client.messageCopy('3', 'Labels/Again');
+  const after = await client.mailboxOpen('Labels/Again');
+  expect(after.uidValidity).toBeGreaterThan(before.uidValidity);
+  const uids = await client.search({ all: true }, { uid: true });
+  expect(uids).toEqual([1]);
+  await client.logout();
+
+  const emptyStateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-pg-empty-'));
+  await h.restart({ state: h.config.state, stateDir: emptyStateDir });
+  client = await h.client();
+  const reopened = await client.mailboxOpen('Labels/Again');
+  expect(reopened.uidValidity).toBe(after.uidValidity);
+  expect(await client.search({ all: true }, { uid: true })).toEqual(uids);
+  await client.logout();
+  fs.rmSync(emptyStateDir, { recursive: true, force: true });
+});
+
+it('numbers a label folder renamed onto a former name afresh, in PostgreSQL too, across a restart', async () => {
+  let client = await h.client();
+  await client.mailboxCreate('Labels/Former');
+  await client.mailboxOpen('INBOX');
+  await client.messageCopy('4', 'Labels/Former');
+  const before = await client.mailboxOpen('Labels/Former');
+  expect(before.exists).toBe(1);
+  await client.mailboxOpen('INBOX');
+  await client.mailboxRename('Labels/Former', 'Labels/Elder');
+  await client.mailboxCreate('Labels/Newer');
+  await client.messageCopy('5', 'Labels/Newer');
+  await client.mailboxRename('Labels/Newer', 'Labels/Former');
+  const after = await client.mailboxOpen('Labels/Former');
+  expect(after.uidValidity).toBeGreaterThan(before.uidValidity);
+  await client.logout();
+
+  const emptyStateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-pg-empty-'));
+  await h.restart({ state: h.config.state, stateDir: emptyStateDir });
+  client = await h.client();
+  expect((await client.mailboxOpen('Labels/Former')).uidValidity).toBe(after.uidValidity);
+  expect(await client.search({ all: true }, { uid: true })).toEqual([1]);
+  await client.logout();
+  fs.rmSync(emptyStateDir, { recursive: true, force: true });
+});

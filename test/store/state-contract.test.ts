@@ -101,6 +101,31 @@ describe.each(backends)('state store contract: $name', (backend) => {
     await s.close();
   });
 
+  it('numbers a retired folder afresh: a greater UIDVALIDITY, UIDs from 1, MODSEQs still growing, after open too', async () => {
+    const open = await backend.fresh();
+    let s = await open();
+    s.mail.assignUids(A, 'Labels/x', ['a', 'b']);
+    s.mail.expunge(A, 'Labels/x', ['a']);
+    s.mail.markListed(A, 'Labels/x');
+    const old = s.mail.folderState(A, 'Labels/x');
+    s.mail.retireFolder(A, 'Labels/x');
+    const fresh = s.mail.folderState(A, 'Labels/x');
+    expect(fresh.uidValidity).toBeGreaterThan(old.uidValidity);
+    expect(fresh).toMatchObject({ uidNext: 1, count: 0, unseen: 0, highestModseq: old.highestModseq + 1 });
+    expect(s.mail.wasListed(A, 'Labels/x')).toBe(false);
+    expect(s.mail.vanishedSince(A, 'Labels/x', 0).uids).toEqual([]);
+    expect(s.mail.assignUids(A, 'Labels/x', ['c']).map((r) => r.uid)).toEqual([1]);
+    const renumbered = s.mail.folderState(A, 'Labels/x');
+    await s.committed();
+    await s.close();
+
+    s = await open();
+    expect(s.mail.folderState(A, 'Labels/x')).toEqual(renumbered);
+    expect(s.mail.listMessages(A, 'Labels/x').map((r) => [r.uid, r.messageUid])).toEqual([[1, 'c']]);
+    expect(s.mail.wasListed(A, 'Labels/x')).toBe(false);
+    await s.close();
+  });
+
   it('keeps cached messages, drafts, submissions and quarantine records', async () => {
     const open = await backend.fresh();
     let s = await open();

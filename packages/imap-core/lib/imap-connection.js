@@ -18,6 +18,14 @@ const errors = require('./errors.js');
 // avoid race conditions where both the client and the server wait for 5 minutes
 const SOCKET_TIMEOUT = 5 * 60 * 1000 + 37 * 1000;
 
+// RFC 2971 bounds ID: at most 30 field-value pairs, a field at most 30 octets, a value at most
+// 1024. As quoted strings with every octet escaped, its list is 30 * (62 + 1 + 2050) + 29 + 2 =
+// 63,421 bytes, so 64 KiB takes any conforming ID with a tag of up to 2 KB, while a connection
+// still never buffers more than that for a line
+const MAX_ID_LINE_LENGTH = 64 * 1024;
+// a line that starts an ID command: a tag (ASTRING-CHAR but "+") and the command name
+const ID_LINE = /^[^\s(){%*"\\+]+ ID(?: |$)/i;
+
 /**
  * Creates a handler for new socket
  *
@@ -25,6 +33,33 @@ const SOCKET_TIMEOUT = 5 * 60 * 1000 + 37 * 1000;
  * @param {Object} server Server instance
  * @param {Object} socket Socket instance
  */
+/**
+ * mailbridge (change 098): everything written to the socket within one turn of the event loop
+ * (a FETCH's responses, a body stream's chunks, the tagged answer) leaves in one write instead of
+ * a write, and a system call, each: the socket is corked at its first write and uncorked once
+ * the turn's callbacks and promise jobs have run.
+ */
+function coalesceWrites(socket) {
+    if (typeof socket.cork !== 'function') {
+        // a stand-in of a socket (tests) writes as it is told
+        return;
+    }
+    let write = socket.write;
+    let corked = false;
+    let uncork = () => {
+        corked = false;
+        socket.uncork();
+    };
+    socket.write = function (...args) {
+        if (!corked) {
+            corked = true;
+            socket.cork();
+            setImmediate(uncork);
+        }
+        return write.apply(this, args);
+    };
+}
+
 class IMAPConnection extends EventEmitter {
     constructor(server, socket, options) {
         super();
@@ -42,6 +77,7 @@ class IMAPConnection extends EventEmitter {
 
         this._server = server;
         this._socket = socket;
+        coalesceWrites(socket);
 
         this.writeStream = new IMAPComposer({
             connection: this,
@@ -69,6 +105,12 @@ class IMAPConnection extends EventEmitter {
         Object.defineProperty(this._parser, 'maxLineLength', {
             get: () => (this.state === 'Not Authenticated' && this._server.options.maxLineLengthUnauthenticated) || maxLineLength
         });
+        // ID's lines, the first and those after a literal, may be as long as RFC 2971 lets an ID be
+        this._parser.maxLineLengthFor = head => {
+            let limit = this._parser.maxLineLength;
+            let isId = this._currentCommand ? this._currentCommand.command === 'ID' : ID_LINE.test(head);
+            return limit && isId ? Math.max(limit, MAX_ID_LINE_LENGTH) : limit;
+        };
 
         // Manage multi part command
         this._currentCommand = false;
@@ -622,21 +664,35 @@ class IMAPConnection extends EventEmitter {
             return callback();
         }
 
-        if (command && command.lineTooLong) {
+        let tooLong = (what, limit) => {
             this._currentCommand = false;
             this._nextHandler = false;
             resetCompressedInput();
-            this.send('* BAD [TOOBIG] Command line too long (limit ' + this._parser.maxLineLength + ' bytes)');
+            this.send('* BAD [TOOBIG] ' + what + ' too long (limit ' + limit + ' bytes)');
             // the connection ends and nothing after the line is read (the callback is not
             // called): the line may have announced a literal, LITERAL+ ones come unasked, and
             // their bytes must not be taken for commands
             this.send('* BYE Too long command line, closing connection');
             setImmediate(() => this.close());
-            return;
+        };
+
+        if (command && command.lineTooLong) {
+            return tooLong('Command line', command.limit);
         }
 
         if (!currentCommand) {
             this._currentCommand = currentCommand = new IMAPCommand(this);
+        }
+
+        // before login a command is bounded as a whole, its literals included: a line limit
+        // alone lets one command grow without end through literals (LITERAL+ ones come unasked).
+        // A literal counts with the line after it, once it was taken and read (one refused
+        // ends the command), so at most one literal (1 KB before login) comes on top
+        let commandLimit = this.state === 'Not Authenticated' && this._parser.maxLineLength && Math.max(this._parser.maxLineLength, MAX_ID_LINE_LENGTH);
+        currentCommand.bytes = (currentCommand.bytes || 0) + (currentCommand.literalBytes || 0) + (command.value || '').length;
+        currentCommand.literalBytes = command.expecting > 0 ? command.expecting : 0;
+        if (commandLimit && currentCommand.bytes > commandLimit) {
+            return tooLong('Command', commandLimit);
         }
 
         if (!command.final) {

@@ -5,6 +5,8 @@ const Writable = stream.Writable;
 const PassThrough = stream.PassThrough;
 
 const DEFAULT_MAX_LINE_LENGTH = 8 * 1024;
+// how much of a line's start maxLineLengthFor() is shown: enough for any sane tag and the command
+const LINE_HEAD_LENGTH = 1024;
 
 /**
  * Incoming IMAP stream parser. Detects and emits command payloads.
@@ -54,20 +56,30 @@ class IMAPStream extends Writable {
         throw new Error('Command handler is not set');
     }
 
+    /**
+     * The longest line accepted for a line that starts with `head` (its first bytes, up to
+     * LINE_HEAD_LENGTH), 0 for no limit. A connection may override it to let one command's
+     * lines be longer.
+     */
+    maxLineLengthFor(/* head */) {
+        return this.maxLineLength;
+    }
+
     // PRIVATE METHODS
 
-    _checkLineLength(lineLength) {
-        if (!this.maxLineLength || lineLength <= this.maxLineLength) {
-            return false;
-        }
-        return true;
+    /**
+     * @return {Number} the limit a line of `lineLength` that starts with `head` goes over, or 0
+     */
+    _lineOverLimit(lineLength, head) {
+        let limit = this.maxLineLengthFor(head.substr(0, LINE_HEAD_LENGTH));
+        return limit && lineLength > limit ? limit : 0;
     }
 
     /**
      * A line went over maxLineLength and has no end yet: it is reported now (a client may
      * never end it) and the rest of it is dropped until its line end.
      */
-    _startDiscarding(done) {
+    _startDiscarding(limit, done) {
         this._discarding = true;
         this._remainder = '';
         this._pending = [];
@@ -75,16 +87,18 @@ class IMAPStream extends Writable {
         this.oncommand(
             {
                 lineTooLong: true,
+                limit,
                 final: true
             },
             () => done()
         );
     }
 
-    _emitLineTooLong(regex, data, pos, done) {
+    _emitLineTooLong(limit, regex, data, pos, done) {
         this.oncommand(
             {
                 lineTooLong: true,
+                limit,
                 final: true
             },
             () => setImmediate(this._readValue.bind(this, regex, data, pos, done))
@@ -107,9 +121,11 @@ class IMAPStream extends Writable {
             }
             this._pending.push(str);
             this._pendingLength += str.length;
-            if (this._checkLineLength(this._remainder.length + this._pendingLength)) {
+            let head = this._remainder.length >= LINE_HEAD_LENGTH ? this._remainder : this._remainder + this._pending[0];
+            let limit = this._lineOverLimit(this._remainder.length + this._pendingLength, head);
+            if (limit) {
                 // a line without an end would otherwise be buffered without bound
-                return this._startDiscarding(done);
+                return this._startDiscarding(limit, done);
             }
             return done();
         }
@@ -183,15 +199,17 @@ class IMAPStream extends Writable {
         // exec keeps count of the last match with lastIndex
         // so it knows from where to start with the next iteration
         if ((match = regex.exec(data))) {
-            if (this._checkLineLength(match.index - pos)) {
+            let limit = this._lineOverLimit(match.index - pos, data.substr(pos, LINE_HEAD_LENGTH));
+            if (limit) {
                 pos = match.index + match[0].length;
-                return this._emitLineTooLong(regex, data, pos, done);
+                return this._emitLineTooLong(limit, regex, data, pos, done);
             }
             line = data.substr(pos, match.index - pos);
             pos += line.length + match[0].length;
         } else {
-            if (this._checkLineLength(data.length - pos)) {
-                return this._startDiscarding(done);
+            let limit = this._lineOverLimit(data.length - pos, data.substr(pos, LINE_HEAD_LENGTH));
+            if (limit) {
+                return this._startDiscarding(limit, done);
             }
             this._remainder = pos < data.length ? data.substr(pos) : '';
             return done();

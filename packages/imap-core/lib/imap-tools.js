@@ -992,9 +992,14 @@ module.exports.sendCapabilityResponse = connection => {
     if (typeof connection._server.onSearch === 'function') {
         capabilities.push('ESEARCH', 'SEARCHRES');
     }
-    // RFC 5256: offered only by a server whose hooks answer them
+    // RFC 5256 (and RFC 5957's display keys, which onSort answers too, and RFC 5267's ESORT,
+    // answered by the engine from its matches): offered only by a server whose hooks answer them
     if (typeof connection._server.onSort === 'function') {
-        capabilities.push('SORT');
+        capabilities.push('SORT', 'SORT=DISPLAY', 'ESORT');
+    }
+    // RFC 3502: offered only by a server whose hook stores several messages all or none
+    if (typeof connection._server.onMultiAppend === 'function') {
+        capabilities.push('MULTIAPPEND');
     }
     if (typeof connection._server.onThread === 'function') {
         capabilities.push('THREAD=ORDEREDSUBJECT', 'THREAD=REFERENCES');

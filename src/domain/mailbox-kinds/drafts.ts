@@ -1,4 +1,4 @@
-import { appendDraft, type Appended } from '../append';
+import { appendDraft, appendDrafts, type Appended, type AppendedMessage } from '../append';
 import type { ImapFolder } from '../mailbox-map';
 import { VendorFolderKind } from './vendor-folder';
 
@@ -9,5 +9,12 @@ import { VendorFolderKind } from './vendor-folder';
 export class DraftsKind extends VendorFolderKind {
   override async append(folder: ImapFolder, raw: Buffer, flags: string[], idate: Date): Promise<Appended> {
     return appendDraft(this.ctx.sync, this.ctx.local, folder, raw, flags, idate);
+  }
+
+  async appendAll(
+    folder: ImapFolder,
+    messages: readonly AppendedMessage[],
+  ): Promise<{ uids: number[]; uidValidity: number }> {
+    return appendDrafts(this.ctx.sync, this.ctx.local, folder, messages);
   }
 }

@@ -1,5 +1,5 @@
 import type { LocalState, MessageRow } from '../../store';
-import type { Appended } from '../append';
+import type { Appended, AppendedMessage } from '../append';
 import type { MailFolder } from '../connector';
 import type { FlagAction, FlagUpdateResult } from '../flag-update';
 import type { ImapFolder } from '../mailbox-map';
@@ -34,6 +34,11 @@ export interface MailboxKind {
   /** EXPUNGE of these \Deleted rows; the UIDs that left. */
   expunge(folder: ImapFolder, deleted: MessageRow[], sessionId?: string): Promise<number[]>;
   append(folder: ImapFolder, raw: Buffer, flags: string[], idate: Date): Promise<Appended>;
+  /** Several messages appended all or none (MULTIAPPEND), by a kind that stores them; see AccountView.appendAll. */
+  appendAll?(
+    folder: ImapFolder,
+    messages: readonly AppendedMessage[],
+  ): Promise<{ uids: number[]; uidValidity: number }>;
   /** Message ids matching `text` (full-text, by the vendor); null when the vendor cannot search. */
   searchText(folder: ImapFolder, text: string): Promise<string[] | null>;
 }

@@ -70,3 +70,18 @@ test('ESEARCH with MIN or MAX alone gives the MODSEQ of the messages it returns,
   expect(await esearch('ALL')).toMatch(new RegExp(`ALL 5:7 MODSEQ ${m6}$`));
   s.close();
 });
+
+test('ESORT with MIN or MAX alone gives the MODSEQ of the first or last message in sort order, as ESEARCH does (RFC 5267 3, RFC 7162 3.1.5)', async () => {
+  const s = await c.session('INBOX');
+  for (const n of [5, 7, 6]) expect(status(await s.run(`STORE ${n} +FLAGS (\\Answered)`))).toMatch(/^OK/);
+  const modseq = async (n: number) => /FETCH \(MODSEQ \((\d+)\)/.exec(await s.run(`FETCH ${n} (MODSEQ)`))?.[1];
+  const [m5, m6, m7] = [await modseq(5), await modseq(6), await modseq(7)];
+  const esort = async (returns: string) =>
+    untagged(await s.run(`SORT RETURN (${returns}) (REVERSE ARRIVAL) UTF-8 5:7 MODSEQ 1`)).find((l) =>
+      l.startsWith('ESEARCH'),
+    );
+  expect(await esort('MIN')).toMatch(new RegExp(`MIN 7 MODSEQ ${m7}$`));
+  expect(await esort('MAX')).toMatch(new RegExp(`MAX 5 MODSEQ ${m5}$`));
+  expect(await esort('ALL')).toMatch(new RegExp(`ALL 7,6,5 MODSEQ ${m6}$`));
+  s.close();
+});

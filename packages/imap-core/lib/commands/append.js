@@ -1,6 +1,7 @@
 'use strict';
 
 const imapTools = require('../imap-tools');
+const binaryToBase64 = require('../indexer/binary-to-base64');
 
 module.exports = {
     state: ['Authenticated', 'Selected'],
@@ -8,31 +9,9 @@ module.exports = {
     // the answer carries the updates of the selected mailbox, the appended message's EXISTS
     // included (RFC 3501 6.3.11): the journal is read before they are sent
 
-    schema: [
-        {
-            name: 'path',
-            type: 'string'
-        },
-        {
-            name: 'flags',
-            type: 'array',
-            optional: true
-        },
-        {
-            name: 'datetime',
-            type: 'string',
-            optional: true
-        },
-        {
-            name: 'utf8',
-            type: 'atom',
-            optional: true
-        },
-        {
-            name: 'message',
-            type: 'literal'
-        }
-    ],
+    // `APPEND mailbox 1*(SP [flag-list] [SP date-time] SP literal)`: one message, or several with
+    // MULTIAPPEND (RFC 3502), so the arguments are checked by parseMessages
+    schema: false,
 
     handler(command, callback) {
         // Check if APPEND method is set
@@ -43,171 +22,244 @@ module.exports = {
             });
         }
 
-        let path = (command.attributes.shift() || {}).value;
-        if (!Buffer.isBuffer(path)) {
-            path = path.toString();
-        } else {
-            path = Buffer.from(path, 'binary').toString();
+        let attributes = [].concat(command.attributes || []);
+        let path = (attributes.shift() || {}).value;
+        if (path !== undefined && path !== null) {
+            path = imapTools.normalizeMailbox(Buffer.isBuffer(path) ? Buffer.from(path, 'binary').toString() : path.toString(), !this.acceptUTF8Enabled);
         }
-
-        path = imapTools.normalizeMailbox(path, !this.acceptUTF8Enabled);
-        let message = command.attributes.pop();
-
-        if (Array.isArray(message) && message.length === 1 && command.attributes.length) {
-            let lastOpt = command.attributes[command.attributes.length - 1];
-            if (lastOpt.type === 'ATOM' && /^UTF8$/i.test(lastOpt.value)) {
-                message = message.shift();
-                // remove the UTF8 marker
-                command.attributes.pop();
-            }
-        }
-
-        let flags = [];
-        let internaldate = false;
-        let parsedDate;
-
-        if (command.attributes.length === 2 && Array.isArray(command.attributes[0])) {
-            flags = command.attributes[0] || [];
-            internaldate = (command.attributes[1] && command.attributes[1].value) || '';
-        } else if (command.attributes.length === 1) {
-            if (Array.isArray(command.attributes[0])) {
-                flags = command.attributes[0];
-            } else {
-                internaldate = (command.attributes[0] && command.attributes[0].value) || '';
-            }
-        }
-
-        flags = flags.map(imapTools.flagName);
-
         if (!path) {
             return callback(new Error('Invalid mailbox argument for APPEND'));
         }
 
-        if (!/^literal$/i.test(message.type)) {
-            return callback(new Error('Invalid message argument for APPEND'));
+        let messages;
+        try {
+            messages = parseMessages(attributes);
+            if (messages.length > 1 && typeof this._server.onMultiAppend !== 'function') {
+                throw new Error('Too many arguments provided');
+            }
+        } catch (E) {
+            return callback(E);
         }
 
-        if (internaldate) {
-            internaldate = internaldate.toString(); // might be Buffer
-
-            if (!imapTools.validateInternalDate(internaldate)) {
-                return callback(new Error('Invalid date argument for APPEND'));
-            }
-
-            parsedDate = new Date(internaldate);
-            if (parsedDate.toString() === 'Invalid Date' || parsedDate.getTime() > Date.now() + 24 * 3600 * 1000 || parsedDate.getTime() <= 1000) {
-                return callback(new Error('Invalid date-time argument for APPEND'));
-            }
-        }
-
-        for (let i = flags.length - 1; i >= 0; i--) {
-            if (flags[i].charAt(0) === '\\') {
-                if (imapTools.systemFlags.indexOf(flags[i].toLowerCase()) < 0) {
-                    return callback(new Error('Invalid system flag argument for APPEND'));
-                } else {
-                    // fix flag case
-                    flags[i] = flags[i].toLowerCase().replace(/^\\./, c => c.toUpperCase());
-                }
-            }
-        }
-
-        // keep only unique flags
-        flags = flags.filter((flag, i) => {
-            if (i && flags.slice(0, i).indexOf(flag) >= 0) {
-                return false;
-            }
-            return true;
-        });
-
-        let raw;
-        if (Buffer.isBuffer(message.value)) {
-            raw = message.value;
-        } else {
-            raw = Buffer.from(typeof message.value === 'string' ? message.value : (message.value || '').toString(), 'binary');
-        }
-
-        if (!raw.length) {
+        if (messages.some(message => !message.raw.length)) {
+            // RFC 3502: a zero-length message cancels the whole command
             return callback(null, {
                 response: 'NO',
                 message: "Can't save a zero byte message."
             });
         }
 
-        let logdata = {
-            short_message: '[APPEND]',
-            _mail_action: 'append',
-            _path: path,
-            _user: this.session.user.id.toString(),
-            _mailbox: this.selected.mailbox,
-            _mailbox_path: this.selected.path,
-            _sess: this.id,
-            _flags: flags.join(', '),
-            _internaldate: internaldate,
-            _size: raw.length
-        };
+        // binary parts of a literal8 are stored base64 encoded (RFC 3516 4.4, see binary-to-base64.js)
+        let converted = Promise.all(messages.map(message => (message.literal8 ? binaryToBase64(message.raw) : message.raw)));
 
-        this._server.onAppend(path, flags, internaldate, raw, this.session, (err, success, info) => {
-            Object.keys(info || {})
-                .filter(key => key !== 'prepared')
-                .forEach(key => {
-                    let vkey = '_' + key.replace(/[A-Z]+/g, c => '_' + c.toLowerCase());
-                    if (['_id', '_status'].includes(vkey)) {
-                        vkey = '_append' + vkey;
+        if (messages.length > 1) {
+            return converted.then(
+                raws => storeAll(this, path, messages, raws, callback),
+                err => callback(err)
+            );
+        }
+
+        let { flags, internaldate } = messages[0];
+
+        let store = raw => {
+            let logdata = {
+                short_message: '[APPEND]',
+                _mail_action: 'append',
+                _path: path,
+                _user: this.session.user.id.toString(),
+                _mailbox: this.selected.mailbox,
+                _mailbox_path: this.selected.path,
+                _sess: this.id,
+                _flags: flags.join(', '),
+                _internaldate: internaldate,
+                _size: raw.length
+            };
+
+            this._server.onAppend(path, flags, internaldate, raw, this.session, (err, success, info) => {
+                Object.keys(info || {})
+                    .filter(key => key !== 'prepared')
+                    .forEach(key => {
+                        let vkey = '_' + key.replace(/[A-Z]+/g, c => '_' + c.toLowerCase());
+                        if (['_id', '_status'].includes(vkey)) {
+                            vkey = '_append' + vkey;
+                        }
+                        logdata[vkey] = info[key];
+                    });
+
+                if (info && info.prepared) {
+                    const { headers } = info.prepared;
+
+                    const from = headers.find(header => header.key === 'from');
+                    const parsedFrom = info.prepared.mimeTree.parsedHeader?.from?.[0];
+                    if (from && parsedFrom) {
+                        logdata._append_header_from = parsedFrom.address;
+                        logdata._append_header_from_name = parsedFrom.name;
+                        logdata._append_header_from_value = from.value;
                     }
-                    logdata[vkey] = info[key];
-                });
 
-            if (info && info.prepared) {
-                const { headers } = info.prepared;
+                    const { msgid } = info.prepared;
+                    logdata._append_message_id = msgid;
 
-                const from = headers.find(header => header.key === 'from');
-                const parsedFrom = info.prepared.mimeTree.parsedHeader?.from?.[0];
-                if (from && parsedFrom) {
-                    logdata._append_header_from = parsedFrom.address;
-                    logdata._append_header_from_name = parsedFrom.name;
-                    logdata._append_header_from_value = from.value;
+                    const { subject } = info.prepared;
+                    logdata._append_subject = subject;
                 }
 
-                const { msgid } = info.prepared;
-                logdata._append_message_id = msgid;
+                if (err) {
+                    logdata._error = err.message;
+                    logdata._code = err.code;
+                    logdata._response = err.response;
+                    logdata._responseMessage = err.responseMessage;
+                    logdata._ratelimit_ttl = err.ttl;
+                    this._server.loggelf(logdata);
 
-                const { subject } = info.prepared;
-                logdata._append_subject = subject;
-            }
+                    if (err.code === 10334) {
+                        // 10334 is Mongodb BSONObjectTooLarge
+                        return callback(null, {
+                            response: 'NO',
+                            message: 'Message text too large'
+                        });
+                    }
 
-            if (err) {
-                logdata._error = err.message;
-                logdata._code = err.code;
-                logdata._response = err.response;
-                logdata._responseMessage = err.responseMessage;
-                logdata._ratelimit_ttl = err.ttl;
+                    // do not return actual error to user
+                    return callback(null, imapTools.hookErrorResponse(err, {
+                        response: 'NO',
+                        code: 'TEMPFAIL',
+                        message: err.responseMessage
+                    }));
+                }
+
+                let code = typeof success === 'string' ? success.toUpperCase() : 'APPENDUID ' + info.uidValidity + ' ' + info.uid;
+
+                logdata._response = success;
                 this._server.loggelf(logdata);
 
-                if (err.code === 10334) {
-                    // 10334 is Mongodb BSONObjectTooLarge
-                    return callback(null, {
-                        response: 'NO',
-                        message: 'Message text too large'
-                    });
-                }
+                callback(null, {
+                    response: success === true ? 'OK' : 'NO',
+                    code
+                });
+            });
+        };
 
-                // do not return actual error to user
-                return callback(null, imapTools.hookErrorResponse(err, {
+        converted.then(([raw]) => store(raw), err => callback(err));
+    }
+};
+
+/**
+ * The messages of an APPEND's arguments after the mailbox: each an optional flag list and
+ * date-time before its literal (or `UTF8 (literal)`, RFC 6855), as
+ * `{flags, internaldate, raw, literal8}`; a syntax error throws.
+ */
+function parseMessages(attributes) {
+    let messages = [];
+    let options = [];
+    for (let i = 0; i < attributes.length; i++) {
+        let attribute = attributes[i];
+        let literal = null;
+        if (isLiteral(attribute)) {
+            literal = attribute;
+        } else if (attribute && attribute.type === 'ATOM' && /^UTF8$/i.test(attribute.value)) {
+            let wrapped = attributes[++i];
+            if (!Array.isArray(wrapped) || wrapped.length !== 1 || !isLiteral(wrapped[0])) {
+                throw new Error('Invalid message argument for APPEND');
+            }
+            literal = wrapped[0];
+        }
+        if (!literal) {
+            options.push(attribute);
+            continue;
+        }
+        messages.push(parseMessage(options, literal));
+        options = [];
+    }
+    if (options.length || !messages.length) {
+        throw new Error('Invalid message argument for APPEND');
+    }
+    return messages;
+}
+
+function isLiteral(attribute) {
+    return !!attribute && !Array.isArray(attribute) && /^literal$/i.test(attribute.type);
+}
+
+/** One message: `[flag-list] [date-time]` before its literal, checked as RFC 3501 APPEND's. */
+function parseMessage(options, literal) {
+    let flags = [];
+    let internaldate = false;
+    if (options.length > 2 || (options.length === 2 && !Array.isArray(options[0])) || options.some((option, i) => i && Array.isArray(option))) {
+        throw new Error('Invalid arguments for APPEND');
+    }
+    options.forEach(option => {
+        if (Array.isArray(option)) {
+            flags = option;
+        } else {
+            internaldate = (option && option.value) || '';
+        }
+    });
+
+    flags = flags.map(imapTools.flagName);
+
+    if (internaldate) {
+        internaldate = internaldate.toString(); // might be Buffer
+
+        if (!imapTools.validateInternalDate(internaldate)) {
+            throw new Error('Invalid date argument for APPEND');
+        }
+
+        let parsedDate = new Date(internaldate);
+        if (parsedDate.toString() === 'Invalid Date' || parsedDate.getTime() > Date.now() + 24 * 3600 * 1000 || parsedDate.getTime() <= 1000) {
+            throw new Error('Invalid date-time argument for APPEND');
+        }
+    }
+
+    for (let i = flags.length - 1; i >= 0; i--) {
+        if (flags[i].charAt(0) === '\\') {
+            if (imapTools.systemFlags.indexOf(flags[i].toLowerCase()) < 0) {
+                throw new Error('Invalid system flag argument for APPEND');
+            }
+            // fix flag case
+            flags[i] = flags[i].toLowerCase().replace(/^\\./, c => c.toUpperCase());
+        }
+    }
+
+    // keep only unique flags
+    flags = flags.filter((flag, i) => !i || flags.slice(0, i).indexOf(flag) < 0);
+
+    let raw;
+    if (Buffer.isBuffer(literal.value)) {
+        raw = literal.value;
+    } else {
+        raw = Buffer.from(typeof literal.value === 'string' ? literal.value : (literal.value || '').toString(), 'binary');
+    }
+
+    return { flags, internaldate, raw, literal8: !!literal.literal8 };
+}
+
+/**
+ * MULTIAPPEND (RFC 3502): the onMultiAppend hook stores every message or none and answers
+ * `{uidValidity, uids}`, which the OK carries as one APPENDUID with the UID set (RFC 4315).
+ */
+function storeAll(connection, path, messages, raws, callback) {
+    let given = messages.map((message, i) => ({ flags: message.flags, date: message.internaldate || undefined, raw: raws[i] }));
+    connection._server.onMultiAppend(path, given, connection.session, (err, success, info) => {
+        if (err) {
+            return callback(
+                null,
+                imapTools.hookErrorResponse(err, {
                     response: 'NO',
                     code: 'TEMPFAIL',
                     message: err.responseMessage
-                }));
-            }
-
-            let code = typeof success === 'string' ? success.toUpperCase() : 'APPENDUID ' + info.uidValidity + ' ' + info.uid;
-
-            logdata._response = success;
-            this._server.loggelf(logdata);
-
-            callback(null, {
-                response: success === true ? 'OK' : 'NO',
-                code
+                })
+            );
+        }
+        if (success !== true) {
+            return callback(null, {
+                response: 'NO',
+                code: typeof success === 'string' ? success.toUpperCase() : false
             });
+        }
+        callback(null, {
+            response: 'OK',
+            code: 'APPENDUID ' + info.uidValidity + ' ' + imapTools.packMessageRange(info.uids.slice())
         });
-    }
-};
+    });
+}

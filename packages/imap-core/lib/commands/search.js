@@ -4,6 +4,9 @@ const iconv = require('iconv-lite');
 const imapHandler = require('../handler/imap-handler');
 const imapTools = require('../imap-tools');
 
+// Max IMAP number is an unsigned 32-bit value
+const MAX_IMAP_NUMBER = 0xffffffff;
+
 // the charsets a search string may be given in (RFC 3501 6.4.4); UTF-8 when none is named
 const SEARCH_CHARSETS = ['UTF-8', 'US-ASCII', 'ISO-8859-1', 'WINDOWS-1252'];
 
@@ -131,22 +134,17 @@ function runSearch(connection, hookName, terms, extra, callback, answer) {
 }
 
 /**
- * The results whose MODSEQ an ESEARCH answer carries: with MIN and/or MAX but neither ALL nor
- * COUNT, the highest MODSEQ of the messages it returns, when the hook gave each match's MODSEQ
- * (`results.modseqs`, UID to MODSEQ); else the highest of all matches (RFC 7162 3.1.5).
+ * The results whose MODSEQ an ESEARCH answer carries: when it does not concern every match
+ * (returnedMatches), the highest MODSEQ of the messages it returns, when the hook gave each
+ * match's MODSEQ (`results.modseqs`, UID to MODSEQ); else the highest of all (RFC 7162 3.1.5).
  */
 function returnedModseq(results, returns, matches) {
-    if (!results.modseqs || !matches.length || returns.has('ALL') || returns.has('COUNT') || !(returns.has('MIN') || returns.has('MAX'))) {
+    let returned = results.modseqs && matches.length && returnedMatches(returns, matches);
+    if (!returned) {
         return results;
     }
-    let returned = [];
-    if (returns.has('MIN')) {
-        returned.push(matches[0]);
-    }
-    if (returns.has('MAX')) {
-        returned.push(matches[matches.length - 1]);
-    }
-    return { highestModseq: Math.max(...returned.map(uid => results.modseqs.get(uid) || 0)) };
+    // none returned (a PARTIAL past the end): no MODSEQ
+    return { highestModseq: Math.max(0, ...returned.map(uid => results.modseqs.get(uid) || 0)) };
 }
 
 /** `(MODSEQ n)` for an answer to a query with a MODSEQ key (RFC 7162 3.1.5), else nothing. */
@@ -181,22 +179,52 @@ function numbersResponse(command, text, more) {
     });
 }
 
-// RFC 4731 search-return-opt
-const RETURN_OPTIONS = ['MIN', 'MAX', 'COUNT', 'ALL', 'SAVE'];
+// RFC 4731 search-return-opt, SAVE (RFC 5182) and PARTIAL (RFC 5267 4.4)
+const RETURN_OPTIONS = ['MIN', 'MAX', 'COUNT', 'ALL', 'SAVE', 'PARTIAL'];
 
-/** `RETURN (options)` as a set of option names; `RETURN ()` is `RETURN (ALL)`, SAVE is RFC 5182's. */
+/**
+ * `PARTIAL low:high` (RFC 5267 4.4): two positions from 1, in either order, as [low, high];
+ * anything else (`1`, `1:*`, `0:2`) throws.
+ */
+function parsePartialRange(element) {
+    let match = /^(\d+):(\d+)$/.exec(String((element && !Array.isArray(element) && element.value) || ''));
+    let range = match ? [Number(match[1]), Number(match[2])] : [];
+    if (!match || !range.every(n => n > 0 && n <= MAX_IMAP_NUMBER)) {
+        throw new Error('PARTIAL needs a range of positions');
+    }
+    return range.sort((a, b) => a - b);
+}
+
+/**
+ * `RETURN (options)` as a set of option names, PARTIAL's range as the set's `partial`;
+ * `RETURN ()` is `RETURN (ALL)`. CONTEXT, a hint that the result may be asked again (RFC 5267
+ * 4.2), changes nothing here, as in Dovecot; PARTIAL comes at most once and not with ALL.
+ */
 function parseReturnOptions(list) {
     if (!Array.isArray(list)) {
         throw new Error('RETURN needs a parenthesised list of options');
     }
     let options = new Set();
-    list.forEach(element => {
+    for (let i = 0; i < list.length; i++) {
+        let element = list[i];
         let option = String((element && element.type === 'ATOM' && element.value) || '').toUpperCase();
+        if (option === 'CONTEXT') {
+            continue;
+        }
         if (!RETURN_OPTIONS.includes(option)) {
             throw new Error('Unknown RETURN option ' + (option || '?'));
         }
+        if (option === 'PARTIAL') {
+            if (options.has('PARTIAL')) {
+                throw new Error('PARTIAL can be used only once');
+            }
+            options.partial = parsePartialRange(list[++i]);
+        }
         options.add(option);
-    });
+    }
+    if (options.has('PARTIAL') && options.has('ALL')) {
+        throw new Error('PARTIAL conflicts with ALL');
+    }
     if (!options.size) {
         options.add('ALL');
     }
@@ -204,17 +232,30 @@ function parseReturnOptions(list) {
 }
 
 /**
- * What RETURN (SAVE) keeps of ascending matching UIDs (RFC 5182 2.4): only the lowest and
- * highest when SAVE comes with MIN or MAX but neither ALL nor COUNT, else all of them.
+ * The matches an answer returns when it does not concern them all (neither ALL nor COUNT): the
+ * first and last for MIN and MAX, those at PARTIAL's positions (RFC 5267 4.4), in the answer's
+ * order; null when it concerns them all.
  */
-function savedResult(options, uids) {
-    if (!uids.length || options.has('ALL') || options.has('COUNT') || !(options.has('MIN') || options.has('MAX'))) {
-        return uids;
+function returnedMatches(options, uids) {
+    if (options.has('ALL') || options.has('COUNT') || !(options.has('MIN') || options.has('MAX') || options.has('PARTIAL'))) {
+        return null;
     }
-    return [...new Set([].concat(options.has('MIN') ? uids[0] : [], options.has('MAX') ? uids[uids.length - 1] : []))];
+    let returned = [].concat(options.has('MIN') ? uids.slice(0, 1) : [], options.has('MAX') ? uids.slice(-1) : []);
+    if (options.has('PARTIAL')) {
+        returned = returned.concat(uids.slice(options.partial[0] - 1, options.partial[1]));
+    }
+    return [...new Set(returned)];
 }
 
-/** Ascending numbers as a sequence set of ranges ("2,10:11"), in one walk. */
+/**
+ * What RETURN (SAVE) keeps of the matching UIDs (RFC 5182 2.4): the matches the answer
+ * returns (returnedMatches) when it does not concern them all, as Dovecot keeps them.
+ */
+function savedResult(options, uids) {
+    return returnedMatches(options, uids) || uids;
+}
+
+/** Numbers as a sequence set, ascending runs as ranges ("2,10:11", "5,1:2"), in one walk. */
 function sequenceSet(numbers) {
     let parts = [];
     for (let i = 0; i < numbers.length; i++) {
@@ -246,6 +287,15 @@ function esearchResponse(tag, isUid, options, numbers, modseq) {
     if (numbers.length && options.has('ALL')) {
         item('ALL', sequenceSet(numbers));
     }
+    if (options.has('PARTIAL')) {
+        // the numbers at those positions, in the answer's order, or NIL when none is (RFC 5267 4.4)
+        let [low, high] = options.partial;
+        let part = numbers.slice(low - 1, high);
+        attributes.push({ type: 'atom', value: 'PARTIAL' }, [
+            { type: 'atom', value: low + ':' + high },
+            { type: 'atom', value: part.length ? sequenceSet(part) : 'NIL' }
+        ]);
+    }
     if (options.has('COUNT')) {
         item('COUNT', numbers.length);
     }
@@ -253,8 +303,53 @@ function esearchResponse(tag, isUid, options, numbers, modseq) {
     return { tag: '*', command: 'ESEARCH', attributes };
 }
 
-// Max IMAP number is an unsigned 32-bit value
-const MAX_IMAP_NUMBER = 0xffffffff;
+/**
+ * A command's arguments led by an optional `RETURN (options)` (SEARCH, and SORT with ESORT,
+ * RFC 5267 3): `returns` is the options' set, or false without RETURN; `attributes` the rest.
+ */
+function parseReturn(commandAttributes) {
+    let attributes = [].concat(commandAttributes || []);
+    if (attributes.length > 1 && attributes[0] && String(attributes[0].value).toUpperCase() === 'RETURN') {
+        return { returns: parseReturnOptions(attributes[1]), attributes: attributes.slice(2) };
+    }
+    return { returns: false, attributes };
+}
+
+/**
+ * The command's callback: when it saves its result, a NO leaves $ empty, a BAD leaves it as it
+ * was (RFC 5182 2.1).
+ */
+function savingCallback(connection, returns, callback) {
+    if (!returns || !returns.has('SAVE')) {
+        return callback;
+    }
+    return (err, response) => {
+        if (!err && response.response === 'NO') {
+            connection.selected.searchResult = [];
+        }
+        callback(err, response);
+    };
+}
+
+/**
+ * Answers a RETURN: `uids` are the matches and `numbers` the same as the client is told them,
+ * both in the answer's order (ascending for SEARCH, the sort order for SORT, where MIN and MAX
+ * are the first and last in that order and ALL's ranges only join ascending runs, RFC 5267 3,
+ * as Dovecot answers). SAVE keeps the UIDs ascending; SAVE alone answers nothing.
+ */
+function sendReturn(connection, tag, isUid, returns, results, parsed, uids, numbers) {
+    if (returns.has('SAVE')) {
+        connection.selected.searchResult = savedResult(returns, uids)
+            .slice()
+            .sort((a, b) => a - b);
+        if (returns.size === 1) {
+            // SAVE alone answers no ESEARCH (RFC 5182 2.4)
+            return;
+        }
+    }
+    let modseq = modseqAttributes(returnedModseq(results, returns, uids), parsed);
+    connection.send(imapHandler.compiler(esearchResponse(tag, isUid, returns, numbers, modseq)));
+}
 
 module.exports = {
     state: 'Selected',
@@ -263,50 +358,30 @@ module.exports = {
 
     handler(command, callback) {
         let isUid = (command.command || '').toString().toUpperCase() === 'UID SEARCH' ? true : false;
-        let attributes = [].concat(command.attributes || []);
 
-        let returns = false;
-        if (attributes.length > 1 && attributes[0] && String(attributes[0].value).toUpperCase() === 'RETURN') {
-            try {
-                returns = parseReturnOptions(attributes[1]);
-            } catch (E) {
-                return callback(E);
-            }
-            attributes = attributes.slice(2);
+        let returns, attributes;
+        try {
+            ({ returns, attributes } = parseReturn(command.attributes));
+        } catch (E) {
+            return callback(E);
         }
 
-        let done = callback;
-        if (returns && returns.has('SAVE')) {
-            // a SEARCH that saves and answers NO leaves $ empty; one answered BAD leaves it as it was (RFC 5182 2.1)
-            done = (err, response) => {
-                if (!err && response.response === 'NO') {
-                    this.selected.searchResult = [];
-                }
-                callback(err, response);
-            };
-        }
-
-        runSearch(this, 'onSearch', flattenTerms(attributes), { isUid }, done, (results, parsed) => {
+        runSearch(this, 'onSearch', flattenTerms(attributes), { isUid }, savingCallback(this, returns, callback), (results, parsed) => {
             let matches = results.uidList.slice().sort((a, b) => a - b);
             let numbers = isUid ? matches : ascendingSequenceNumbers(this.selected.uidList, matches);
             if (!returns) {
                 this.send(numbersResponse('SEARCH', numbers.join(' '), modseqAttributes(results, parsed)));
                 return;
             }
-            if (returns.has('SAVE')) {
-                this.selected.searchResult = savedResult(returns, matches);
-                if (returns.size === 1) {
-                    // SAVE alone answers no ESEARCH (RFC 5182 2.4)
-                    return;
-                }
-            }
-            let modseq = modseqAttributes(returnedModseq(results, returns, matches), parsed);
-            this.send(imapHandler.compiler(esearchResponse(command.tag, isUid, returns, numbers, modseq)));
+            sendReturn(this, command.tag, isUid, returns, results, parsed, matches, numbers);
         });
     },
 
     parseQueryTerms, // expose for testing
     flattenTerms,
+    parseReturn,
+    savingCallback,
+    sendReturn,
     runSearch,
     modseqAttributes,
     numbersResponse

@@ -2,8 +2,8 @@
 
 const search = require('./search');
 
-// RFC 5256 sort-key, each optionally preceded by REVERSE
-const SORT_KEYS = ['ARRIVAL', 'CC', 'DATE', 'FROM', 'SIZE', 'SUBJECT', 'TO'];
+// RFC 5256 sort-key and RFC 5957's DISPLAYFROM and DISPLAYTO, each optionally preceded by REVERSE
+const SORT_KEYS = ['ARRIVAL', 'CC', 'DATE', 'FROM', 'SIZE', 'SUBJECT', 'TO', 'DISPLAYFROM', 'DISPLAYTO'];
 
 /** The parenthesised sort criteria as [{key, reverse}]; throws on anything else. */
 function parseCriteria(list) {
@@ -30,8 +30,9 @@ function parseCriteria(list) {
 }
 
 /**
- * SORT and UID SORT (RFC 5256): `SORT (criteria) charset search-keys`. The onSort hook gets
- * `{sort, query, terms, isUid}` and answers the matching UIDs in sort order.
+ * SORT and UID SORT (RFC 5256): `SORT [RETURN (options)] (criteria) charset search-keys`, the
+ * RETURN options as SEARCH's (ESORT, RFC 5267 3) answered in an ESEARCH response. The onSort
+ * hook gets `{sort, query, terms, isUid}` and answers the matching UIDs in sort order.
  */
 module.exports = {
     state: 'Selected',
@@ -40,24 +41,30 @@ module.exports = {
 
     handler(command, callback) {
         let isUid = (command.command || '').toString().toUpperCase() === 'UID SORT';
-        let [list, charset, ...keys] = [].concat(command.attributes || []);
 
-        let sort;
+        let sort, returns, attributes;
         try {
+            ({ returns, attributes } = search.parseReturn(command.attributes));
+            let [list, charset, ...keys] = attributes;
             sort = parseCriteria(list);
             if (!charset || Array.isArray(charset) || !keys.length) {
                 throw new Error('SORT needs a charset and search keys');
             }
+            attributes = ['CHARSET', charset.value].concat(search.flattenTerms(keys));
         } catch (E) {
             return callback(E);
         }
 
-        let terms = ['CHARSET', charset.value].concat(search.flattenTerms(keys));
-        search.runSearch(this, 'onSort', terms, { sort, isUid }, callback, (results, parsed) => {
+        let done = search.savingCallback(this, returns, callback);
+        search.runSearch(this, 'onSort', attributes, { sort, isUid }, done, (results, parsed) => {
             let numbers = results.uidList;
             if (!isUid) {
                 let sequence = new Map(this.selected.uidList.map((uid, i) => [uid, i + 1]));
                 numbers = numbers.map(uid => sequence.get(uid)).filter(nr => nr);
+            }
+            if (returns) {
+                search.sendReturn(this, command.tag, isUid, returns, results, parsed, results.uidList, numbers);
+                return;
             }
             this.send(search.numbersResponse('SORT', numbers.join(' '), search.modseqAttributes(results, parsed)));
         });

@@ -82,6 +82,10 @@ class TokenParser {
                         type: node.type.toUpperCase(),
                         value: node.value
                     };
+                    if (node.literalType === 'literal8') {
+                        // ~{n} (RFC 3516): APPEND stores its binary parts otherwise
+                        elm.literal8 = true;
+                    }
                     branch.push(elm);
                     break;
 

@@ -85,7 +85,7 @@ function processAddress(arr, defaults) {
                 }
             }
 
-            result.push([name, null, user, domain]);
+            result.push([name, addr.route || null, user, domain]);
         } else {
             // Handle group syntax
             let name = addr.name || '';

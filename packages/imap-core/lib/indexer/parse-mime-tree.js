@@ -1,6 +1,7 @@
 'use strict';
 
 const addressparser = require('nodemailer/lib/addressparser');
+const withSourceRoutes = require('./source-routes');
 
 /**
  * Parses a RFC822 message into a structured object (JSON compatible)
@@ -278,7 +279,7 @@ class MIMEParser {
             if (this._node.parsedHeader[key]) {
                 [].concat(this._node.parsedHeader[key] || []).forEach(value => {
                     if (value) {
-                        addresses = addresses.concat(addressparser(value) || []);
+                        addresses = addresses.concat(withSourceRoutes(value, addressparser(value) || []));
                     }
                 });
                 this._node.parsedHeader[key] = addresses;

@@ -1,0 +1,48 @@
+import { expect, test } from 'vitest';
+import { contentBytes, MessageCache } from '../../src/domain/message-cache';
+import { accountId } from '../../src/model/account-id';
+import { setupView } from './view-harness';
+
+/** A synced INBOX of `count` messages, and a MessageCache over its store keeping `keptBytes` of trees. */
+async function syncedCache(count: number, keptBytes?: number) {
+  const setup = setupView();
+  for (let i = 1; i <= count; i++) setup.vendor.add(`m-${i}`);
+  const inbox = (await setup.view.folder('INBOX'))!;
+  await setup.view.open(inbox);
+  const account = accountId(setup.vendor.mailbox);
+  const cache = new MessageCache(account, setup.vendor, setup.store, setup.store.local, keptBytes);
+  const content = async (uid: string) => (await cache.contents([uid])).get(uid)!;
+  return { ...setup, cache, content };
+}
+
+test('the trees of a mailbox read through are kept while they fit the byte budget, not a count', async () => {
+  const { content, close } = await syncedCache(300);
+  try {
+    const first = await content('m-1');
+    for (let i = 2; i <= 300; i++) await content(`m-${i}`);
+    // the same object: not composed again
+    expect(await content('m-1')).toBe(first);
+  } finally {
+    close();
+  }
+});
+
+test('the least recently read tree is dropped once the budget is spent', async () => {
+  const probe = await syncedCache(3);
+  const sizes = await Promise.all(['m-1', 'm-2', 'm-3'].map(async (u) => contentBytes(await probe.content(u))));
+  probe.close();
+  expect(Math.min(...sizes)).toBeGreaterThan(0);
+  const { content, close } = await syncedCache(3, sizes[1] + sizes[2]);
+  try {
+    const first = await content('m-1');
+    const second = await content('m-2');
+    const third = await content('m-3');
+    expect(await content('m-3')).toBe(third);
+    expect(await content('m-2')).toBe(second);
+    const again = await content('m-1');
+    expect(again).not.toBe(first);
+    expect(again.mimeTree.header).toEqual(first.mimeTree.header);
+  } finally {
+    close();
+  }
+});

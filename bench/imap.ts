@@ -484,6 +484,8 @@ async function rssAfterSync(messages: number): Promise<Record<string, unknown>> 
     const { daemon, client } = await daemonFor(sandbox, stateDir);
     try {
       const c = await client();
+      // the daemon logged in and idle: what a synced message adds at rest is measured from here
+      const idleRssMb = daemon.rssMb();
       progress(`syncing every folder of a ${messages}-message mailbox`);
       const start = performance.now();
       let synced = 0;
@@ -503,11 +505,14 @@ async function rssAfterSync(messages: number): Promise<Record<string, unknown>> 
       const bridgeRssMb = daemon.rssMb();
       // describe workers end after a second without work: the daemon's resting size
       await new Promise((r) => setTimeout(r, 5000));
+      const restingRssMb = daemon.rssMb();
       return {
         messagesSynced: synced,
         seconds,
+        idleRssMb,
         bridgeRssMb,
-        restingRssMb: daemon.rssMb(),
+        restingRssMb,
+        restingBytesPerMessage: Math.round(((restingRssMb - idleRssMb) * 1024 * 1024) / synced),
         peakRssMb: daemon.peakRssMb(),
         refused,
       };

@@ -45,7 +45,7 @@ export function summaryTable(report: Record<string, unknown>): string {
   const rss = at(report, 'imap', 'rssAfterSync') as Json;
   if (rss)
     rows.push(
-      `| ${rss.messagesSynced}-message sync: peak / resting RSS | ${rss.peakRssMb} MB / ${rss.restingRssMb} MB (${rss.seconds} s) | < 300 MB / < 200 MB |`,
+      `| ${rss.messagesSynced}-message sync: peak / resting RSS | ${rss.peakRssMb} MB / ${rss.restingRssMb} MB (${rss.seconds} s; idle ${rss.idleRssMb} MB, ${rss.restingBytesPerMessage} bytes a message at rest) | < 300 MB / < 200 MB |`,
     );
   const mixes = (at(report, 'sessions', 'mix') ?? {}) as Record<string, Json>;
   for (const [key, m] of Object.entries(mixes))

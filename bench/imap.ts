@@ -7,6 +7,7 @@ import { ensureDovecotInstalled, startDovecot } from './dovecot';
 import { startDaemon, type Daemon } from './daemon-process';
 import { RawImap } from './raw-imap';
 import { vendorSettings } from '../src/sandbox/vendor-settings';
+import { freePort } from '../test/support/free-port';
 
 /**
  * IMAP benchmark (issue 3):
@@ -46,15 +47,16 @@ export async function daemonFor(
 ): Promise<{ daemon: Daemon; port: number; client: () => Promise<ImapFlow> }> {
   const tokens = await sandbox.control<{ access_token: string; refresh_token: string }>('POST', '/tokens', { mailbox });
   const configFile = path.join(stateDir, 'config.json');
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  // each port asked of the OS: a random pick could land on a port another process holds
+  const [port, smtpPort, opsPort] = [await freePort(), await freePort(), await freePort()];
   fs.writeFileSync(
     configFile,
     JSON.stringify({
       vendor: vendorSettings(sandbox),
       accounts: [{ mailbox, accessToken: tokens.access_token, refreshToken: tokens.refresh_token }],
-      listen: { host: '127.0.0.1', imapPort: port, smtpPort: port + 1 },
+      listen: { host: '127.0.0.1', imapPort: port, smtpPort },
       // not the default 9925: a daemon of another bench on the machine may hold it
-      ops: { port: port + 2 },
+      ops: { port: opsPort },
       stateDir: path.join(stateDir, 'state'),
       pollIntervalSeconds,
       ...(fullSyncEveryPolls ? { fullSyncEveryPolls } : {}),

@@ -2,6 +2,7 @@ import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import type { MessageRow } from '../store';
 import { perAccountCache } from './message-derived-cache';
+import { keptOrderings } from './kept-orderings';
 import { OrderingKeys } from './ordering-keys';
 import { matchingRows, modseqsOf } from './search-handler';
 import type { SearchQuery, Session, ThreadAlgorithm } from './engine';
@@ -33,22 +34,17 @@ async function orderingKeys(view: AccountView, messageUids: readonly string[]): 
   return out as OrderingKeys[];
 }
 
-/** The matches of a search as what SORT and THREAD read, in mailbox order. */
-async function sortables(
-  view: AccountView,
-  folder: ImapFolder,
-  query: SearchQuery,
-  session: Session,
-  recent: ReadonlySet<number>,
-): Promise<{ messages: Sortable[]; rows: MessageRow[]; highestModseq: number }> {
-  const { rows, highestModseq } = await matchingRows(view, folder, query, session, recent);
+/** The rows matched, in mailbox order, as what SORT and THREAD read. */
+async function sortables(view: AccountView, rows: readonly MessageRow[]): Promise<Sortable[]> {
   const keys = await orderingKeys(
     view,
     rows.map((r) => r.messageUid),
   );
-  const messages = rows.map((r, i) => ({ uid: r.uid, idate: r.idate, size: r.size, keys: keys[i] }));
-  return { messages, rows, highestModseq };
+  return rows.map((r, i) => ({ uid: r.uid, idate: r.idate, size: r.size, keys: keys[i] }));
 }
+
+const keptSorts = keptOrderings<readonly number[]>();
+const keptThreads = keptOrderings<ThreadNode[]>();
 
 export async function sortedSearch(
   view: AccountView,
@@ -57,9 +53,13 @@ export async function sortedSearch(
   session: Session,
   recent: ReadonlySet<number>,
 ): Promise<{ uidList: number[]; highestModseq: number; modseqs: ReadonlyMap<number, number> }> {
-  const { messages, rows, highestModseq } = await sortables(view, folder, options.query, session, recent);
+  const { rows, highestModseq } = await matchingRows(view, folder, options.query, session, recent);
+  const criterion = options.sort.map((c) => `${c.reverse ? '-' : ''}${c.key}`).join(' ');
+  const order = await keptSorts(view, folder, criterion, rows, async () =>
+    sortMessages(await sortables(view, rows), options.sort),
+  );
   // ESORT's MIN or MAX alone answers the MODSEQ of the messages it returns, as ESEARCH does
-  return { uidList: sortMessages(messages, options.sort), highestModseq, modseqs: modseqsOf(rows) };
+  return { uidList: [...order], highestModseq, modseqs: modseqsOf(rows) };
 }
 
 export async function threadedSearch(
@@ -69,6 +69,10 @@ export async function threadedSearch(
   session: Session,
   recent: ReadonlySet<number>,
 ): Promise<{ threads: ThreadNode[] }> {
-  const { messages } = await sortables(view, folder, options.query, session, recent);
-  return { threads: (options.algorithm === 'references' ? referencesThreads : orderedSubjectThreads)(messages) };
+  const { rows } = await matchingRows(view, folder, options.query, session, recent);
+  const thread = options.algorithm === 'references' ? referencesThreads : orderedSubjectThreads;
+  // the engine only reads the kept tree (imap-core's formatThreads)
+  return {
+    threads: await keptThreads(view, folder, options.algorithm, rows, async () => thread(await sortables(view, rows))),
+  };
 }

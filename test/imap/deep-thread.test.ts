@@ -27,7 +27,7 @@ beforeAll(async () => {
     h.sandbox.store.inject(mailbox, {
       fromName: address.name,
       fromEmail: address.email,
-      to: [{ name: null, email: mailbox }],
+      to: [{ email: mailbox }],
       subject: i > 1 ? 'Re: deep chain' : 'deep chain',
       html: '',
       text: `message ${i}`,

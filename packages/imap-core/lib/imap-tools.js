@@ -562,6 +562,19 @@ module.exports.getMessageRange = function (uidList, range, isUid, saved) {
     return result;
 };
 
+/** Numbers as a sequence set, ascending runs as ranges ("2,10:11", "5,1:2"), in one walk. */
+module.exports.sequenceSet = function (numbers) {
+    let parts = [];
+    for (let i = 0; i < numbers.length; i++) {
+        let start = numbers[i];
+        while (i + 1 < numbers.length && numbers[i + 1] === numbers[i] + 1) {
+            i++;
+        }
+        parts.push(start === numbers[i] ? String(start) : start + ':' + numbers[i]);
+    }
+    return parts.join(',');
+};
+
 module.exports.packMessageRange = function (uidList) {
     if (!Array.isArray(uidList)) {
         uidList = [].concat(uidList || []);

@@ -53,6 +53,7 @@ const commands = new Map([
     ['SEARCH', require('./commands/search')],
     ['UID SEARCH', require('./commands/search')],
     ['SORT', require('./commands/sort')],
+    ['CANCELUPDATE', require('./commands/cancelupdate')],
     ['UID SORT', require('./commands/sort')],
     ['THREAD', require('./commands/thread')],
     ['UID THREAD', require('./commands/thread')],

@@ -33,6 +33,19 @@ function hasContext(selected, tag) {
     return !!(selected && selected.searchUpdates && selected.searchUpdates.some(context => context.tag === tag));
 }
 
+/** Ends the updates of the contexts named by `tags`, in order; false at the first unknown one. */
+function cancelContexts(selected, tags) {
+    let contexts = selected.searchUpdates || [];
+    for (let tag of tags) {
+        let i = contexts.findIndex(context => context.tag === tag);
+        if (i < 0) {
+            return false;
+        }
+        contexts.splice(i, 1);
+    }
+    return true;
+}
+
 /** `* ESEARCH (TAG "t") [UID] name (position set ...)...` for [[name, [[position, numbers]]]]. */
 function updateResponse(context, items) {
     let attributes = [[{ type: 'atom', value: 'TAG' }, { type: 'string', value: context.tag }]];
@@ -193,4 +206,4 @@ function sendUpdates(connection, done) {
     next(0);
 }
 
-module.exports = { addContext, hasContext, announceExpunged, sendUpdates };
+module.exports = { addContext, hasContext, cancelContexts, announceExpunged, sendUpdates };

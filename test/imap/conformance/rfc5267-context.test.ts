@@ -5,7 +5,7 @@ import { appendToBoth, useServers, type Servers } from './harness';
 /**
  * RFC 5267 4.3: SEARCH and SORT with RETURN (UPDATE) keep their result up to date with
  * unsolicited `ESEARCH (TAG "t") ADDTO/REMOVEFROM` as messages arrive, change flags (in this
- * session or another) or are expunged; NOUPDATE beyond the contexts kept. Each
+ * session or another) or are expunged; NOUPDATE beyond the contexts kept; CANCELUPDATE. Each
  * exchange runs on Dovecot and on the bridge in Drafts, where both hold the same messages; the
  * ESEARCH and NO lines and the tagged status of every command are compared, and where order
  * matters (ADDTO after EXISTS, REMOVEFROM before EXPUNGE) it is asserted on both.
@@ -145,6 +145,30 @@ test('updates reach a session in IDLE', async () => {
     return [added, removed].map((t) => t.split('\r\n').filter((l) => l.startsWith('* ESEARCH')));
   };
   expect(await watch(servers.current.bridge)).toEqual(await watch(servers.current.dovecot));
+});
+
+test('CANCELUPDATE ends the updates of the contexts it names; unknown tags are NO, atoms BAD', async () => {
+  const { dovecot, bridge } = await both([
+    ['a', 'SEARCH RETURN (UPDATE) SUBJECT ctx DRAFT'],
+    ['a', 'UID SEARCH RETURN (UPDATE) SUBJECT ctx DRAFT'],
+    ['a', 'SORT RETURN (UPDATE) (ARRIVAL) UTF-8 SUBJECT ctx DRAFT'],
+    ['a', 'CANCELUPDATE "t3" "t5"'],
+    ['b', 'STORE 1:* +FLAGS.SILENT (\\Draft)'],
+    ['a', 'NOOP'],
+    ['a', 'CANCELUPDATE "t3"'],
+    ['a', 'CANCELUPDATE "t4" "t4"'],
+    ['a', 'CANCELUPDATE'],
+    ['a', 'CANCELUPDATE t4'],
+    ['a', 'CANCELUPDATE "nosuch"'],
+    ['b', 'STORE 1:* -FLAGS.SILENT (\\Draft)'],
+    ['a', 'NOOP'],
+  ]);
+  expect(bridge).toEqual(dovecot);
+  // only the uncancelled context (t4) heard of the change, and none after its own cancel
+  expect(bridge[5].answer.filter((l) => l.startsWith('* ESEARCH'))).toEqual([
+    expect.stringMatching(/^\* ESEARCH \(TAG "t4"\) UID ADDTO /),
+  ]);
+  expect(bridge[12].answer.filter((l) => l.startsWith('* ESEARCH'))).toEqual([]);
 });
 
 /** A sequence set's numbers in its order ("5,3:1" is 5 3 2 1). */

@@ -171,6 +171,22 @@ test('CANCELUPDATE ends the updates of the contexts it names; unknown tags are N
   expect(bridge[12].answer.filter((l) => l.startsWith('* ESEARCH'))).toEqual([]);
 });
 
+test('a FETCH that sets \\Seen: Dovecot sends the ADDTO with the FETCH, the bridge with the next command (differs: FETCH sends no queued changes)', async () => {
+  const { dovecot, bridge } = await both([
+    ['a', 'SEARCH RETURN (UPDATE) SUBJECT ctxthree SEEN'],
+    ['a', 'SEARCH RETURN (SAVE) SUBJECT ctxthree'],
+    ['a', 'FETCH $ (BODY[])'],
+    ['a', 'NOOP'],
+    ['a', 'STORE $ -FLAGS.SILENT (\\Seen)'],
+  ]);
+  const added = /^\* ESEARCH \(TAG "t3"\) ADDTO \(0 \d+\)$/;
+  expect(dovecot[2].answer.some((l) => added.test(l))).toBe(true);
+  expect(bridge[2].answer.some((l) => added.test(l))).toBe(false);
+  expect(bridge[3].answer.some((l) => added.test(l))).toBe(true);
+  for (const answers of [dovecot, bridge])
+    expect(answers[4].answer).toContainEqual(expect.stringMatching(/^\* ESEARCH \(TAG "t3"\) REMOVEFROM /));
+});
+
 /** A sequence set's numbers in its order ("5,3:1" is 5 3 2 1). */
 function numbersOf(set: string): number[] {
   return set

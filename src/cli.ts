@@ -26,6 +26,7 @@ import { accountId } from './model/account-id';
 import { explainListenError, portSettings } from './listen-error';
 import { runningDemoConfig } from './running-demo';
 import { version } from './version';
+import { boundHeapGrowth } from './util/memory';
 import { runSetup } from './setup';
 import {
   accountDomains,
@@ -157,6 +158,7 @@ export function buildProgram(): Command {
   ).action(async (opts: { config?: string }) => {
     const cfg = load(opts.config, withPortFlags(opts));
     const logger = createLogger(cfg.logLevel, logStream(cfg.logFormat));
+    boundHeapGrowth();
     const bridge = await startBridge(cfg, logger).catch((err: unknown) => {
       throw explainListenError(err, cfg) ?? err;
     });

@@ -48,6 +48,12 @@ export class MailboxPoller {
         if (pruned)
           this.logger.debug({ account: this.view.account, pruned }, 'cached messages no folder holds dropped');
       }
+      // a poll is over once what it stored is durable, and so published to the sessions
+      await this.view
+        .committed()
+        .catch((err: unknown) =>
+          this.logger.warn({ account: this.view.account, err: (err as Error).message }, 'poll not stored yet'),
+        );
     })().finally(() => {
       this.running = null;
     });

@@ -75,6 +75,9 @@ export function mailboxBackend(
         const result = await fn(view, session, ...args).catch(async (err: unknown) => {
           // a folder that is not there is an answer, not a failure
           if (err instanceof MailboxRefused) await committed();
+          // what a failed command changed is published once durable: before its answer, so
+          // the session's next command hears of it; the failure stays the answer
+          else await view.committed().catch(() => undefined);
           throw err;
         });
         await committed();

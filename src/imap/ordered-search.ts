@@ -1,8 +1,10 @@
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
+import type { MessageRow } from '../store';
 import { perAccountCache } from './message-derived-cache';
+import { keptOrderings } from './kept-orderings';
 import { OrderingKeys } from './ordering-keys';
-import { searchMessages } from './search-handler';
+import { matchingRows, modseqsOf } from './search-handler';
 import type { SearchQuery, Session, ThreadAlgorithm } from './engine';
 import { sortMessages, type Sortable, type SortCriterion } from './sort';
 import { orderedSubjectThreads, referencesThreads, type ThreadNode } from './thread';
@@ -15,46 +17,34 @@ import { orderedSubjectThreads, referencesThreads, type ThreadNode } from './thr
 /** Messages whose ordering keys are kept per account (a few hundred bytes each). */
 const keptKeys = perAccountCache<OrderingKeys>(50_000);
 
-/** The ordering keys of each message, read from the store only for those not kept. */
-async function orderingKeys(view: AccountView, messageUids: string[]): Promise<Map<string, OrderingKeys>> {
+/** The ordering keys of each message (in the order given), read from the store only for those not kept. */
+async function orderingKeys(view: AccountView, messageUids: readonly string[]): Promise<OrderingKeys[]> {
   const kept = keptKeys(view);
-  const out = new Map<string, OrderingKeys>();
-  const missing: string[] = [];
-  for (const uid of messageUids) {
-    const keys = kept.get(uid);
-    if (keys) out.set(uid, keys);
-    else missing.push(uid);
+  const out: Array<OrderingKeys | undefined> = messageUids.map((uid) => kept.get(uid));
+  const missing = messageUids.filter((_, i) => !out[i]);
+  if (missing.length) {
+    const headers = await view.headers(missing);
+    messageUids.forEach((uid, i) => {
+      if (out[i]) return;
+      const keys = new OrderingKeys(headers.get(uid) ?? []);
+      if (headers.has(uid)) kept.set(uid, keys);
+      out[i] = keys;
+    });
   }
-  if (missing.length)
-    for (const [uid, headerLines] of await view.headers(missing)) {
-      const keys = new OrderingKeys(headerLines);
-      kept.set(uid, keys);
-      out.set(uid, keys);
-    }
-  return out;
+  return out as OrderingKeys[];
 }
 
-/** The matches of a search as what SORT and THREAD read, in mailbox order. */
-async function sortables(
-  view: AccountView,
-  folder: ImapFolder,
-  query: SearchQuery,
-  session: Session,
-  recent: ReadonlySet<number>,
-): Promise<{ messages: Sortable[]; highestModseq: number; modseqs: ReadonlyMap<number, number> }> {
-  const found = await searchMessages(view, folder, query, session, recent);
+/** The rows matched, in mailbox order, as what SORT and THREAD read. */
+async function sortables(view: AccountView, rows: readonly MessageRow[]): Promise<Sortable[]> {
   const keys = await orderingKeys(
     view,
-    found.rows.map((r) => r.messageUid),
+    rows.map((r) => r.messageUid),
   );
-  const messages = found.rows.map((r) => ({
-    uid: r.uid,
-    idate: r.idate,
-    size: r.size,
-    keys: keys.get(r.messageUid) ?? new OrderingKeys([]),
-  }));
-  return { messages, highestModseq: found.highestModseq, modseqs: found.modseqs };
+  return rows.map((r, i) => ({ uid: r.uid, idate: r.idate, size: r.size, keys: keys[i] }));
 }
+
+const keptSorts = keptOrderings<readonly number[]>();
+const keptThreads = keptOrderings<ThreadNode[]>();
 
 export async function sortedSearch(
   view: AccountView,
@@ -63,9 +53,13 @@ export async function sortedSearch(
   session: Session,
   recent: ReadonlySet<number>,
 ): Promise<{ uidList: number[]; highestModseq: number; modseqs: ReadonlyMap<number, number> }> {
-  const { messages, highestModseq, modseqs } = await sortables(view, folder, options.query, session, recent);
+  const { rows, highestModseq } = await matchingRows(view, folder, options.query, session, recent);
+  const criterion = options.sort.map((c) => `${c.reverse ? '-' : ''}${c.key}`).join(' ');
+  const order = await keptSorts(view, folder, criterion, rows, async () =>
+    sortMessages(await sortables(view, rows), options.sort),
+  );
   // ESORT's MIN or MAX alone answers the MODSEQ of the messages it returns, as ESEARCH does
-  return { uidList: sortMessages(messages, options.sort), highestModseq, modseqs };
+  return { uidList: [...order], highestModseq, modseqs: modseqsOf(rows) };
 }
 
 export async function threadedSearch(
@@ -75,6 +69,10 @@ export async function threadedSearch(
   session: Session,
   recent: ReadonlySet<number>,
 ): Promise<{ threads: ThreadNode[] }> {
-  const { messages } = await sortables(view, folder, options.query, session, recent);
-  return { threads: (options.algorithm === 'references' ? referencesThreads : orderedSubjectThreads)(messages) };
+  const { rows } = await matchingRows(view, folder, options.query, session, recent);
+  const thread = options.algorithm === 'references' ? referencesThreads : orderedSubjectThreads;
+  // the engine only reads the kept tree (imap-core's formatThreads)
+  return {
+    threads: await keptThreads(view, folder, options.algorithm, rows, async () => thread(await sortables(view, rows))),
+  };
 }

@@ -16,6 +16,7 @@ import {
   type SearchTerm,
 } from './search';
 import { RecentMessages } from './recent';
+import { visibleRows } from './visible-rows';
 import type { SearchQuery, Session } from './engine';
 
 const noHeaders: readonly string[] = [];
@@ -66,6 +67,33 @@ async function fieldValues(
   return out;
 }
 
+/** A row as a query reads it: its flags (\Recent added) are made only if a term reads them. */
+class RowCandidate implements SearchCandidate {
+  readonly uid: number;
+  readonly messageUid: string;
+  readonly modseq: number;
+  readonly idate: number;
+  readonly size: number;
+  private withRecent?: readonly string[];
+
+  constructor(
+    private readonly row: MessageRow,
+    private readonly recent: ReadonlySet<number>,
+    readonly headerLines: readonly string[],
+  ) {
+    this.uid = row.uid;
+    this.messageUid = row.messageUid;
+    this.modseq = row.modseq;
+    this.idate = row.idate;
+    this.size = row.size;
+  }
+
+  get flags(): readonly string[] {
+    this.withRecent ??= RecentMessages.flagsOf(this.recent, this.uid, this.row.flags);
+    return this.withRecent;
+  }
+}
+
 /**
  * What to ask the vendor for a BODY/TEXT term so that its hits include every message the
  * term matches (A4): the longest stretch of the term in ASCII or Han ideographs, which have
@@ -111,19 +139,19 @@ class LocalText {
 }
 
 /**
- * SEARCH / UID SEARCH over the session's view of the folder. BODY and TEXT go to the vendor
- * search (assumption A4), one call per distinct term, and its hits are checked on the stored
- * text; everything else is evaluated on the cached metadata without vendor requests.
+ * The session's view of the folder matching a query (SEARCH, SORT and THREAD), in UID order,
+ * with the highest MODSEQ among them. BODY and TEXT go to the vendor search (assumption A4),
+ * one call per distinct term, and its hits are checked on the stored text; everything else is
+ * evaluated on the cached metadata without vendor requests.
  */
-export async function searchMessages(
+export async function matchingRows(
   view: AccountView,
   folder: ImapFolder,
   rawQuery: SearchQuery,
   session: Session,
   recent: ReadonlySet<number>,
-): Promise<{ uidList: number[]; highestModseq: number; modseqs: Map<number, number>; rows: MessageRow[] }> {
-  const visible = new Set(session.selected ? session.selected.uidList : []);
-  const rows = view.allRows(folder).filter((r) => visible.has(r.uid));
+): Promise<{ rows: MessageRow[]; highestModseq: number }> {
+  const rows = visibleRows(view.allRows(folder), session.selected ? session.selected.uidList : []);
   const query = await resolveObjectIdTerms(view, rawQuery, rows);
   const ids = rows.map((r) => r.messageUid);
   // header lines are read for terms on the whole header; field values are kept per message
@@ -143,11 +171,13 @@ export async function searchMessages(
     vendorHits.set(value, hits && new Set(hits));
   }
   // bodies are read for the vendor's candidates and what only the bridge holds (drafts), or
-  // for every message when a term could not go to the vendor
+  // for every message when a term could not go to the vendor; for none without a text term
   const candidates = [...vendorHits.values()];
-  const scanned = candidates.includes(null)
-    ? ids
-    : ids.filter((id) => isLocalMessage(id) || candidates.some((hits) => hits?.has(id)));
+  const scanned = !candidates.length
+    ? []
+    : candidates.includes(null)
+      ? ids
+      : ids.filter((id) => isLocalMessage(id) || candidates.some((hits) => hits?.has(id)));
   const local = new LocalText(scanned.length ? await view.storedMessages(scanned) : new Map());
 
   const needles = new Map(textTerms(query).map(({ value }) => [value, casemap(value)]));
@@ -165,25 +195,31 @@ export async function searchMessages(
   const matched: MessageRow[] = [];
   let highestModseq = 0;
   for (const row of rows) {
-    const candidate: SearchCandidate = {
-      uid: row.uid,
-      messageUid: row.messageUid,
-      modseq: row.modseq,
-      flags: RecentMessages.flagsOf(recent, row.uid, row.flags),
-      idate: row.idate,
-      size: row.size,
-      headerLines: headers.get(row.messageUid) ?? noHeaders,
-    };
-    if (matches(candidate)) {
+    if (matches(new RowCandidate(row, recent, headers.get(row.messageUid) ?? noHeaders))) {
       matched.push(row);
       highestModseq = Math.max(highestModseq, row.modseq);
     }
   }
+  return { rows: matched, highestModseq };
+}
+
+/** SEARCH / UID SEARCH: the matching UIDs, each one's MODSEQ (for ESEARCH) and the highest. */
+export async function searchMessages(
+  view: AccountView,
+  folder: ImapFolder,
+  query: SearchQuery,
+  session: Session,
+  recent: ReadonlySet<number>,
+): Promise<{ uidList: number[]; highestModseq: number; modseqs: Map<number, number> }> {
+  const { rows, highestModseq } = await matchingRows(view, folder, query, session, recent);
   return {
-    uidList: matched.map((r) => r.uid),
+    uidList: rows.map((r) => r.uid),
     highestModseq,
-    // each match's MODSEQ: ESEARCH with MIN or MAX alone carries those of the messages it returns
-    modseqs: new Map(matched.map((r) => [r.uid, r.modseq])),
-    rows: matched,
+    modseqs: modseqsOf(rows),
   };
+}
+
+/** Each match's MODSEQ: ESEARCH (and ESORT) with MIN or MAX alone carries those of the messages it returns. */
+export function modseqsOf(rows: readonly MessageRow[]): Map<number, number> {
+  return new Map(rows.map((r) => [r.uid, r.modseq]));
 }

@@ -57,23 +57,33 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length - b.length;
 }
 
-function compareValues(a: string | number, b: string | number): number {
-  return typeof a === 'number' ? a - (b as number) : compareCodePoints(a, b as string);
+/**
+ * A comparison of positions in `messages` by one criterion: each message's key read once into
+ * a column, not in every comparison; numbers compared as numbers, strings by code point.
+ */
+function comparator(messages: readonly Sortable[], { key, reverse }: SortCriterion): (a: number, b: number) => number {
+  const sign = reverse ? -1 : 1;
+  if (key === 'arrival' || key === 'size' || key === 'date') {
+    const column = new Float64Array(messages.length);
+    messages.forEach((m, i) => {
+      column[i] = keyOf(key, m) as number;
+    });
+    return (a, b) => sign * (column[a] - column[b]);
+  }
+  const column = messages.map((m) => keyOf(key, m) as string);
+  return (a, b) => sign * compareCodePoints(column[a], column[b]);
 }
 
 /** The UIDs of `messages` (in mailbox order) in the order the criteria give. */
 export function sortMessages(messages: readonly Sortable[], criteria: readonly SortCriterion[]): number[] {
-  const keyed = messages.map((m, position) => ({
-    uid: m.uid,
-    position,
-    keys: criteria.map((c) => keyOf(c.key, m)),
-  }));
-  keyed.sort((a, b) => {
-    for (let i = 0; i < criteria.length; i++) {
-      const order = compareValues(a.keys[i], b.keys[i]);
-      if (order) return criteria[i].reverse ? -order : order;
+  const compares = criteria.map((c) => comparator(messages, c));
+  const positions = messages.map((_, position) => position);
+  positions.sort((a, b) => {
+    for (const compare of compares) {
+      const order = compare(a, b);
+      if (order) return order;
     }
-    return a.position - b.position;
+    return a - b;
   });
-  return keyed.map((k) => k.uid);
+  return positions.map((position) => messages[position].uid);
 }

@@ -110,11 +110,14 @@ function link(all: readonly Item[]): Container[] {
     }
     own.item = item;
     // (B) the references linked in their order, where not linked already
-    const chain = item.keys.references.map(of);
-    for (let i = 1; i < chain.length; i++) if (!chain[i].parent) chain[i].linkTo(chain[i - 1]);
+    let parent: Container | undefined;
+    for (const reference of item.keys.references) {
+      const c = of(reference);
+      if (parent && !c.parent) c.linkTo(parent);
+      parent = c;
+    }
     // (C) the message's own parent is the last reference, replacing any other
     own.unlink();
-    const parent = chain[chain.length - 1];
     if (parent) own.linkTo(parent);
   }
   return containers.filter((c) => !c.parent);
@@ -124,7 +127,8 @@ function link(all: readonly Item[]): Container[] {
  * Step (3): dummies without children deleted, dummies with children replaced by them, except a
  * dummy among the roots with more than one child.
  */
-function prune(siblings: readonly Container[], root: boolean): Container[] {
+function prune(siblings: Container[], root: boolean): Container[] {
+  if (!siblings.length) return siblings;
   const out: Container[] = [];
   for (const c of siblings) {
     c.children = prune(c.children, false);
@@ -135,9 +139,8 @@ function prune(siblings: readonly Container[], root: boolean): Container[] {
   return out;
 }
 
-/** Siblings by sent date, a dummy by its first child's, after ordering every set below them first (step 6). */
-function sortTree(siblings: Container[]): void {
-  for (const c of siblings) sortTree(c.children);
+/** Siblings by sent date, a dummy by its first child's (whose siblings are in order already). */
+function sortSiblings(siblings: Container[]): void {
   if (siblings.length < 2) return;
   // each one's representative found once, not in every comparison
   const keyed = siblings.map((c) => ({ c, by: c.representative! }));
@@ -147,8 +150,17 @@ function sortTree(siblings: Container[]): void {
   });
 }
 
-/** Step (5): threads among the roots with the same base subject merged; the roots left. */
-function mergeBySubject(roots: Container[]): Container[] {
+/** Step (6): every set of siblings in order, those below them first. */
+function sortTree(siblings: Container[]): void {
+  for (const c of siblings) sortTree(c.children);
+  sortSiblings(siblings);
+}
+
+/**
+ * Step (5): threads among the roots with the same base subject merged; the roots left, and
+ * the containers that got children (all else stays as it was).
+ */
+function mergeBySubject(roots: Container[]): { threads: Container[]; grown: Set<Container> } {
   const subjectOf = (c: Container) => c.representative!.subject.base;
   const isDummy = (c: Container) => c.item === null;
   const replyOrForward = (c: Container) => c.item?.subject.replyOrForward === true;
@@ -164,6 +176,7 @@ function mergeBySubject(roots: Container[]): Container[] {
   // (C) every other thread with that subject joins it
   const merged = new Set<Container>();
   const replaced = new Map<Container, Container>();
+  const grown = new Set<Container>();
   for (const c of roots) {
     const subject = subjectOf(c);
     const held = table.get(subject);
@@ -172,9 +185,11 @@ function mergeBySubject(roots: Container[]): Container[] {
     if (isDummy(held) && isDummy(c)) {
       for (const child of c.children) child.parent = held;
       held.children.push(...c.children);
+      grown.add(held);
     } else if (isDummy(held) || (replyOrForward(c) && !replyOrForward(held))) {
       c.parent = held;
       held.children.push(c);
+      grown.add(held);
     } else {
       const dummy = new Container(null);
       dummy.children = [held, c];
@@ -183,9 +198,10 @@ function mergeBySubject(roots: Container[]): Container[] {
       // held is a message among the roots here: a dummy in the table takes the branches above
       replaced.set(held, dummy);
       table.set(subject, dummy);
+      grown.add(dummy);
     }
   }
-  return roots.filter((c) => !merged.has(c)).map((c) => replaced.get(c) ?? c);
+  return { threads: roots.filter((c) => !merged.has(c)).map((c) => replaced.get(c) ?? c), grown };
 }
 
 function toNodes(containers: readonly Container[]): ThreadNode[] {
@@ -198,7 +214,10 @@ export function referencesThreads(messages: readonly Sortable[]): ThreadNode[] {
   for (const c of roots) c.parent = null;
   // (4) the roots by sent date, as the subject table is filled in that order
   sortTree(roots);
-  const threads = mergeBySubject(roots);
-  sortTree(threads);
+  const { threads, grown } = mergeBySubject(roots);
+  // (6) only the sets the merge changed: those that got children (a dummy's first child is
+  // its date), then the roots
+  for (const c of grown) sortSiblings(c.children);
+  sortSiblings(threads);
   return toNodes(threads);
 }

@@ -1,6 +1,5 @@
-// the compiler alone: describe workers load this module, and need no IMAP server
-import compiler from '@mailbridge/imap-core/lib/handler/imap-compiler';
-import { getQueryResponse } from '@mailbridge/imap-core/lib/imap-tools';
+import libmime from 'libmime';
+import * as punycode from 'punycode.js';
 import type { CompiledSummary } from '../model/mail-rows';
 
 /**
@@ -9,6 +8,12 @@ import type { CompiledSummary } from '../model/mail-rows';
  * stay unencoded). A metadata FETCH then copies text instead of decoding the structures,
  * MIME-encoding their words and compiling them for every message every time: the same
  * answer for a fraction of the work (see fetch.ts).
+ *
+ * The encoding and the compiling are imap-core's (getQueryResponse in imap-tools.js and
+ * imap-compiler.js) for the values ENVELOPE and BODYSTRUCTURE hold, written out here because
+ * describing runs for every message a sync brings and the general path (a new Indexer per
+ * call, copies, a compiler for every kind of token) cost a sixth of it; test/mime/summary
+ * compares both for every corpus message.
  */
 
 const compiledItems = ['envelope', 'bodystructure'] as const;
@@ -18,23 +23,58 @@ export function isCompiledItem(item: string): item is (typeof compiledItems)[num
   return (compiledItems as readonly string[]).includes(item);
 }
 
-function compileFor(
-  envelope: unknown[],
-  bodystructure: unknown[],
-  acceptUTF8Enabled: boolean,
-): { envelope: string; bodystructure: string } {
-  // getQueryResponse encodes in place: it gets copies
-  const message = { envelope: cloneImapStructure(envelope), bodystructure: cloneImapStructure(bodystructure) };
-  const values = getQueryResponse(
-    compiledItems.map((item) => ({ item })),
-    message,
-    { acceptUTF8Enabled },
-  );
-  // a response without tag and command compiles to just the value's own bytes: both are lists
-  const [e, b] = values.map((v) => compiler({ attributes: [v] }));
-  if (!/^\(.*\)$/s.test(e) || !/^\(.*\)$/s.test(b))
-    throw new Error('ENVELOPE or BODYSTRUCTURE did not compile to a list');
-  return { envelope: e, bodystructure: b };
+/** imap-compiler's form of a list of strings, Buffers, numbers, NIL and lists. */
+function compile(node: unknown): string {
+  if (Array.isArray(node)) {
+    // a run of lists that opens a list is written without separators (a multipart's parts)
+    let runOfLists = node.length > 1 && Array.isArray(node[0]);
+    let out = '(';
+    for (let i = 0; i < node.length; i++) {
+      const child: unknown = node[i];
+      if (runOfLists && !Array.isArray(child)) runOfLists = false;
+      if (i && !runOfLists) out += ' ';
+      out += compile(child);
+    }
+    return `${out})`;
+  }
+  if (node === null || node === undefined || node === false) return 'NIL';
+  if (typeof node === 'string') return JSON.stringify(node);
+  if (Buffer.isBuffer(node)) return JSON.stringify(node.toString('binary'));
+  if (typeof node === 'number') return String(Math.round(node) || 0);
+  throw new Error(`not an ENVELOPE or BODYSTRUCTURE value: ${typeof node}`);
+}
+
+const encodeWords = (value: Buffer | string): string => libmime.encodeWords(value.toString(), false, Infinity);
+
+/** A plain session's BODYSTRUCTURE: its Buffers MIME-encoded (imap-tools.js encodeStructureStrings). */
+function plainStructure(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plainStructure);
+  return Buffer.isBuffer(value) ? encodeWords(value) : value;
+}
+
+/** A plain session's ENVELOPE: subject and address names and users MIME-encoded, domains in punycode. */
+function plainEnvelope(envelope: unknown[]): unknown[] {
+  const out = envelope.slice();
+  if (out[1] !== null) out[1] = encodeWords(out[1] as Buffer | string);
+  for (let i = 2; i < 8; i++) {
+    const list = out[i];
+    if (!Array.isArray(list)) continue;
+    out[i] = list.map((address: unknown[]) => {
+      const [name, , user, domain] = address;
+      const copy = address.slice();
+      if (Buffer.isBuffer(name)) copy[0] = encodeWords(name);
+      if (Buffer.isBuffer(user)) copy[2] = encodeWords(user);
+      if (Buffer.isBuffer(domain)) {
+        try {
+          copy[3] = punycode.toASCII(domain.toString());
+        } catch {
+          copy[3] = domain.toString();
+        }
+      }
+      return copy;
+    });
+  }
+  return out;
 }
 
 /** Characters plain sessions get MIME-encoded (libmime.encodeWords): anything but printable ASCII, tab, CR, LF. */
@@ -47,10 +87,14 @@ function needsEncoding(value: unknown): boolean {
 }
 
 export function compileSummary(envelope: unknown[], bodystructure: unknown[]): CompiledSummary {
-  const plain = compileFor(envelope, bodystructure, false);
+  const utf8 = { envelope: compile(envelope), bodystructure: compile(bodystructure) };
   // all printable ASCII: both session kinds get the same bytes
-  if (!needsEncoding(envelope) && !needsEncoding(bodystructure)) return plain;
-  return { ...plain, utf8: compileFor(envelope, bodystructure, true) };
+  if (!needsEncoding(envelope) && !needsEncoding(bodystructure)) return utf8;
+  return {
+    envelope: compile(plainEnvelope(envelope)),
+    bodystructure: compile(plainStructure(bodystructure)),
+    utf8,
+  };
 }
 
 /**
@@ -64,18 +108,4 @@ export function compiledToken(
 ): [{ type: 'TEXT'; value: string }] {
   const text = ((utf8 && summary.utf8) || summary)[item];
   return [{ type: 'TEXT', value: text.slice(1, -1) }];
-}
-
-/** Deep copy of an ENVELOPE/BODYSTRUCTURE value that keeps Buffers (imap-core edits them in place). */
-export function cloneImapStructure<T>(value: T): T {
-  if (value === null || typeof value !== 'object') return value;
-  if (Buffer.isBuffer(value)) return Buffer.from(value) as T;
-  if (Array.isArray(value)) {
-    const out = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = cloneImapStructure(value[i]);
-    return out as T;
-  }
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = cloneImapStructure((value as Record<string, unknown>)[key]);
-  return out as T;
 }

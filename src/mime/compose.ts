@@ -48,6 +48,31 @@ function memoizeHeaderKeys(): void {
 memoizeHeaderKeys();
 
 /**
+ * Every MimeNode draws a random base boundary when not given one, but boundaries are made from
+ * the root's alone: MailComposer gives only the root one (compose.ts sets it), and the random
+ * draws of its children were a twentieth of describing a message. Children get the root's,
+ * which they never read; the bytes are the same.
+ */
+type CreateChild = (this: { rootNode?: { baseBoundary?: string } }, type: unknown, options?: unknown) => unknown;
+function childrenShareBaseBoundary(): void {
+  const proto = (MimeNodeClass as unknown as { prototype: { createChild?: CreateChild & { shared?: true } } })
+    .prototype;
+  const original = proto.createChild;
+  if (typeof original !== 'function' || original.shared) return;
+  const shared: CreateChild & { shared?: true } = function (this, type, options) {
+    const base = this.rootNode?.baseBoundary;
+    const given = options as { baseBoundary?: string } | null | undefined;
+    // MailComposer always passes options; anything else goes as it came
+    if (!base || given === null || typeof given !== 'object' || given.baseBoundary)
+      return original.call(this, type, options);
+    return original.call(this, type, { ...given, baseBoundary: base });
+  };
+  shared.shared = true;
+  proto.createChild = shared;
+}
+childrenShareBaseBoundary();
+
+/**
  * Encoding an address header (address parsing, punycode, encoded words) is the costliest part
  * of writing a message's header fields, and a mailbox's correspondents repeat from message to
  * message. The encoded value depends on the header key, the value and the node's

@@ -26,6 +26,8 @@ export interface DescribePoolOptions {
   inlineBelow: number;
   /** Messages per worker task: a batch is spread over the workers in chunks of this size. */
   chunk: number;
+  /** Without workers, the messages described between two turns of the event loop. */
+  slice: number;
   /**
    * Tasks handed to a worker before it answered the first: the worker keeps describing while
    * the main thread is busy (parsing an answer, writing SQLite) instead of waiting for it to
@@ -67,6 +69,22 @@ function defaultWorkers(): number {
   return Math.max(1, Math.min(4, os.availableParallelism() - 1));
 }
 
+/**
+ * Describing on the main thread (no workers: a one-core container) in slices, with a turn of
+ * the event loop before each: the caller's own work goes first (a sync asks for the next list
+ * page before its batch is described), and a vendor answer arriving meanwhile is read at once
+ * instead of waiting behind the whole batch, so describing fills the waits for the vendor
+ * rather than adding to them.
+ */
+async function describeInSlices(messages: readonly MailMessage[], slice: number): Promise<MetadataRecord[]> {
+  const records: MetadataRecord[] = [];
+  for (let i = 0; i < messages.length; i += slice) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const m of messages.slice(i, i + slice)) records.push(describeRecord(m));
+  }
+  return records;
+}
+
 interface Task {
   messages: MailMessage[];
   resolve(records: MetadataRecord[]): void;
@@ -93,6 +111,7 @@ export class DescribePool {
       workers: defaultWorkers(),
       inlineBelow: 50,
       chunk: 100,
+      slice: 20,
       tasksPerWorker: 3,
       idleMs: 1000,
       youngGenerationMb: 8,
@@ -104,7 +123,8 @@ export class DescribePool {
 
   /** Records of `messages`, in order. */
   async describe(messages: readonly MailMessage[]): Promise<MetadataRecord[]> {
-    if (this.opts.workers <= 0 || messages.length < this.opts.inlineBelow) return messages.map(describeRecord);
+    if (messages.length < this.opts.inlineBelow) return messages.map(describeRecord);
+    if (this.opts.workers <= 0) return describeInSlices(messages, this.opts.slice);
     const chunks: MailMessage[][] = [];
     const size = Math.max(1, Math.min(this.opts.chunk, Math.ceil(messages.length / this.opts.workers)));
     for (let i = 0; i < messages.length; i += size) chunks.push(messages.slice(i, i + size));

@@ -25,7 +25,6 @@ export { createIndexer, type MimeTreeNode, type Indexer, type ImapAttachmentStor
 export { describeRecord, metadataRecord, type MetadataRecord } from './metadata-record';
 export { DescribePool, describePool, type DescribePoolOptions } from './describe-pool';
 export {
-  cloneImapStructure,
   compileSummary,
   compiledToken,
   isCompiledItem,

@@ -12,6 +12,7 @@ import type { MailMessage } from '../domain/message';
 import { readStoredMessage } from './stored-message';
 import { openDatabase, type Database } from './db';
 import { LocalMessages } from './local-messages';
+import { WalDurability } from './wal-durability';
 import type { Durability, MailState } from './state-store';
 import { folderKey, splitFolderKey } from '../model/folder-key';
 import { accountId } from '../model/account-id';
@@ -85,7 +86,7 @@ function findUid(rows: readonly MessageRow[], uid: number): number {
   return -1;
 }
 
-/** SQLite commits before a call returns. */
+/** A commit counts as durable when it returns: databases MailStore.open did not open (a migration's source). */
 const immediate: Durability = {
   afterCommit: (fn) => fn(),
   committed: () => Promise.resolve(),
@@ -195,7 +196,8 @@ export class MailStore implements MailState {
   }
 
   static open(stateDir: string): MailStore {
-    return new MailStore(openDatabase(stateDir));
+    const db = openDatabase(stateDir);
+    return new MailStore(db, new WalDurability(db));
   }
 
   close(): void {

@@ -11,9 +11,12 @@ import type { StoredAccount, TokenPair } from '../model/tokens';
  *
  * Reads and writes are synchronous, as the domain has always called them: the PostgreSQL store
  * keeps the state of the accounts this node owns in an in-memory mirror and sends each write
- * to PostgreSQL afterwards. Two calls make that safe. `afterCommit` runs its callback once
- * every write made so far is durable (at once for SQLite), so changes are published only after
- * they are stored; `committed` is awaited before a client is told OK.
+ * to PostgreSQL afterwards; the SQLite store commits without waiting for the disk and flushes its
+ * WAL off the event loop (./wal-durability.ts). Two calls make that safe. `afterCommit` runs its
+ * callback once every write made so far is durable, so changes are published only after they are
+ * stored; `committed` is awaited before a client is told OK. Both release in call order, and the
+ * writes of one turn of the event loop become durable together: a command's OK comes on the turn
+ * the changes it made are published, before any session's listener hears of them.
  */
 export interface Durability {
   /** Runs `fn` once every write made so far is durable, in call order. */

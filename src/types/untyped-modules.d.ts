@@ -4,6 +4,10 @@ declare module 'libmime' {
   export function encodeWords(value: string, mimeWordEncoding?: 'Q' | 'B' | false, maxLength?: number): string;
 }
 
+declare module 'punycode.js' {
+  export function toASCII(domain: string): string;
+}
+
 declare module '@mailbridge/imap-core' {
   import { EventEmitter } from 'node:events';
   import type { Server } from 'node:net';

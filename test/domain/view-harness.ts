@@ -36,11 +36,14 @@ export function setupView(opts: { freshnessMs?: number } = {}) {
     freshnessMs: opts.freshnessMs ?? 15_000,
     now: () => clock.now,
   });
-  const updates = (since: number, folder = 'INBOX') =>
-    new Promise<FolderChange[]>((resolve) =>
+  // a session hears of changes once they are durable (the store publishes them then)
+  const updates = async (since: number, folder = 'INBOX') => {
+    await store.committed();
+    return new Promise<FolderChange[]>((resolve) =>
       notifier.getUpdates(folderKey(accountId(vendor.mailbox), folder), since, (_e, entries) =>
         resolve(entries as FolderChange[]),
       ),
     );
+  };
   return { vendor, store, view, clock, updates, close: () => store.close() };
 }

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { cloneImapStructure, createIndexer } from '../../src/mime';
+import { createIndexer } from '../../src/mime';
+import { cloneImapStructure } from '../support/imap-structure';
 import type { FetchQueryItem } from '../../src/imap/fetch-query';
 import { fetchLines, isLineQuery } from '../../src/imap/fetch-line';
 import type { CoreSession } from '@mailbridge/imap-core';

@@ -56,6 +56,18 @@ describe('THREAD=REFERENCES', () => {
     expect(write(threads)).toBe('(1 (2))(- (3)(4))');
   });
 
+  test('a thread merged by subject takes its place among the siblings and roots by sent date', () => {
+    const threads = referencesThreads([
+      m(1, 'Plan', 1),
+      m(2, 'Re: Plan', 5, 'References: <1@t>'),
+      m(3, 'Re: Plan', 3),
+      m(4, 'Budget', 6, 'In-Reply-To: <gone@t>'),
+      m(5, 'Budget', 4, 'In-Reply-To: <gone@t>'),
+      m(6, 'Re: Budget', 2),
+    ]);
+    expect(write(threads)).toBe('(1 (3)(2))(- (6)(5)(4))');
+  });
+
   test('references that would make a loop are not linked; a duplicate Message-ID is a message of its own', () => {
     const threads = referencesThreads([
       m(1, 'A', 1, 'References: <2@t>'),

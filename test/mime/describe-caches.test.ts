@@ -1,5 +1,6 @@
+import crypto from 'node:crypto';
 import MimeNode from 'nodemailer/lib/mime-node';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import type { MailMessage } from '../../src/domain/message';
 import { buildMessage, describeRecord } from '../../src/mime';
 import type { MemoizedEncodeHeaderValue } from '../../src/mime/compose';
@@ -44,4 +45,15 @@ describe('described with remembered encodings, byte for byte as without', () => 
         for (const [i, msg] of all.entries()) expect(served(msg), msg.id).toEqual(expected[i]);
     });
   }
+
+  test("composing draws no random boundaries: every node has the root's", () => {
+    const all = corpora['the sandbox corpus']().slice(0, 50);
+    const draws = vi.spyOn(crypto, 'randomBytes');
+    try {
+      for (const msg of all) describeRecord(msg);
+      expect(draws).not.toHaveBeenCalled();
+    } finally {
+      draws.mockRestore();
+    }
+  });
 });

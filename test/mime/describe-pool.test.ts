@@ -66,4 +66,25 @@ describe('DescribePool', () => {
     expect(records[9].header).toContain('X-Mailbridge-Unconvertible: yes');
     expect(records.slice(0, 9)).toEqual(messages(9).map(describeRecord));
   });
+
+  it('without workers, describes a large batch on this thread in slices, letting I/O in between', async () => {
+    const inline = new DescribePool({ workers: 0, inlineBelow: 5, slice: 7 });
+    const input = messages(30);
+    // what waits for the event loop (a vendor answer, the next list request) while describing runs
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      if (done) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const described = inline.describe(input);
+    expect(turns).toBe(0);
+    const records = await described;
+    done = true;
+    expect(records).toEqual(input.map(describeRecord));
+    // one turn before each slice of `slice` messages: the caller's own work goes first
+    expect(turns).toBeGreaterThanOrEqual(Math.ceil(30 / 7));
+  });
 });

@@ -229,6 +229,31 @@ describe.each(backends)('state store contract: $name', (backend) => {
     expect(afterY).toEqual(['x', 'y']);
     await s.close();
   });
+
+  it("tells a command's OK on the turn its changes are published, before any session's listener hears of them", async () => {
+    const open = await backend.fresh();
+    const s = await open();
+    s.mail.assignUids(A, 'Quarantine', ['local:q:1']);
+    s.mail.local.put(A, 'local:q:1', Buffer.from('held'));
+    await s.committed();
+    const turn = () => new Promise((next) => setImmediate(next));
+    // the vendor's answer to the release comes on a later turn
+    await turn();
+    const seen: string[] = [];
+    // a release in one turn: the EXPUNGE is stored and published once durable, then the held bytes are dropped
+    s.mail.atomically(() => s.mail.expunge(A, 'Quarantine', ['local:q:1']));
+    s.mail.afterCommit(() => {
+      seen.push('published');
+      // the journal wakes the sessions' listeners on the next turn (change-journal.ts)
+      setImmediate(() => seen.push('listener'));
+    });
+    s.mail.local.remove(A, ['local:q:1']);
+    await s.committed();
+    seen.push('OK');
+    await turn();
+    expect(seen).toEqual(['published', 'OK', 'listener']);
+    await s.close();
+  });
 });
 
 describe('PostgreSQL state store', () => {

@@ -68,13 +68,14 @@ function without(batch: ChangeBatch, refused: ReadonlySet<string>): ChangeBatch 
 export class PgWriter implements Durability {
   private tail: Promise<void> = Promise.resolve();
   private scheduled = false;
-  /** Batches a failed transaction did not store, sent again first. */
+  /** Batches a failed transaction did not store, sent again first (and those of the send under way). */
   private unsent: ChangeBatch[] = [];
+  private sending = false;
   /** Batches cut so far, and how many of them are stored (in order). */
   private cutCount = 0;
   private storedCount = 0;
-  /** afterCommit callbacks with the batch count they wait for, in call order. */
-  private readonly waiting: Array<{ upTo: number; fn: () => void }> = [];
+  /** afterCommit callbacks, in call order, with the batch count they wait for (null: the next cut's). */
+  private readonly waiting: Array<{ upTo: number | null; fn: () => void }> = [];
 
   constructor(
     private readonly mirror: Mirror,
@@ -94,18 +95,22 @@ export class PgWriter implements Durability {
   }
 
   /**
-   * Runs `fn` once the batches cut so far are stored, at once if they are. A batch that failed
-   * keeps its callbacks waiting until it is stored on a later attempt: no session hears of a
-   * change before it is stored, and none misses one that was.
+   * Runs `fn` once the writes made so far are stored, at once if they are. Writes of this tick
+   * are cut into a batch at its end (touched), not here: a command's writes of one tick (a
+   * release's EXPUNGE, then the removal of the held bytes) share one transaction, so its OK
+   * comes on the turn the change is published, before any session's listener hears of it. A
+   * batch that failed keeps its callbacks waiting until it is stored on a later attempt: no
+   * session hears of a change before it is stored, and none misses one that was.
    */
   afterCommit(fn: () => void): void {
-    this.cut().catch(() => undefined);
-    this.waiting.push({ upTo: this.cutCount, fn });
+    // nothing written since the end-of-tick cut: every write is in a batch cut so far
+    this.waiting.push({ upTo: this.scheduled ? null : this.cutCount, fn });
     this.runStored();
   }
 
   private runStored(): void {
-    while (this.waiting.length && this.waiting[0].upTo <= this.storedCount) this.waiting.shift()?.fn();
+    while (this.waiting.length && (this.waiting[0].upTo ?? Number.POSITIVE_INFINITY) <= this.storedCount)
+      this.waiting.shift()?.fn();
   }
 
   /**
@@ -136,14 +141,28 @@ export class PgWriter implements Durability {
     if (batch.length) {
       const count = ++this.cutCount;
       this.tail = this.tail.catch(() => undefined).then(() => this.send([batch], count));
-    } else if (this.unsent.length) {
+    } else if (this.unsent.length && !this.sending) {
       const count = this.cutCount;
       this.tail = this.tail.catch(() => undefined).then(() => this.send([], count));
-    } else if (this.storedCount === this.cutCount) return Promise.resolve();
+    }
+    for (const w of this.waiting) w.upTo ??= this.cutCount;
+    this.runStored();
+    if (!batch.length && !this.sending && !this.unsent.length && this.storedCount === this.cutCount)
+      return Promise.resolve();
     return this.tail;
   }
 
   private async send(batches: ChangeBatch[], count: number): Promise<void> {
+    this.sending = true;
+    try {
+      await this.transact(batches, count);
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  /** One transaction: what a failure left unsent, then `batches`; `count` batches are stored after it. */
+  private async transact(batches: ChangeBatch[], count: number): Promise<void> {
     let pending = [...this.unsent, ...batches];
     this.unsent = pending;
     const client = await this.pool.connect().catch((err: unknown) => {

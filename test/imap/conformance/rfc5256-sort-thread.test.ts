@@ -204,6 +204,28 @@ section(
       differs:
         'the bridge answers `* THREAD`, as RFC 5256 thread-data says ("THREAD" [SP 1*thread-list]); Dovecot 2.3 adds a space',
     },
+    {
+      // the bridge keeps its last answers (src/imap/kept-orderings.ts): a new message must change them
+      name: 'THREAD and SORT again once a reply arrives',
+      commands: [
+        'THREAD REFERENCES UTF-8 ALL',
+        'SORT (DATE) UTF-8 ALL',
+        {
+          append: 'Drafts',
+          message: draft('o', [
+            'From: olga@example.test',
+            'Subject: Re: Loop',
+            'Date: Tue, 28 Feb 2023 09:00:00 +0000',
+            `References: ${refs('j', 'k')}`,
+          ]),
+          flags: '(\\Draft) "13-Mar-2023 10:00:00 +0000"',
+        },
+        'NOOP',
+        'THREAD REFERENCES UTF-8 ALL',
+        'SORT (DATE) UTF-8 ALL',
+        'UID SORT (DATE) UTF-8 ALL',
+      ],
+    },
   ],
   ['EXAMINE Drafts'],
 );

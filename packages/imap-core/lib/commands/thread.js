@@ -6,17 +6,37 @@ const ALGORITHMS = ['ORDEREDSUBJECT', 'REFERENCES'];
 
 /**
  * A thread forest in RFC 5256's syntax: a node's children follow it, one as a plain number,
- * several each in parentheses; a dummy (no number) is just its children.
+ * several each in parentheses; a dummy (no number) is just its children. Written into one
+ * string as the tree is walked (no array and join per node: answers reach 10,000 messages).
  */
 function formatThreads(roots, number) {
+    let out = '';
+    // whether a node's children write anything (a dummy without messages below it writes nothing)
+    let nested = node => node.children.length > 1 || (node.children.length === 1 && (node.children[0].uid !== null || nested(node.children[0])));
     let members = node => {
-        let nested = node.children.length === 1 ? members(node.children[0]) : node.children.map(child => '(' + members(child) + ')').join('');
-        if (node.uid === null) {
-            return nested;
+        if (node.uid !== null) {
+            out += number(node.uid);
+            if (!nested(node)) {
+                return;
+            }
+            out += ' ';
         }
-        return nested ? number(node.uid) + ' ' + nested : String(number(node.uid));
+        if (node.children.length === 1) {
+            members(node.children[0]);
+            return;
+        }
+        for (let child of node.children) {
+            out += '(';
+            members(child);
+            out += ')';
+        }
     };
-    return roots.map(root => '(' + members(root) + ')').join('');
+    for (let root of roots) {
+        out += '(';
+        members(root);
+        out += ')';
+    }
+    return out;
 }
 
 /**

@@ -61,10 +61,13 @@ class CoreUntagged implements UntaggedWriter {
     };
   }
 
-  expunge(uid: number, silent = false) {
-    // formatResponse takes the UID out of the view, which a silent expunge must do as well
-    const response = this.core.formatResponse('EXPUNGE', uid);
-    if (response && !silent) this.core.writeStream.write(response);
+  expunge(uids: readonly number[], silent = false) {
+    if (!silent) this.core.announceExpunged(uids);
+    for (const uid of uids) {
+      // formatResponse takes the UID out of the view, which a silent expunge must do as well
+      const response = this.core.formatResponse('EXPUNGE', uid);
+      if (response && !silent) this.core.writeStream.write(response);
+    }
   }
 
   vanishedEarlier(uids: readonly number[], set: string) {

@@ -57,8 +57,12 @@ export interface UntaggedWriter {
   fetchValues(uid: number, query: readonly FetchQueryItem[], values: unknown[], stream: boolean): Promise<void> | null;
   /** One FETCH command's responses whose items are already wire text (fetch-line.ts). */
   fetchLines(): FetchLineWriter;
-  /** `* n EXPUNGE` (or `* VANISHED u` under QRESYNC), and the UID leaves the view; `silent` only updates the view. */
-  expunge(uid: number, silent?: boolean): void;
+  /**
+   * `* n EXPUNGE` (or `* VANISHED u` under QRESYNC) of each UID, which leaves the view, led by
+   * the REMOVEFROM of the search contexts that held them (RFC 5267 4.3); `silent` only updates
+   * the view.
+   */
+  expunge(uids: readonly number[], silent?: boolean): void;
   /** `* VANISHED (EARLIER) ...` of those of `uids` the client's UID `set` names (RFC 7162 3.2.6). */
   vanishedEarlier(uids: readonly number[], set: string): void;
   /** FLAGS and PERMANENTFLAGS first when `flags` holds keywords the client was not told about yet. */

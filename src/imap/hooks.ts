@@ -213,7 +213,7 @@ export function mailboxBackend(
     move: command('move', async (view, session, key: string, update: TransferUpdate) => {
       const { folder, target } = await transferFolders(view, key, update.destination);
       const outcome = await view.move(folder, view.rows(folder, update.messages), target, session.id);
-      for (const uid of outcome.expunged) session.untagged.expunge(uid);
+      session.untagged.expunge(outcome.expunged);
       return transferUids(outcome);
     }),
 
@@ -226,7 +226,7 @@ export function mailboxBackend(
     expunge: command('expunge', async (view, session, key: string, update: ExpungeUpdate) => {
       const folder = await selected(view, key);
       const expunged = await view.expungeDeleted(folder, update.isUid ? (update.messages ?? []) : null, session.id);
-      for (const uid of expunged) session.untagged.expunge(uid, update.silent);
+      session.untagged.expunge(expunged, update.silent);
     }),
 
     append: command(

@@ -36,6 +36,8 @@ declare module '@mailbridge/imap-core' {
     writeStream: { write(chunk: unknown, callback?: () => void): boolean };
     formatResponse(command: string, uid: number, data?: Record<string, unknown>): unknown;
     announceKeywords(flags: readonly string[]): void;
+    /** REMOVEFROM of the search contexts holding any of `uids`, before their EXPUNGE (RFC 5267 4.3). */
+    announceExpunged(uids: readonly number[]): void;
     getQueryResponse(
       query: readonly unknown[],
       message: Record<string, unknown>,

@@ -126,7 +126,7 @@ test('untagged data goes out through the session’s writer, in the session’s 
         return [];
       },
       expunge: async (session) => {
-        session.untagged.expunge(1);
+        session.untagged.expunge([1]);
       },
     }),
   );

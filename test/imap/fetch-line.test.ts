@@ -129,6 +129,7 @@ function sessionOf(uidList: number[], utf8: boolean): CoreSession {
     },
     formatResponse: (...args: unknown[]) => IMAPConnection.prototype.formatResponse.call(connection, ...args),
     announceKeywords: () => undefined,
+    announceExpunged: () => undefined,
     getQueryResponse,
     isUTF8Enabled: () => utf8,
     earlierVanished: () => false,

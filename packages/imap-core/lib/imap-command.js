@@ -8,6 +8,10 @@ const MAX_BAD_COMMANDS = 50;
 // no untagged EXPUNGE while answering these (RFC 3501 7.4.1); their UID forms may send it
 const NO_EXPUNGE_COMMANDS = new Set(['FETCH', 'STORE', 'SEARCH']);
 
+// commands whose own changes to the selected mailbox reach its notification queue only later:
+// the search contexts with UPDATE are evaluated again after them all the same (RFC 5267 4.3)
+const CHANGING_COMMANDS = new Set(['STORE', 'UID STORE', 'EXPUNGE', 'UID EXPUNGE', 'APPEND', 'MOVE', 'UID MOVE', 'COPY', 'UID COPY']);
+
 const commands = new Map([
     /*eslint-disable global-require*/
     // require must normally be on top of the module
@@ -49,6 +53,7 @@ const commands = new Map([
     ['SEARCH', require('./commands/search')],
     ['UID SEARCH', require('./commands/search')],
     ['SORT', require('./commands/sort')],
+    ['CANCELUPDATE', require('./commands/cancelupdate')],
     ['UID SORT', require('./commands/sort')],
     ['THREAD', require('./commands/thread')],
     ['UID THREAD', require('./commands/thread')],
@@ -507,16 +512,28 @@ class IMAPCommand {
     }
 
     sendNotifications(handler, callback) {
-        if (this.connection.state !== 'Selected' || !!handler.disableNotifications) {
+        if (this.connection.state !== 'Selected') {
             // nothing to advertise if not in Selected state
             return callback();
+        }
+        if (handler.disableNotifications) {
+            // STORE and FETCH send no queued notifications; a STORE changes search results all the
+            // same, and Dovecot answers their ADDTO and REMOVEFROM before its OK (RFC 5267 4.3)
+            if (!CHANGING_COMMANDS.has(this.command) || !this.connection.hasSearchUpdates()) {
+                return callback();
+            }
+            return this.connection.pullNotifications(() => this.connection.sendSearchUpdates(callback));
         }
 
         // changes the command itself made (an APPEND into the selected mailbox) are in the
         // journal already, but the listener reads it only on its next wake-up: read it now
         this.connection.pullNotifications(() => {
-            this.connection.emitNotifications(!NO_EXPUNGE_COMMANDS.has(this.command));
-            return callback();
+            let changed = this.connection.emitNotifications(!NO_EXPUNGE_COMMANDS.has(this.command));
+            if (!changed && !CHANGING_COMMANDS.has(this.command)) {
+                return callback();
+            }
+            // the search contexts' ADDTO and REMOVEFROM follow the changes, before the tagged answer
+            this.connection.sendSearchUpdates(callback);
         });
     }
 

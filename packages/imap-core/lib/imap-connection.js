@@ -6,6 +6,7 @@ const IMAPComposer = require('./imap-composer').IMAPComposer;
 const imapTools = require('./imap-tools');
 const { uidsInSet, vanishedLine } = require('./qresync');
 const search = require('./search');
+const searchUpdates = require('./search-updates');
 const dns = require('dns');
 const crypto = require('crypto');
 const os = require('os');
@@ -729,6 +730,7 @@ class IMAPConnection extends EventEmitter {
 
             formatResponse: this.formatResponse.bind(this),
             announceKeywords: this.announceKeywords.bind(this),
+            announceExpunged: this.announceExpunged.bind(this),
             getQueryResponse: imapTools.getQueryResponse,
             matchSearchQuery: search.matchSearchQuery,
 
@@ -839,9 +841,9 @@ class IMAPConnection extends EventEmitter {
                     }
 
                     if (conn.idling) {
-                        // when idling emit notifications immediately
-                        if (queued) {
-                            conn.emitNotifications();
+                        // when idling emit notifications immediately, and the search contexts' updates after them
+                        if (queued && conn.emitNotifications()) {
+                            conn.sendSearchUpdates(() => false);
                         }
                     }
                 });
@@ -888,6 +890,7 @@ class IMAPConnection extends EventEmitter {
      * queued for a later command; sequence numbers keep counting the held messages until then.
      *
      * @param {Boolean} [allowExpunge=true] Whether untagged EXPUNGE responses may be sent now
+     * @returns {Boolean} Whether anything changed (the session's own changes too)
      */
     emitNotifications(allowExpunge = true) {
         if (this.state !== 'Selected' || !this.selected) {
@@ -909,7 +912,8 @@ class IMAPConnection extends EventEmitter {
 
         if (!notifications.length) {
             // the session's own changes (its EXPUNGE) may have changed its RECENT count
-            return this.announceRecent();
+            this.announceRecent();
+            return false;
         }
 
         let changed = false;
@@ -959,6 +963,13 @@ class IMAPConnection extends EventEmitter {
                     fetches.add(update.uid);
                 }
             }
+        }
+
+        if (allowExpunge) {
+            // the REMOVEFROM of every expunged message a search context held goes before the EXPUNGEs
+            this.announceExpunged(
+                notifications.filter(update => update.command === 'EXPUNGE' && !skip.has(update.uid) && update.ignore !== this.id).map(update => update.uid)
+            );
         }
 
         for (let i = 0, len = notifications.length; i < len; i++) {
@@ -1073,6 +1084,33 @@ class IMAPConnection extends EventEmitter {
         }
 
         this.announceRecent();
+        return true;
+    }
+
+    /**
+     * REMOVEFROM for the messages of `uids` that search contexts with UPDATE hold, while they
+     * still have their sequence numbers: called before their EXPUNGE responses (RFC 5267 4.3.4).
+     *
+     * @param {Number[]} uids UIDs about to be expunged from the session's view
+     */
+    announceExpunged(uids) {
+        let known = new Set(((this.selected && this.selected.uidList) || []).filter(uid => uids.includes(uid)));
+        if (known.size) {
+            searchUpdates.announceExpunged(this, known);
+        }
+    }
+
+    /**
+     * Sends what changed in the results of the search contexts with UPDATE (RFC 5267 4.3), once
+     * the mailbox's own changes went out; `done` is called after.
+     */
+    sendSearchUpdates(done) {
+        searchUpdates.sendUpdates(this, done);
+    }
+
+    /** Whether a search context with UPDATE is kept for the selected mailbox. */
+    hasSearchUpdates() {
+        return !!(this.selected && this.selected.searchUpdates && this.selected.searchUpdates.length);
     }
 
     /**

@@ -562,6 +562,19 @@ module.exports.getMessageRange = function (uidList, range, isUid, saved) {
     return result;
 };
 
+/** Numbers as a sequence set, ascending runs as ranges ("2,10:11", "5,1:2"), in one walk. */
+module.exports.sequenceSet = function (numbers) {
+    let parts = [];
+    for (let i = 0; i < numbers.length; i++) {
+        let start = numbers[i];
+        while (i + 1 < numbers.length && numbers[i + 1] === numbers[i] + 1) {
+            i++;
+        }
+        parts.push(start === numbers[i] ? String(start) : start + ':' + numbers[i]);
+    }
+    return parts.join(',');
+};
+
 module.exports.packMessageRange = function (uidList) {
     if (!Array.isArray(uidList)) {
         uidList = [].concat(uidList || []);
@@ -988,14 +1001,15 @@ module.exports.sendCapabilityResponse = connection => {
         }
     }
 
-    // RFC 4731 and 5182: SEARCH RETURN and $, answered by the engine from any onSearch hook's matches
+    // RFC 4731 and 5182: SEARCH RETURN and $, and RFC 5267's CONTEXT=SEARCH (PARTIAL, UPDATE
+    // evaluated again through the same hook), answered by the engine from any onSearch hook's matches
     if (typeof connection._server.onSearch === 'function') {
-        capabilities.push('ESEARCH', 'SEARCHRES');
+        capabilities.push('ESEARCH', 'SEARCHRES', 'CONTEXT=SEARCH');
     }
-    // RFC 5256 (and RFC 5957's display keys, which onSort answers too, and RFC 5267's ESORT,
-    // answered by the engine from its matches): offered only by a server whose hooks answer them
+    // RFC 5256 (and RFC 5957's display keys, which onSort answers too, and RFC 5267's ESORT and
+    // CONTEXT=SORT, answered by the engine from its matches): offered only by a server whose hooks answer them
     if (typeof connection._server.onSort === 'function') {
-        capabilities.push('SORT', 'SORT=DISPLAY', 'ESORT');
+        capabilities.push('SORT', 'SORT=DISPLAY', 'ESORT', 'CONTEXT=SORT');
     }
     // RFC 3502: offered only by a server whose hook stores several messages all or none
     if (typeof connection._server.onMultiAppend === 'function') {

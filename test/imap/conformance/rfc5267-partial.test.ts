@@ -4,9 +4,8 @@ import { section, useServers } from './harness';
 
 /**
  * RFC 5267 4.4: SEARCH and SORT RETURN (PARTIAL low:high), the matches at those positions of
- * the result (ascending for SEARCH, in sort order for SORT), as Dovecot answers. The bridge
- * does not offer CONTEXT=SEARCH or CONTEXT=SORT: their UPDATE notifications (4.2-4.3) are not
- * implemented.
+ * the result (ascending for SEARCH, in sort order for SORT), as Dovecot answers. With UPDATE
+ * (rfc5267-context.test.ts) the bridge offers CONTEXT=SEARCH, as Dovecot does, and CONTEXT=SORT.
  */
 
 const servers = useServers();
@@ -78,9 +77,13 @@ section(
   ['EXAMINE INBOX'],
 );
 
-test('CONTEXT=SEARCH and CONTEXT=SORT are not offered: UPDATE is not implemented', async () => {
-  const s = await rawSession(servers.current.bridge.port, servers.current.bridge.user, servers.current.bridge.password);
-  const capabilities = (await s.run('CAPABILITY')).split(/\s+/);
-  s.close();
-  expect(capabilities.filter((c) => c.startsWith('CONTEXT='))).toEqual([]);
+test('CONTEXT=SEARCH is offered as Dovecot offers it, and CONTEXT=SORT', async () => {
+  const contexts = async (server: { port: number; user: string; password: string }) => {
+    const s = await rawSession(server.port, server.user, server.password);
+    const capabilities = (await s.run('CAPABILITY')).split(/\s+/);
+    s.close();
+    return capabilities.filter((c) => c.startsWith('CONTEXT=')).sort();
+  };
+  expect(await contexts(servers.current.dovecot)).toEqual(['CONTEXT=SEARCH']);
+  expect(await contexts(servers.current.bridge)).toEqual(['CONTEXT=SEARCH', 'CONTEXT=SORT']);
 });

@@ -35,7 +35,10 @@ module.exports = {
 
         this.idling = true;
         this.send('+ idling');
-        this.emitNotifications(); // emit any pending notifications
+        // emit any pending notifications, and the search contexts' updates after them
+        if (this.emitNotifications()) {
+            this.sendSearchUpdates(() => false);
+        }
 
         if (typeof this._server.onIdleStart === 'function') {
             this._server.onIdleStart(this.selected && this.selected.mailbox, this.session);

@@ -3,6 +3,8 @@
 const iconv = require('iconv-lite');
 const imapHandler = require('../handler/imap-handler');
 const imapTools = require('../imap-tools');
+const { sequenceSet } = imapTools;
+const searchUpdates = require('../search-updates');
 
 // Max IMAP number is an unsigned 32-bit value
 const MAX_IMAP_NUMBER = 0xffffffff;
@@ -179,8 +181,8 @@ function numbersResponse(command, text, more) {
     });
 }
 
-// RFC 4731 search-return-opt, SAVE (RFC 5182) and PARTIAL (RFC 5267 4.4)
-const RETURN_OPTIONS = ['MIN', 'MAX', 'COUNT', 'ALL', 'SAVE', 'PARTIAL'];
+// RFC 4731 search-return-opt, SAVE (RFC 5182), PARTIAL (RFC 5267 4.4) and UPDATE (4.3)
+const RETURN_OPTIONS = ['MIN', 'MAX', 'COUNT', 'ALL', 'SAVE', 'PARTIAL', 'UPDATE'];
 
 /**
  * `PARTIAL low:high` (RFC 5267 4.4): two positions from 1, in either order, as [low, high];
@@ -199,6 +201,7 @@ function parsePartialRange(element) {
  * `RETURN (options)` as a set of option names, PARTIAL's range as the set's `partial`;
  * `RETURN ()` is `RETURN (ALL)`. CONTEXT, a hint that the result may be asked again (RFC 5267
  * 4.2), changes nothing here, as in Dovecot; PARTIAL comes at most once and not with ALL.
+ * UPDATE alone answers no ALL, as Dovecot answers it.
  */
 function parseReturnOptions(list) {
     if (!Array.isArray(list)) {
@@ -213,6 +216,10 @@ function parseReturnOptions(list) {
         }
         if (!RETURN_OPTIONS.includes(option)) {
             throw new Error('Unknown RETURN option ' + (option || '?'));
+        }
+        if (option === 'UPDATE' && options.has('UPDATE')) {
+            // the one option Dovecot refuses twice
+            throw new Error('RETURN has UPDATE twice');
         }
         if (option === 'PARTIAL') {
             if (options.has('PARTIAL')) {
@@ -255,19 +262,6 @@ function savedResult(options, uids) {
     return returnedMatches(options, uids) || uids;
 }
 
-/** Numbers as a sequence set, ascending runs as ranges ("2,10:11", "5,1:2"), in one walk. */
-function sequenceSet(numbers) {
-    let parts = [];
-    for (let i = 0; i < numbers.length; i++) {
-        let start = numbers[i];
-        while (i + 1 < numbers.length && numbers[i + 1] === numbers[i] + 1) {
-            i++;
-        }
-        parts.push(start === numbers[i] ? String(start) : start + ':' + numbers[i]);
-    }
-    return parts.join(',');
-}
-
 /**
  * `* ESEARCH (TAG "t") [UID] [MIN n] [MAX n] [ALL set] [COUNT n]` (RFC 4731) for ascending
  * numbers: MIN, MAX and ALL only when something matched, COUNT always; MODSEQ last (RFC 7162).
@@ -306,11 +300,17 @@ function esearchResponse(tag, isUid, options, numbers, modseq) {
 /**
  * A command's arguments led by an optional `RETURN (options)` (SEARCH, and SORT with ESORT,
  * RFC 5267 3): `returns` is the options' set, or false without RETURN; `attributes` the rest.
+ * UPDATE with the `tag` of a context the connection keeps throws.
  */
-function parseReturn(commandAttributes) {
+function parseReturn(commandAttributes, connection, tag) {
     let attributes = [].concat(commandAttributes || []);
     if (attributes.length > 1 && attributes[0] && String(attributes[0].value).toUpperCase() === 'RETURN') {
-        return { returns: parseReturnOptions(attributes[1]), attributes: attributes.slice(2) };
+        let returns = parseReturnOptions(attributes[1]);
+        if (returns.has('UPDATE') && searchUpdates.hasContext(connection.selected, tag)) {
+            // a tag names one context: its reuse is refused (RFC 5267 4.3)
+            throw new Error('Duplicate search update tag');
+        }
+        return { returns, attributes: attributes.slice(2) };
     }
     return { returns: false, attributes };
 }
@@ -335,9 +335,15 @@ function savingCallback(connection, returns, callback) {
  * Answers a RETURN: `uids` are the matches and `numbers` the same as the client is told them,
  * both in the answer's order (ascending for SEARCH, the sort order for SORT, where MIN and MAX
  * are the first and last in that order and ALL's ranges only join ascending runs, RFC 5267 3,
- * as Dovecot answers). SAVE keeps the UIDs ascending; SAVE alone answers nothing.
+ * as Dovecot answers). SAVE keeps the UIDs ascending; SAVE alone answers nothing. With
+ * UPDATE, `context` (the hook and its options, and `sort` for SORT) lets the result be
+ * evaluated again as the mailbox changes (RFC 5267 4.3, lib/search-updates.js).
  */
-function sendReturn(connection, tag, isUid, returns, results, parsed, uids, numbers) {
+function sendReturn(connection, tag, isUid, returns, results, parsed, uids, numbers, context) {
+    if (returns.has('UPDATE')) {
+        // the result is kept whole, whatever the answer returns of it, as Dovecot keeps it
+        searchUpdates.addContext(connection, Object.assign({ tag, isUid, uids: uids.slice() }, context));
+    }
     if (returns.has('SAVE')) {
         connection.selected.searchResult = savedResult(returns, uids)
             .slice()
@@ -361,7 +367,7 @@ module.exports = {
 
         let returns, attributes;
         try {
-            ({ returns, attributes } = parseReturn(command.attributes));
+            ({ returns, attributes } = parseReturn(command.attributes, this, command.tag));
         } catch (E) {
             return callback(E);
         }
@@ -373,7 +379,10 @@ module.exports = {
                 this.send(numbersResponse('SEARCH', numbers.join(' '), modseqAttributes(results, parsed)));
                 return;
             }
-            sendReturn(this, command.tag, isUid, returns, results, parsed, matches, numbers);
+            sendReturn(this, command.tag, isUid, returns, results, parsed, matches, numbers, {
+                hook: 'onSearch',
+                options: { query: parsed.query, terms: parsed.terms, isUid }
+            });
         });
     },
 

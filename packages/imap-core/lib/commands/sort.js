@@ -44,7 +44,7 @@ module.exports = {
 
         let sort, returns, attributes;
         try {
-            ({ returns, attributes } = search.parseReturn(command.attributes));
+            ({ returns, attributes } = search.parseReturn(command.attributes, this, command.tag));
             let [list, charset, ...keys] = attributes;
             sort = parseCriteria(list);
             if (!charset || Array.isArray(charset) || !keys.length) {
@@ -63,7 +63,11 @@ module.exports = {
                 numbers = numbers.map(uid => sequence.get(uid)).filter(nr => nr);
             }
             if (returns) {
-                search.sendReturn(this, command.tag, isUid, returns, results, parsed, results.uidList, numbers);
+                search.sendReturn(this, command.tag, isUid, returns, results, parsed, results.uidList, numbers, {
+                    hook: 'onSort',
+                    options: { sort, query: parsed.query, terms: parsed.terms, isUid },
+                    sort: true
+                });
                 return;
             }
             this.send(search.numbersResponse('SORT', numbers.join(' '), search.modseqAttributes(results, parsed)));

@@ -175,8 +175,13 @@ function sendUpdates(connection, done) {
             return done();
         }
         let context = contexts[i];
+        // evaluations overlap (one for IDLE, one for the next command): an answer older than the
+        // one already applied would take the context back to a state the mailbox has left
+        let evaluation = (context.evaluations = (context.evaluations || 0) + 1);
         connection._server[context.hook](selected.mailbox, context.options, connection.session, (err, results) => {
-            if (!err && results && Array.isArray(results.uidList) && connection.selected === selected && contexts.includes(context)) {
+            let newest = evaluation > (context.applied || 0);
+            if (!err && newest && results && Array.isArray(results.uidList) && connection.selected === selected && contexts.includes(context)) {
+                context.applied = evaluation;
                 let visible = new Set(selected.uidList);
                 let result = results.uidList.filter(uid => visible.has(uid));
                 if (!context.sort) {

@@ -51,6 +51,7 @@ export const commandNames = [
   'UID SORT',
   'THREAD',
   'UID THREAD',
+  'CANCELUPDATE',
   'ENABLE',
   'GETQUOTAROOT',
   'SETQUOTA',

@@ -35,21 +35,44 @@ function labelsApplied(change: LabelChange): Applied {
     (change.add ?? []).every((l) => m.labels.includes(l)) && (change.remove ?? []).every((l) => !m.labels.includes(l));
 }
 
-/** Vendor calls needed for a set of diffs, grouped so identical changes share one bulk call. */
+/**
+ * A STORE's vendor calls: one flag call and one label call, over every message needing one. A
+ * STORE gives each vendor field and each label one outcome for all its messages (the flags it
+ * sets, adds or removes are the same for every message), so the union of the messages' changes
+ * does to each message what its own change does: a field set to the value it has, a label added
+ * that it has or removed that it lacks changes nothing (A5, A6). Grouped by each message's own
+ * change instead, a STORE of random flags on many messages took one command per combination
+ * (up to 10 in imaptest's mix), filling the 20 commands of a request that other sessions'
+ * writes could share (write-batcher.ts). The one exception: a label added in one spelling to a
+ * message carrying it in another (labels are exact strings, keywords are not: A29) would be
+ * added there too, so such a message keeps a call of its own change.
+ */
 function planCalls(diffs: Array<{ row: MessageRow; diff: FlagDiff }>): VendorCall[] {
-  const groups = new Map<string, string[]>();
-  const add = (key: string, id: string) => groups.set(key, [...(groups.get(key) ?? []), id]);
-  for (const { row, diff } of diffs) {
-    if (Object.keys(diff.change).length) add(`flag\u0000${JSON.stringify(diff.change)}`, row.messageUid);
-    for (const l of diff.addLabels) add(`label\u0000${JSON.stringify({ add: [l] })}`, row.messageUid);
-    for (const l of diff.removeLabels) add(`label\u0000${JSON.stringify({ remove: [l] })}`, row.messageUid);
-  }
-  return [...groups].map(([key, ids]): VendorCall => {
-    const [kind, payload] = key.split('\u0000');
-    return kind === 'flag'
-      ? { ids, kind, change: JSON.parse(payload) }
-      : { ids, kind: 'label', change: JSON.parse(payload) };
-  });
+  const flagged = diffs.filter(({ diff }) => Object.keys(diff.change).length);
+  const labelled = diffs.filter(({ diff }) => diff.addLabels.length || diff.removeLabels.length);
+  const add = [...new Set(labelled.flatMap(({ diff }) => diff.addLabels))];
+  const remove = [...new Set(labelled.flatMap(({ diff }) => diff.removeLabels))];
+  // a message takes the shared label call unless a label it adds would land beside another spelling
+  const fits = ({ row, diff }: { row: MessageRow; diff: FlagDiff }) =>
+    add.every((l) => diff.addLabels.includes(l) || row.flags.includes(l));
+  const own = labelled.filter((d) => !fits(d));
+  const calls: VendorCall[] = [];
+  if (flagged.length)
+    calls.push({
+      kind: 'flag',
+      ids: flagged.map(({ row }) => row.messageUid),
+      change: Object.assign({}, ...flagged.map(({ diff }) => diff.change)),
+    });
+  const shared = labelled.filter(fits);
+  if (shared.length)
+    calls.push({ kind: 'label', ids: shared.map(({ row }) => row.messageUid), change: labelChange(add, remove) });
+  for (const { row, diff } of own)
+    calls.push({ kind: 'label', ids: [row.messageUid], change: labelChange(diff.addLabels, diff.removeLabels) });
+  return calls;
+}
+
+function labelChange(add: string[], remove: string[]): LabelChange {
+  return { ...(add.length ? { add } : {}), ...(remove.length ? { remove } : {}) };
 }
 
 export async function applyFlagUpdate(

@@ -49,9 +49,15 @@ const assumptionsSchema = z
          * match costs reads, never a wrong answer.
          */
         search: z.object(command).strict(),
-        /** A5: flags. args {ids (<=50), is_read?, is_starred?, is_important?} -> {updated[], not_found[]}. */
+        /**
+         * A5: flags. args {ids (<=50), is_read?, is_starred?, is_important?} -> {updated[], not_found[]};
+         * each field given is set to that value, so one a message already has changes nothing.
+         */
         flag: z.object(command).strict(),
-        /** A6: labels. args {ids (<=50), add?: string[], remove?: string[]} -> {updated[], not_found[]}. */
+        /**
+         * A6: labels. args {ids (<=50), add?: string[], remove?: string[]} -> {updated[], not_found[]};
+         * adding a label a message has, or removing one it lacks, changes nothing and is no error.
+         */
         label: z.object(command).strict(),
         /** A7: move. args {ids (<=50), folder} -> {moved[], not_found[]}; one folder per message after a move. */
         move: z.object(command).strict(),

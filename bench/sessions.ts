@@ -8,7 +8,8 @@ import { RawImap } from './raw-imap';
 import { spawnSandbox } from './sandbox-process';
 
 /**
- * Many sessions at once (issue 11), on a synced mailbox with 50 ms vendor latency:
+ * Many sessions at once (issue 11), on a synced mailbox with 50 ms vendor latency
+ * (BENCH_VENDOR_LATENCY_MS: 0 measures the bridge's own path apart from the vendor's latency):
  *  - a read-mostly mix (LOGIN, SELECT, FETCH metadata, FETCH BODY.PEEK[], STORE, STATUS, LIST,
  *    LOGOUT) with 5 and 20 sessions, bridge against Dovecot serving the same bytes: ops/s;
  *  - 50 sessions doing SELECT/FETCH/SEARCH/NOOP: SELECT latency percentiles, and the vendor
@@ -158,8 +159,12 @@ export async function runSessionsBench(): Promise<Record<string, unknown>> {
   const selectSeconds = Number(process.env.BENCH_SELECT_SECONDS ?? 120);
   const mixSessions = (process.env.BENCH_MIX_SESSIONS ?? '5,20').split(',').filter(Boolean).map(Number);
   const pollSeconds = 30;
+  const vendorLatencyMs = Number(process.env.BENCH_VENDOR_LATENCY_MS ?? 50);
   // about 58% of the seeded corpus lands in INBOX: 17,400 messages give a 10,000-message folder
-  const sandbox = await spawnSandbox({ messages: Number(process.env.BENCH_SESSIONS_CORPUS ?? 17_400), latencyMs: 50 });
+  const sandbox = await spawnSandbox({
+    messages: Number(process.env.BENCH_SESSIONS_CORPUS ?? 17_400),
+    latencyMs: vendorLatencyMs,
+  });
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-bench-sessions-'));
   // the first poll is a full reconciliation, and later ones every 10th by default: a cost per
   // folder, not per session, which would land in one phase and not the other. Here only the
@@ -249,7 +254,7 @@ export async function runSessionsBench(): Promise<Record<string, unknown>> {
           commands: s.commands,
         };
       };
-      if (!selectSeconds) return { messages, mix: mixes, imaptest: stressMixes };
+      if (!selectSeconds) return { messages, vendorLatencyMs, mix: mixes, imaptest: stressMixes };
       const firstPollOver = started + (pollSeconds + 20) * 1000;
       if (performance.now() < firstPollOver) {
         progress('waiting for the first poll (a full reconciliation) to be over');
@@ -258,7 +263,7 @@ export async function runSessionsBench(): Promise<Record<string, unknown>> {
       progress(`1 session, then 50 sessions, SELECT/FETCH/SEARCH/NOOP for ${selectSeconds} s each`);
       const one = await perPoll(1, selectSeconds);
       const fifty = await perPoll(50, selectSeconds);
-      return { messages, mix: mixes, imaptest: stressMixes, selectLoad: { one, fifty } };
+      return { messages, vendorLatencyMs, mix: mixes, imaptest: stressMixes, selectLoad: { one, fifty } };
     } finally {
       await dovecot?.stop();
     }

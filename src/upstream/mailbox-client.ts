@@ -37,11 +37,7 @@ export class MailboxClient implements MailboxApi {
   private readonly readCommands: Set<string>;
   private readonly calls: AuthorizedCalls;
   private readonly batches: CommandBatcher;
-  private readonly writes = new WriteBatcher(
-    (take, lane) => this.requestWhenGranted(take, lane, false),
-    maxCommandsPerRequest,
-    maxOutstandingWrites,
-  );
+  private readonly writes: WriteBatcher;
 
   constructor(
     readonly mailbox: string,
@@ -60,6 +56,12 @@ export class MailboxClient implements MailboxApi {
     const c = assumptions.commands;
     this.readCommands = new Set([c.listFolders.name, c.listThreads.name, c.getMessages.name, c.search.name]);
     const gate = new RequestGate(mailbox, limiter, logger, observer, clock);
+    this.writes = new WriteBatcher(
+      (take, lane) => this.requestWhenGranted(take, lane, false),
+      maxCommandsPerRequest,
+      maxOutstandingWrites,
+      { clock, spacingMs: limiter.spacingMs, crowded: () => limiter.crowded() },
+    );
     // the refresh is a request like any other (the vendor may count it), in the first lane.
     // Callers release their slot before they wait for it, so 15 requests rejected at once as
     // expired cannot hold every place the refresh needs.

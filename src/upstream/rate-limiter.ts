@@ -126,6 +126,18 @@ export class RateLimiter {
     this.pump();
   }
 
+  /** At least half the window's requests are counted (started within it, or not answered yet). */
+  crowded(): boolean {
+    const now = this.clock.now();
+    const counted = this.answeredAt.filter((at) => at > now - this.opts.windowMs).length + this.unanswered;
+    return counted * 2 >= this.opts.perWindow;
+  }
+
+  /** The time between requests that spreads a window's requests evenly over it. */
+  get spacingMs(): number {
+    return this.opts.windowMs / this.opts.perWindow;
+  }
+
   private waiting(): number {
     return this.queues.reduce((n, q) => n + q.length, 0);
   }

@@ -2,6 +2,7 @@ import { expect, test } from 'vitest';
 import type { Lane } from '../../src/upstream/rate-limiter';
 import type { Command, CommandResult } from '../../src/upstream/types';
 import { WriteBatcher } from '../../src/upstream/write-batcher';
+import { ManualClock } from '../support/manual-clock';
 
 /** A gate that grants only when told: each request waits until grant() takes its commands. */
 function heldGate() {
@@ -70,4 +71,32 @@ test('a write in a higher lane does not wait in a lower lane request; a full gat
   gate.requests[2].answer();
   expect(await click).toHaveLength(1);
   expect((await Promise.all(later)).flat()).toHaveLength(2);
+});
+
+test("while the vendor's window is half used, write requests start a spacing apart and the writes issued meanwhile share the next", async () => {
+  const gate = heldGate();
+  const clock = new ManualClock();
+  let crowded = false;
+  const batcher = new WriteBatcher(gate.send, 20, 4, { clock, spacingMs: 67, crowded: () => crowded });
+  const answers = [batcher.submit(write(1), 'write')];
+  gate.requests[0].grant();
+  // a window with room: the next write goes at once, though the last went just now
+  await clock.advance(10);
+  answers.push(batcher.submit(write(2), 'write'));
+  expect(gate.requests).toHaveLength(2);
+  gate.requests[1].grant();
+  // half used: the next request waits for the spacing after the last, gathering what comes meanwhile
+  crowded = true;
+  await clock.advance(10);
+  answers.push(batcher.submit(write(3), 'write'));
+  await clock.advance(30);
+  answers.push(batcher.submit(write(4), 'write'));
+  expect(gate.requests).toHaveLength(2);
+  await clock.advance(26);
+  expect(gate.requests).toHaveLength(2);
+  await clock.advance(1);
+  expect(gate.requests).toHaveLength(3);
+  expect(gate.requests[2].grant()).toHaveLength(2);
+  for (const r of gate.requests) r.answer();
+  expect((await Promise.all(answers)).flat()).toHaveLength(4);
 });

@@ -164,17 +164,28 @@ function compositionHeaders(c: Composition, listUnsubscribe: string): Record<str
 /**
  * nodemailer writes a non-ASCII file name into Content-Type as `name="=?UTF-8?Q?...?="`, an
  * encoded word inside a quoted string, which RFC 2047 (5) forbids and strict parsers flag. The
- * name goes as an RFC 2231 parameter instead, like the filename of Content-Disposition.
+ * name goes as an RFC 2231 parameter instead, like the filename of Content-Disposition: the
+ * prepared Content-Type value a composition (version 2) gives such a part, or null.
  */
+export function rfc2231ContentType(contentType: unknown, filename: string | undefined): PreparedHeader | null {
+  if (!filename || !/[^\x20-\x7e]/.test(filename)) return null;
+  const type = parseHeaderValue(String(contentType ?? 'application/octet-stream')).value;
+  return { prepared: true, foldLines: true, value: buildHeaderValue({ value: type, params: { name: filename } }) };
+}
+
+/** A header value MimeNode writes as given (folded when asked). */
+export interface PreparedHeader {
+  prepared: true;
+  foldLines: true;
+  value: string;
+}
+
 function rfc2231Name(node: MimeNode): void {
-  const filename = (node as MimeNode & { filename?: string }).filename;
-  if (!filename || !/[^\x20-\x7e]/.test(filename)) return;
-  const type = parseHeaderValue(String(node.getHeader('Content-Type') ?? 'application/octet-stream')).value;
-  node.setHeader('Content-Type', {
-    prepared: true,
-    foldLines: true,
-    value: buildHeaderValue({ value: type, params: { name: filename } }),
-  });
+  const prepared = rfc2231ContentType(
+    node.getHeader('Content-Type'),
+    (node as MimeNode & { filename?: string }).filename,
+  );
+  if (prepared) node.setHeader('Content-Type', prepared);
 }
 
 /** RFC 5322 date text from the original header when it is one, else the arrival time. */
@@ -211,7 +222,7 @@ function messagePart(base64: string): { content: Buffer; contentTransferEncoding
  * spam score, and its message/* attachments inline as 7bit/8bit. One without keeps the first
  * form (version 1): a message already served never changes bytes.
  */
-export function composeMessage(msg: MailMessage, content: (att: MailAttachment) => Buffer): ComposedMessage {
+export function composeOptions(msg: MailMessage, content: (att: MailAttachment) => Buffer): ComposeOptions {
   const c = msg.composition;
   const original = (name: string) => c?.headers[name]?.map(oneLine).join(', ') || undefined;
   const attachments = msg.attachments ?? [];
@@ -267,13 +278,26 @@ export function composeMessage(msg: MailMessage, content: (att: MailAttachment) 
       };
     }),
   };
+  return { options, attachmentContents, composition: !!c };
+}
+
+/** What MailComposer is given for a message, and which content Buffer is which vendor attachment. */
+export interface ComposeOptions {
+  options: Mail.Options & { baseBoundary: string };
+  attachmentContents: Map<Buffer, MailAttachment>;
+  /** A composition (version 2): non-ASCII file names go as RFC 2231 parameters (rfc2231ContentType). */
+  composition: boolean;
+}
+
+export function composeMessage(msg: MailMessage, content: (att: MailAttachment) => Buffer): ComposedMessage {
+  const { options, attachmentContents, composition } = composeOptions(msg, content);
   const root = new MailComposer(options).compile();
   root.keepBcc = true;
   const attachmentNodes = new Map<MimeNode, MailAttachment>();
   const walk = (node: MimeNode): void => {
     const att = Buffer.isBuffer(node.content) ? attachmentContents.get(node.content) : undefined;
     if (att) attachmentNodes.set(node, att);
-    if (c) rfc2231Name(node);
+    if (composition) rfc2231Name(node);
     node.childNodes.forEach(walk);
   };
   walk(root);
@@ -281,7 +305,11 @@ export function composeMessage(msg: MailMessage, content: (att: MailAttachment) 
 }
 
 export function encodeContent(node: MimeNode, transferEncoding: string): Buffer {
-  const content = node.content;
+  return encodeBody(node.content, transferEncoding);
+}
+
+/** A part's content in its Content-Transfer-Encoding, as MimeNode writes it. */
+export function encodeBody(content: MimeNode['content'], transferEncoding: string): Buffer {
   if (!content) return Buffer.alloc(0);
   if (typeof content !== 'string' && !Buffer.isBuffer(content)) throw new Error('stream content is not supported');
   if (transferEncoding === 'base64') return Buffer.from(base64.wrap(base64.encode(content), 76), 'latin1');

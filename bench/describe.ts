@@ -1,0 +1,58 @@
+import { performance } from 'node:perf_hooks';
+import type { MailMessage } from '../src/domain/message';
+import { buildMessage, describeRecord, metadataRecord } from '../src/mime';
+import { describeComposed } from '../src/mime/describe';
+import { generateCorpus } from '../src/sandbox/corpus';
+import { toVendorMessage } from '../src/sandbox/message';
+import { composed } from '../test/mime/real-world-mail';
+
+/**
+ * Micro-bench of describing (issue 27): `node -r tsx/cjs bench/describe.ts [passes]` times
+ * describeRecord (the message_cache row a sync stores, from the message model), the same row
+ * by composing the message, and buildMessage (the full message composed) over 2,000 sandbox
+ * messages as a sync stores them, and prints the best pass of each in µs per message. One
+ * thread, warm: compare the figures of one run.
+ */
+
+const count = 2_000;
+
+function corpus(): MailMessage[] {
+  return generateCorpus({ seed: 5, owner: 'alice@sandbox.test', count, anchor: Date.UTC(2026, 0, 1), firstSeq: 1 }).map(
+    (m) => {
+      // only message/* bytes are read when composing (served inline); the rest stay empty
+      const files = new Map(
+        m.content
+          .attachments()
+          .map((a) => [
+            a.meta.attachment_id,
+            a.meta.mime_type.startsWith('message/') ? Buffer.concat([...a.chunks()]) : Buffer.alloc(0),
+          ]),
+      );
+      return composed({ msg: toVendorMessage(m, ['body', 'attachments', 'headers', 'full_headers']), files });
+    },
+  );
+}
+
+function bestPass(passes: number, messages: MailMessage[], work: (m: MailMessage) => unknown): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let pass = 0; pass < passes; pass++) {
+    const start = performance.now();
+    for (const m of messages) work(m);
+    best = Math.min(best, performance.now() - start);
+  }
+  return +((best * 1000) / messages.length).toFixed(1);
+}
+
+const passes = Number(process.argv[2] ?? 16);
+const messages = corpus();
+const empty = new Map<string, Buffer>();
+const report = {
+  date: new Date().toISOString(),
+  messages: messages.length,
+  passes,
+  describeRecordUs: bestPass(passes, messages, describeRecord),
+  // the same row by composing the message (what the model path must equal)
+  composedRecordUs: bestPass(passes, messages, (m) => metadataRecord(m, describeComposed(m))),
+  buildMessageUs: bestPass(passes, messages, (m) => buildMessage(m, empty)),
+};
+process.stdout.write(`${JSON.stringify(report)}\n`);

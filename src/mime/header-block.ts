@@ -1,0 +1,127 @@
+import MimeNode from 'nodemailer/lib/mime-node';
+import {
+  buildHeaderValue,
+  encodeWord,
+  foldLines,
+  parseHeaderValue,
+  isPlainText,
+  hasLongerLines,
+} from 'nodemailer/lib/mime-funcs';
+import type { HeaderField, LaidOutPart } from './mime-layout';
+import { getHeader, setHeader } from './mime-layout';
+
+/**
+ * A laid-out part's header block (mime-layout.ts) written as MimeNode.buildHeaders() writes
+ * its node's: the transfer encoding chosen the same way, the root's MIME-Version, Content-Type
+ * last on the root, every value encoded by nodemailer's own MimeNode.encodeHeaderValue and
+ * folded at 76. Also the part's boundary and transfer encoding, for its body.
+ */
+
+/** nodemailer's header value encoder (its public method), on one node that is never written. */
+const encoder = new MimeNode(false as unknown as string, { baseBoundary: 'encoder' });
+
+/** Address fields keep their structured values (MimeNode's FORMATTED_HEADERS). */
+const formatted = new Set(['From', 'Sender', 'To', 'Cc', 'Bcc', 'Reply-To', 'Date', 'References']);
+
+/** MimeNode._getTextEncoding: Q when Latin letters outnumber the rest that needs encoding, else B. */
+function textEncoding(value: string): 'Q' | 'B' {
+  let nonLatin = 0;
+  let latin = 0;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code <= 0x08 || code === 0x0b || code === 0x0c || (code >= 0x0e && code <= 0x1f) || code >= 0x80) nonLatin++;
+    else if ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) latin++;
+  }
+  return nonLatin < latin ? 'Q' : 'B';
+}
+
+/** MimeNode.getTransferEncoding for a leaf's content; false where no field is written. */
+export function transferEncoding(part: LaidOutPart): string | false {
+  const content = part.content;
+  if (!content) return false;
+  const contentType = String(getHeader(part.headers, 'Content-Type') ?? '')
+    .toLowerCase()
+    .trim();
+  let encoding = String(getHeader(part.headers, 'Content-Transfer-Encoding') ?? '')
+    .toLowerCase()
+    .trim();
+  if (encoding === 'base64' || encoding === 'quoted-printable') return encoding;
+  if (/^text\//i.test(contentType)) {
+    // MimeNode.setContent: a plain-text string with short lines goes as it is
+    if (typeof content === 'string' && isPlainText(content) && !hasLongerLines(content, 76)) return '7bit';
+    return textEncoding(content.toString()) === 'Q' ? 'quoted-printable' : 'base64';
+  }
+  if (!/^(multipart|message)\//i.test(contentType)) encoding ||= 'base64';
+  return encoding || false;
+}
+
+export interface WrittenHeader {
+  /** The header block without its closing blank line, CRLF between lines. */
+  text: string;
+  /** A multipart's boundary, else false. */
+  boundary: string | false;
+  transferEncoding: string | false;
+}
+
+function contentTypeValue(part: LaidOutPart, value: string, boundary: string): { value: string; multipart: boolean } {
+  const structured = parseHeaderValue(value, { stripComments: true });
+  structured.value = (structured.value || '').toString().replace(/[\x00-\x1f\x7f]/g, '');
+  const multipart = /^multipart\//i.test(structured.value.trim());
+  // MimeNode._handleContentType: a multipart gets its boundary; it never declares one of its own here
+  if (multipart) structured.params.boundary = boundary;
+  const content = part.content;
+  if (/^text\/plain\b/.test(structured.value) && typeof content === 'string' && /[\u0080-\uFFFF]/.test(content))
+    structured.params.charset = 'utf-8';
+  if (!part.filename) return { value: buildHeaderValue(structured), multipart };
+  for (const key of Object.keys(structured.params)) if (/^name(\*|$)/i.test(key)) delete structured.params[key];
+  const filename = part.filename;
+  let param = /[\x00-\x1f\x7f]/.test(filename)
+    ? encodeWord(filename, textEncoding(filename), 52)
+    : // an unstructured value with no control character: MimeNode._encodeWords(filename)
+      encoder.encodeHeaderValue('Subject', filename);
+  if (param !== filename || /[\s'"\\;:/=(),<>@[\]?]|^-/.test(param)) param = JSON.stringify(param);
+  return { value: `${buildHeaderValue(structured)}; name=${param}`, multipart };
+}
+
+/** MimeNode.buildHeaders() of the part; `baseBoundary` is the root's (compose.ts's stable id). */
+export function writeHeader(part: LaidOutPart, baseBoundary: string): WrittenHeader {
+  const headers: HeaderField[] = part.headers.slice();
+  const encoding = transferEncoding(part);
+  if (encoding) setHeader(headers, 'Content-Transfer-Encoding', encoding);
+  if (part.filename && !getHeader(headers, 'Content-Disposition'))
+    setHeader(headers, 'Content-Disposition', 'attachment');
+  if (part.root) {
+    if (!getHeader(headers, 'MIME-Version')) setHeader(headers, 'MIME-Version', '1.0');
+    const type = headers.findIndex((h) => h.key === 'Content-Type');
+    if (type >= 0 && type < headers.length - 1) headers.push(...headers.splice(type, 1));
+  }
+  let boundary: string | false = false;
+  const lines: string[] = [];
+  for (const header of headers) {
+    const key = header.key;
+    let value = header.value;
+    if (value && typeof value === 'object' && !formatted.has(key)) {
+      const prepared = value as { value?: unknown; prepared?: boolean; foldLines?: boolean };
+      value = String(prepared.value ?? '');
+      if (!(value as string).trim()) continue;
+      if (prepared.prepared) {
+        lines.push(prepared.foldLines ? foldLines(`${key}: ${value}`) : `${key}: ${value}`);
+        continue;
+      }
+    }
+    if (key === 'Content-Disposition') {
+      const structured = parseHeaderValue(value as string, { stripComments: true });
+      if (part.filename) structured.params.filename = part.filename;
+      value = buildHeaderValue(structured);
+    } else if (key === 'Content-Type') {
+      const written = contentTypeValue(part, value as string, `--_NmP-${baseBoundary}-Part_${part.id}`);
+      value = written.value;
+      if (written.multipart) boundary = `--_NmP-${baseBoundary}-Part_${part.id}`;
+    }
+    // compose.ts keeps Bcc (keepBcc)
+    const encoded = encoder.encodeHeaderValue(key, value as Parameters<MimeNode['encodeHeaderValue']>[1]);
+    if (!(encoded || '').toString().trim()) continue;
+    lines.push(foldLines(`${key}: ${encoded}`, 76));
+  }
+  return { text: lines.join('\r\n'), boundary, transferEncoding: encoding };
+}

@@ -20,6 +20,36 @@ import { getHeader, setHeader } from './mime-layout';
 /** nodemailer's header value encoder (its public method), on one node that is never written. */
 const encoder = new MimeNode(false as unknown as string, { baseBoundary: 'encoder' });
 
+/**
+ * Encoding an address field (address parsing, punycode, encoded words) is the costliest part
+ * of writing a header block, and a mailbox's correspondents repeat from message to message.
+ * The encoded value depends on the key and the value alone (the encoder's settings are
+ * fixed), so it is remembered for values made of strings only (what compose.ts gives:
+ * addresses as strings or {name, address}); a full table starts over.
+ */
+const addressKeys = new Set(['From', 'Sender', 'To', 'Cc', 'Bcc', 'Reply-To']);
+const encodedAddresses = new Map<string, string>();
+
+function stringsOnly(value: unknown): boolean {
+  if (typeof value === 'string') return true;
+  if (Array.isArray(value)) return value.every(stringsOnly);
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  return Object.values(value).every(stringsOnly);
+}
+
+function encodeValue(key: string, value: unknown): string {
+  const encode = () => encoder.encodeHeaderValue(key, value as Parameters<MimeNode['encodeHeaderValue']>[1]);
+  if (!addressKeys.has(key) || !stringsOnly(value)) return encode();
+  const id = `${key}\u0000${JSON.stringify(value)}`;
+  let encoded = encodedAddresses.get(id);
+  if (encoded === undefined) {
+    encoded = encode();
+    if (encodedAddresses.size >= 10_000) encodedAddresses.clear();
+    encodedAddresses.set(id, encoded);
+  }
+  return encoded;
+}
+
 /** Address fields keep their structured values (MimeNode's FORMATTED_HEADERS). */
 const formatted = new Set(['From', 'Sender', 'To', 'Cc', 'Bcc', 'Reply-To', 'Date', 'References']);
 
@@ -119,7 +149,7 @@ export function writeHeader(part: LaidOutPart, baseBoundary: string): WrittenHea
       if (written.multipart) boundary = `--_NmP-${baseBoundary}-Part_${part.id}`;
     }
     // compose.ts keeps Bcc (keepBcc)
-    const encoded = encoder.encodeHeaderValue(key, value as Parameters<MimeNode['encodeHeaderValue']>[1]);
+    const encoded = encodeValue(key, value);
     if (!(encoded || '').toString().trim()) continue;
     lines.push(foldLines(`${key}: ${encoded}`, 76));
   }

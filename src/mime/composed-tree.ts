@@ -14,7 +14,7 @@ function source(node: MimeNode): PartSource {
     write() {
       const header = node.buildHeaders();
       return {
-        header,
+        fields: [header],
         body: encodeContent(node, node.getTransferEncoding() as string),
         multipart: !!node.multipart,
         boundary: node.boundary,

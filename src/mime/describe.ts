@@ -124,17 +124,31 @@ export function placeholderBytes(msg: MailMessage): Buffer {
   return Buffer.from(lines.join('\r\n'));
 }
 
-/** describeMessage, or for a message that cannot be converted, its placeholder's description. */
-export function describeMailMessage(msg: MailMessage): MessageDescription & { unconvertible?: string } {
+/**
+ * describeMessage (or `describe`), or for a message that cannot be converted, its
+ * placeholder's description.
+ */
+export function describeMailMessage(
+  msg: MailMessage,
+  describe: (msg: MailMessage) => MessageDescription = describeMessage,
+): MessageDescription & { unconvertible?: string } {
   let problem = msg.unreadable;
   if (problem === undefined) {
     try {
-      return describeMessage(msg);
+      return describe(msg);
     } catch (err) {
       problem = (err as Error).message;
     }
   }
   return { ...describeRaw(placeholderBytes(msg)), unconvertible: problem };
+}
+
+/**
+ * The tree a message's body sections are served from: the message composed, as its bytes are
+ * made (the model path gives the same tree, but composing is what decides the bytes).
+ */
+export function contentTree(msg: MailMessage): MimeTreeNode {
+  return describeMailMessage(msg, describeComposed).mimeTree;
 }
 
 /** The description of a message that exists only as bytes (a draft a client appended). */

@@ -86,8 +86,8 @@ export function transferEncoding(part: LaidOutPart): string | false {
 }
 
 export interface WrittenHeader {
-  /** The header block without its closing blank line, CRLF between lines. */
-  text: string;
+  /** The header block's fields, each folded (CRLF inside), without the closing blank line. */
+  fields: string[];
   /** A multipart's boundary, else false. */
   boundary: string | false;
   transferEncoding: string | false;
@@ -153,5 +153,5 @@ export function writeHeader(part: LaidOutPart, baseBoundary: string): WrittenHea
     if (!(encoded || '').toString().trim()) continue;
     lines.push(foldLines(`${key}: ${encoded}`, 76));
   }
-  return { text: lines.join('\r\n'), boundary, transferEncoding: encoding };
+  return { fields: lines, boundary, transferEncoding: encoding };
 }

@@ -25,7 +25,7 @@ function source(part: LaidOutPart, baseBoundary: string): PartSource {
     write() {
       const header = writeHeader(part, baseBoundary);
       return {
-        header: header.text,
+        fields: header.fields,
         body: encodeBody(part.content, header.transferEncoding || ''),
         multipart: header.boundary !== false,
         boundary: header.boundary,
@@ -40,6 +40,6 @@ export function modelTree(msg: MailMessage): ModelTree | null {
   const compose = composeOptions(msg, () => Buffer.alloc(0));
   const layout = mimeLayout(compose);
   if (!layout) return null;
-  const mimeTree = partTree(source(layout, compose.options.baseBoundary));
+  const mimeTree = partTree(source(layout, compose.options.baseBoundary), true);
   return mimeTree && { mimeTree, layout };
 }

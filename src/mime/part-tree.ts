@@ -1,4 +1,5 @@
 import parse from '@mailbridge/imap-core/lib/indexer/parse-mime-tree';
+import { parsedFields, plainFields } from './header-fields';
 import type { MimeTreeNode } from './imap-indexer';
 
 /**
@@ -14,8 +15,11 @@ import type { MimeTreeNode } from './imap-indexer';
 
 /** A part as written into the message: what serializeMimeNode (compose.ts) writes of a node. */
 export interface WrittenPart {
-  /** The header block, CRLF between lines, without the blank line after it. */
-  header: string;
+  /**
+   * The header block without the blank line after it: its fields, each folded (CRLF inside),
+   * or the whole block as one string (composed-tree.ts).
+   */
+  fields: readonly string[];
   /** The body in its transfer encoding (nothing for a multipart). */
   body: Buffer;
   multipart: boolean;
@@ -48,8 +52,20 @@ function holdsDelimiter(body: Buffer, boundaries: readonly string[]): boolean {
   return boundaries.some((b) => body.includes(`--${b}`, 0, 'latin1'));
 }
 
-function headerOf(written: string): MimeTreeNode | null {
-  const text = Buffer.from(written, 'utf8').toString('latin1');
+function headerOf(fields: readonly string[], fast: boolean): MimeTreeNode | null {
+  if (fast && plainFields(fields)) {
+    const tree: MimeTreeNode = {
+      header: fields.slice(),
+      parsedHeader: parsedFields(fields),
+      body: Buffer.alloc(0),
+      multipart: false,
+      boundary: false,
+    };
+    parser._node = tree as typeof parser._node;
+    parser.processContentType();
+    return tree;
+  }
+  const text = Buffer.from(fields.join('\r\n'), 'utf8').toString('latin1');
   const header = text.split('\r\n');
   // a header line the parser would split elsewhere, or a blank line ending the header early
   if (/[\r\n]/.test(header.join('')) || header.includes('')) return null;
@@ -60,9 +76,9 @@ function headerOf(written: string): MimeTreeNode | null {
   return tree;
 }
 
-function build(source: PartSource, boundaries: readonly string[], root: boolean): MimeTreeNode | null {
+function build(source: PartSource, boundaries: readonly string[], root: boolean, fast: boolean): MimeTreeNode | null {
   const part = source.write();
-  const tree = headerOf(part.header);
+  const tree = headerOf(part.fields, fast);
   if (!tree) return null;
   const type = (tree.parsedHeader['content-type'] as { value: string }).value;
   const content = part.body;
@@ -72,8 +88,10 @@ function build(source: PartSource, boundaries: readonly string[], root: boolean)
     if (typeof boundary !== 'string' || tree.boundary !== boundary || content.length) return null;
     const inner = [...boundaries, boundary];
     const children: MimeTreeNode[] = [];
+    // a digest's parts default to message/rfc822, which parsedFields does not know
+    const fastChildren = fast && tree.multipart !== 'digest';
     for (const child of part.children) {
-      const built = build(child, inner, false);
+      const built = build(child, inner, false, fastChildren);
       if (!built) return null;
       children.push(built);
     }
@@ -91,7 +109,10 @@ function build(source: PartSource, boundaries: readonly string[], root: boolean)
   return leaf;
 }
 
-/** The tree imap-core's parser makes of the serialized message, or null where that is not certain. */
-export function partTree(root: PartSource): MimeTreeNode | null {
-  return build(root, [], true);
+/**
+ * The tree imap-core's parser makes of the serialized message, or null where that is not
+ * certain. `fast` reads ASCII header blocks with header-fields.ts instead of the parser.
+ */
+export function partTree(root: PartSource, fast = false): MimeTreeNode | null {
+  return build(root, [], true, fast);
 }

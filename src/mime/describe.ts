@@ -4,6 +4,7 @@ import { base64EncodedSize, base64Lines } from './base64-window';
 import { composeMessage, serializeMimeNode } from './compose';
 import { composedTree } from './composed-tree';
 import { createIndexer, type MimeTreeNode } from './imap-indexer';
+import { modelEnvelope } from './model-envelope';
 import { modelTree } from './model-tree';
 
 /**
@@ -66,12 +67,12 @@ function externalize(parsed: MimeTreeNode, part: AttachmentPart, messageUid: str
   for (const [i, child] of children.entries()) externalize(child, part.children[i], messageUid);
 }
 
-function described(mimeTree: MimeTreeNode): MessageDescription {
+function described(mimeTree: MimeTreeNode, envelope = indexer.getEnvelope(mimeTree)): MessageDescription {
   return {
     mimeTree,
     size: indexer.getSize(mimeTree),
     bodystructure: indexer.getBodyStructure(mimeTree),
-    envelope: indexer.getEnvelope(mimeTree),
+    envelope,
   };
 }
 
@@ -92,7 +93,7 @@ export function describeMessage(msg: MailMessage): MessageDescription {
   const model = modelTree(msg);
   if (!model) return describeComposed(msg);
   externalize(model.mimeTree, model.layout, msg.id);
-  return described(model.mimeTree);
+  return described(model.mimeTree, modelEnvelope(model.mimeTree.parsedHeader));
 }
 
 /** Header that marks a placeholder; a full sync tries such messages again. */

@@ -23,6 +23,13 @@ interface ParsedAddress {
 
 const parsedAddresses = new Map<string, ParsedAddress[]>();
 
+/** The field value a parsed address list was read from, when it was read from one (model-envelope.ts). */
+const sources = new WeakMap<object, string>();
+
+export function addressSource(list: unknown): string | undefined {
+  return typeof list === 'object' && list !== null ? sources.get(list) : undefined;
+}
+
 function copy(a: ParsedAddress): ParsedAddress {
   return a.group ? { ...a, group: a.group.map(copy) } : { ...a };
 }

@@ -177,6 +177,12 @@ declare module '@mailbridge/imap-core/lib/indexer/parse-mime-tree' {
   export = parse;
 }
 
+declare module '@mailbridge/imap-core/lib/indexer/create-envelope' {
+  /** ENVELOPE of a parsed header (the indexer's getEnvelope). */
+  function createEnvelope(parsedHeader: Record<string, unknown>): unknown[];
+  export = createEnvelope;
+}
+
 declare module '@mailbridge/imap-core/lib/indexer/source-routes' {
   /** Gives each address addressparser made from an angle-addr with a source route its `route` (in place). */
   function withSourceRoutes<T>(text: string, addresses: T[]): T[];

@@ -65,12 +65,13 @@ export function plainFields(fields: readonly string[]): boolean {
 export function parsedFields(fields: readonly string[]): Record<string, unknown> {
   const parsed: Record<string, unknown> = {};
   for (let i = fields.length - 1; i >= 0; i--) {
-    const parts = fields[i].split(':');
-    const key = (parts.shift() || '').trim().toLowerCase();
-    const value = parts.join(':').trim();
+    const field = fields[i];
+    const colon = field.indexOf(':');
+    const key = (colon < 0 ? field : field.slice(0, colon)).trim().toLowerCase();
+    const value = colon < 0 ? '' : field.slice(colon + 1).trim();
     if (/[^a-zA-Z0-9\-*]/.test(key) || key.length >= 100) continue;
     const known = parsed[key];
-    if (known === undefined) parsed[key] = value.replace(/\s*\r?\n\s*/g, ' ');
+    if (known === undefined) parsed[key] = value.includes('\n') ? value.replace(/\s*\r?\n\s*/g, ' ') : value;
     else if (Array.isArray(known)) known.unshift(value);
     else parsed[key] = [value, known];
   }

@@ -52,18 +52,38 @@ function holdsDelimiter(body: Buffer, boundaries: readonly string[]): boolean {
   return boundaries.some((b) => body.includes(`--${b}`, 0, 'latin1'));
 }
 
-function headerOf(fields: readonly string[], fast: boolean): MimeTreeNode | null {
+/**
+ * Parsed header blocks of parts below the root, by their text: most repeat from message to
+ * message (a text part's type and transfer encoding). Shared between the trees that describe
+ * messages, which only read them.
+ */
+const partHeaders = new Map<string, Pick<MimeTreeNode, 'header' | 'parsedHeader' | 'multipart' | 'boundary'>>();
+
+function fastHeader(
+  fields: readonly string[],
+): Pick<MimeTreeNode, 'header' | 'parsedHeader' | 'multipart' | 'boundary'> {
+  const tree: MimeTreeNode = {
+    header: fields.slice(),
+    parsedHeader: parsedFields(fields),
+    multipart: false,
+    boundary: false,
+  };
+  parser._node = tree as typeof parser._node;
+  parser.processContentType();
+  return tree;
+}
+
+function headerOf(fields: readonly string[], fast: boolean, root: boolean): MimeTreeNode | null {
   if (fast && plainFields(fields)) {
-    const tree: MimeTreeNode = {
-      header: fields.slice(),
-      parsedHeader: parsedFields(fields),
-      body: Buffer.alloc(0),
-      multipart: false,
-      boundary: false,
-    };
-    parser._node = tree as typeof parser._node;
-    parser.processContentType();
-    return tree;
+    if (root) return { ...fastHeader(fields), body: Buffer.alloc(0) };
+    const text = fields.join('\n');
+    let known = partHeaders.get(text);
+    if (!known) {
+      known = fastHeader(fields);
+      if (partHeaders.size >= 1_000) partHeaders.clear();
+      partHeaders.set(text, known);
+    }
+    return { ...known, body: Buffer.alloc(0) };
   }
   const text = Buffer.from(fields.join('\r\n'), 'utf8').toString('latin1');
   const header = text.split('\r\n');
@@ -78,7 +98,7 @@ function headerOf(fields: readonly string[], fast: boolean): MimeTreeNode | null
 
 function build(source: PartSource, boundaries: readonly string[], root: boolean, fast: boolean): MimeTreeNode | null {
   const part = source.write();
-  const tree = headerOf(part.fields, fast);
+  const tree = headerOf(part.fields, fast, root);
   if (!tree) return null;
   const type = (tree.parsedHeader['content-type'] as { value: string }).value;
   const content = part.body;

@@ -83,10 +83,12 @@ export function parsedFields(fields: readonly string[]): Record<string, unknown>
     if (Array.isArray(value)) parsed[key] = value.pop();
   }
   for (const key of addressFields) {
-    if (!parsed[key]) continue;
+    const values = parsed[key];
+    if (!values) continue;
     let addresses: ParsedAddress[] = [];
-    for (const value of ([] as unknown[]).concat(parsed[key]))
+    for (const value of ([] as unknown[]).concat(values))
       if (value) addresses = addresses.concat(addressesOf(value as string));
+    if (typeof values === 'string') sources.set(addresses, values);
     parsed[key] = addresses;
   }
   return parsed;

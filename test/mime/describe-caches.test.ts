@@ -2,14 +2,16 @@ import crypto from 'node:crypto';
 import { describe, expect, test, vi } from 'vitest';
 import type { MailMessage } from '../../src/domain/message';
 import { describeRecord, metadataRecord } from '../../src/mime';
-import { describeComposed } from '../../src/mime/describe';
+import { describeComposed, describeMessage } from '../../src/mime/describe';
 import { corpora } from './corpora';
 
 /**
- * Describing remembers per-field work across messages (header-block.ts: the encoded address
- * fields). For every message of every corpus, the stored row (RFC822.SIZE, compiled
- * ENVELOPE/BODYSTRUCTURE, header lines) is the one composing the message with nodemailer
- * gives, whether the message is the first to use a value or not.
+ * Describing remembers per-field work across messages (header-block.ts: encoded address
+ * fields; header-fields.ts: parsed ones; model-envelope.ts and compiled-summary.ts: their
+ * ENVELOPE lists and wire text; part-tree.ts: parsed part headers). For every message of every
+ * corpus, the stored row (RFC822.SIZE, compiled ENVELOPE/BODYSTRUCTURE, header lines) is the
+ * one composing the message with nodemailer gives, whether the message is the first to use a
+ * value or not.
  */
 
 const row = ({ size, summary, header, unconvertible }: ReturnType<typeof describeRecord>) => ({
@@ -29,6 +31,15 @@ describe('described with remembered encodings, byte for byte as composed', () =>
         for (const [i, msg] of all.entries()) expect(row(describeRecord(msg)), msg.id).toEqual(expected[i]);
     });
   }
+
+  test('a second message with the same correspondents reuses their ENVELOPE lists', () => {
+    const [msg] = corpora['the rich fixture, with and without a composition']();
+    const [first, second] = [describeMessage(msg), describeMessage({ ...msg, id: 'another', subject: 'Other' })];
+    for (const i of [2, 5, 6]) {
+      expect(first.envelope[i], `ENVELOPE item ${i}`).not.toBeNull();
+      expect(second.envelope[i], `ENVELOPE item ${i}`).toBe(first.envelope[i]);
+    }
+  });
 
   test('describing draws no random bytes: no MIME node is made', () => {
     const all = corpora['the sandbox corpus']().slice(0, 50);

@@ -8,10 +8,10 @@ import { modelEnvelope } from './model-envelope';
 import { modelTree } from './model-tree';
 
 /**
- * IMAP metadata of a message without its attachment bytes. The message is composed
- * with empty attachment bodies, its tree read as imap-core's indexer would parse it
- * (composed-tree.ts), and every attachment leaf then
- * becomes an external node: `attachmentId` names the vendor attachment, `size`/`lineCount`
+ * IMAP metadata of a message without its attachment bytes. The message's tree, with empty
+ * attachment bodies, is made from its model as imap-core's indexer would parse the composed
+ * message (model-tree.ts; where that cannot tell, the message is composed and the tree read off
+ * the composition, composed-tree.ts), and every attachment leaf then becomes an external node: `attachmentId` names the vendor attachment, `size`/`lineCount`
  * are those of its base64 form computed from the declared size. imap-core's rebuild() streams such
  * nodes from the attachment storage (attachment-storage.ts), exactly as WildDuck serves
  * attachments it keeps outside the MIME tree.

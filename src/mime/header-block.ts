@@ -21,14 +21,26 @@ import { getHeader, setHeader } from './mime-layout';
 const encoder = new MimeNode(false as unknown as string, { baseBoundary: 'encoder' });
 
 /**
- * Encoding an address field (address parsing, punycode, encoded words) is the costliest part
- * of writing a header block, and a mailbox's correspondents repeat from message to message.
- * The encoded value depends on the key and the value alone (the encoder's settings are
- * fixed), so it is remembered for values made of strings only (what compose.ts gives:
- * addresses as strings or {name, address}); a full table starts over.
+ * Writing a header field is the costliest part of describing, and most fields repeat from
+ * message to message: a mailbox's correspondents (address parsing, punycode, encoded words)
+ * and the parts' own fields (Content-Type, Content-Transfer-Encoding, ...). A written field
+ * depends on its key and value alone (the encoder's settings are fixed), so fields of these
+ * keys are remembered for values made of strings only (what compose.ts gives: addresses as
+ * strings or {name, address}); a full table starts over.
  */
-const addressKeys = new Set(['From', 'Sender', 'To', 'Cc', 'Bcc', 'Reply-To']);
-const encodedAddresses = new Map<string, string>();
+const rememberedKeys = new Set([
+  'From',
+  'Sender',
+  'To',
+  'Cc',
+  'Bcc',
+  'Reply-To',
+  'Content-Type',
+  'Content-Transfer-Encoding',
+  'Content-Disposition',
+  'MIME-Version',
+]);
+const writtenFields = new Map<string, string>();
 
 function stringsOnly(value: unknown): boolean {
   if (typeof value === 'string') return true;
@@ -37,17 +49,22 @@ function stringsOnly(value: unknown): boolean {
   return Object.values(value).every(stringsOnly);
 }
 
-function encodeValue(key: string, value: unknown): string {
-  const encode = () => encoder.encodeHeaderValue(key, value as Parameters<MimeNode['encodeHeaderValue']>[1]);
-  if (!addressKeys.has(key) || !stringsOnly(value)) return encode();
-  const id = `${key}\u0000${JSON.stringify(value)}`;
-  let encoded = encodedAddresses.get(id);
-  if (encoded === undefined) {
-    encoded = encode();
-    if (encodedAddresses.size >= 10_000) encodedAddresses.clear();
-    encodedAddresses.set(id, encoded);
+/** MimeNode.buildHeaders' line of one field: encoded, folded at 76; '' when it writes none. */
+function writeField(key: string, value: unknown): string {
+  const encoded = encoder.encodeHeaderValue(key, value as Parameters<MimeNode['encodeHeaderValue']>[1]);
+  return (encoded || '').toString().trim() ? foldLines(`${key}: ${encoded}`, 76) : '';
+}
+
+function rememberedField(key: string, value: unknown): string {
+  if (!rememberedKeys.has(key) || !stringsOnly(value)) return writeField(key, value);
+  const id = `${key}\u0000${typeof value === 'string' ? value : JSON.stringify(value)}`;
+  let line = writtenFields.get(id);
+  if (line === undefined) {
+    line = writeField(key, value);
+    if (writtenFields.size >= 10_000) writtenFields.clear();
+    writtenFields.set(id, line);
   }
-  return encoded;
+  return line;
 }
 
 /** Address fields keep their structured values (MimeNode's FORMATTED_HEADERS). */
@@ -91,6 +108,27 @@ export interface WrittenHeader {
   /** A multipart's boundary, else false. */
   boundary: string | false;
   transferEncoding: string | false;
+}
+
+/**
+ * A leaf's Content-Type value depends on the type given, the file name and whether a text/plain
+ * string body holds non-ASCII (charset): remembered by those, as the leaves' types repeat.
+ */
+const leafTypes = new Map<string, { value: string; multipart: boolean }>();
+
+function leafContentType(part: LaidOutPart, value: string, boundary: string): { value: string; multipart: boolean } {
+  const content = part.content;
+  const nonAscii = /text\/plain/i.test(value) && typeof content === 'string' && /[\u0080-\uFFFF]/.test(content);
+  const id = `${value}\u0000${part.filename ?? ''}\u0000${nonAscii}`;
+  let known = leafTypes.get(id);
+  if (known === undefined) {
+    known = contentTypeValue(part, value, boundary);
+    // a multipart's value holds its boundary, which is the message's own
+    if (known.multipart) return known;
+    if (leafTypes.size >= 10_000) leafTypes.clear();
+    leafTypes.set(id, known);
+  }
+  return known;
 }
 
 function contentTypeValue(part: LaidOutPart, value: string, boundary: string): { value: string; multipart: boolean } {
@@ -144,14 +182,15 @@ export function writeHeader(part: LaidOutPart, baseBoundary: string): WrittenHea
       if (part.filename) structured.params.filename = part.filename;
       value = buildHeaderValue(structured);
     } else if (key === 'Content-Type') {
-      const written = contentTypeValue(part, value as string, `--_NmP-${baseBoundary}-Part_${part.id}`);
+      const written = part.children.length
+        ? contentTypeValue(part, value as string, `--_NmP-${baseBoundary}-Part_${part.id}`)
+        : leafContentType(part, value as string, `--_NmP-${baseBoundary}-Part_${part.id}`);
       value = written.value;
       if (written.multipart) boundary = `--_NmP-${baseBoundary}-Part_${part.id}`;
     }
     // compose.ts keeps Bcc (keepBcc)
-    const encoded = encodeValue(key, value);
-    if (!(encoded || '').toString().trim()) continue;
-    lines.push(foldLines(`${key}: ${encoded}`, 76));
+    const line = rememberedField(key, value);
+    if (line) lines.push(line);
   }
   return { fields: lines, boundary, transferEncoding: encoding };
 }

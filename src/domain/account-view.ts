@@ -317,6 +317,12 @@ export class AccountView {
     return this.store.getByUids(this.account, folder.key, uids);
   }
 
+  /** The message with this UID once the folder's local state can answer (a URL of CATENATE names it). */
+  async messageAt(folder: ImapFolder, uid: number): Promise<MessageRow | null> {
+    await this.kinds[folder.kind].ready(folder);
+    return this.store.getByUids(this.account, folder.key, [uid])[0] ?? null;
+  }
+
   allRows(folder: ImapFolder): MessageRow[] {
     return this.store.listMessages(this.account, folder.key);
   }

@@ -260,7 +260,7 @@ export function bindEngine(
   server.onSearch = (mailbox, options, core, cb) =>
     answer('SEARCH', core, cb, (found) => [found])(backend.search(sessionOf(core), mailbox, options.query));
   // capabilities: without the hook the engine neither offers nor runs the command
-  const { sort, thread, appendAll } = backend;
+  const { sort, thread, appendAll, catenate } = backend;
   if (appendAll)
     server.onMultiAppend = (path, messages, core, cb) =>
       answer('APPEND', core, cb, (appended: { uidValidity: number; uids: number[] }) => [true, appended])(
@@ -269,6 +269,18 @@ export function bindEngine(
           sessionOf(core),
           path,
           messages.map((m) => ({ flags: m.flags, date: m.date ? new Date(m.date) : undefined, message: m.raw })),
+        ),
+      );
+  if (catenate)
+    server.onCatenate = (path, messages, core, cb) =>
+      answer('APPEND', core, cb, (appended: { uidValidity: number; uids: number[] }) => [true, appended])(
+        catenate.call(
+          backend,
+          sessionOf(core),
+          path,
+          messages.map((m) => ({ ...m, date: m.date ? new Date(m.date) : undefined })),
+          // read at each command: a reload changes it
+          Number(server.options.maxMessage),
         ),
       );
   if (sort)

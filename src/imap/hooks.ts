@@ -10,6 +10,7 @@ import {
   type ExpungeUpdate,
   type FetchOptions,
   type AppendMessage,
+  type CatenateMessage,
   type ListEntry,
   type MailboxBackend,
   MailboxRefused,
@@ -19,6 +20,7 @@ import {
   type ThreadAlgorithm,
   type TransferUpdate,
 } from './engine';
+import { buildMessage } from './catenate';
 import { fetchMessages } from './fetch';
 import { folderFlags } from './folder-flags';
 import { folderSize } from './folder-size';
@@ -248,6 +250,22 @@ export function mailboxBackend(
         messages.map((m) => ({ raw: m.message, flags: m.flags, idate: m.date ?? now })),
       );
     }),
+
+    // CATENATE (RFC 4469): Drafts only, as APPEND; each message built, then all stored or none
+    catenate: command(
+      'append',
+      async (view, session, path: string, messages: readonly CatenateMessage[], limit: number) => {
+        for (const m of messages) refuseInvalidKeywords(m.flags);
+        const folder = await appendTarget(view, path);
+        const selectedFolder = session.selected && (await selected(view, session.selected.mailbox));
+        const base = selectedFolder ? selectedFolder.path : null;
+        const now = new Date();
+        const built = [];
+        for (const m of messages)
+          built.push({ raw: await buildMessage(view, m, base, limit), flags: m.flags, idate: m.date ?? now });
+        return view.appendAll(folder, built);
+      },
+    ),
 
     search: command('search', async (view, session, key: string, query: SearchQuery) => {
       const folder = await selected(view, key);

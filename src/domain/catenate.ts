@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { attachmentsRead, type ContentSelector, createIndexer } from '../mime';
 import type { AccountView } from './account-view';
 
@@ -87,7 +88,6 @@ async function readPart(
   // BODY[] is the indexer's selector `false`; a partial read reaches only the attachments in its range
   const selector = ref.section && !(ref.section.type === 'content' && !ref.section.path) ? ref.section : false;
   const bounds = { startFrom: ref.partial?.start ?? 0, maxLength: ref.partial?.length ?? 0 };
-  await view.prefetchAttachments(await attachmentsRead(tree, selector, bounds), 1);
   const contents = createIndexer(view.attachmentStorage).getContents(tree, selector, bounds);
   if (typeof contents === 'string') {
     const whole = Buffer.from(contents, 'binary');
@@ -98,13 +98,24 @@ async function readPart(
   // the stream gives the range only; its full length is the section's
   const rest = Math.max(contents.expectedLength - bounds.startFrom, 0);
   const length = bounds.maxLength ? Math.min(rest, bounds.maxLength) : rest;
-  take(length);
+  const stream = contents.value as Readable & { abort(): void };
+  try {
+    take(length);
+  } catch (err) {
+    // the stream starts on the next turn of the event loop: nothing of it is read
+    stream.abort();
+    stream.destroy();
+    throw err;
+  }
+  // a vendor failure becomes the command's answer (as in FETCH), not a short part
+  await view.prefetchAttachments(await attachmentsRead(tree, selector, bounds), 1);
   const chunks: Buffer[] = [];
   let read = 0;
-  for await (const chunk of contents.value as AsyncIterable<Buffer>) {
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
     chunks.push(chunk);
     read += chunk.length;
   }
+  if (read < length) throw new Error(`${url}: ${read} of ${length} bytes read`);
   // a rebuilt part's stream may run past its content (the line break before the next
   // delimiter); FETCH cuts BODY[...] to the expected length the same way
   return Buffer.concat(chunks, read).subarray(0, length);

@@ -17,6 +17,8 @@ const limit = 150_000;
 let h: Harness;
 let imap: RawSession;
 let uid: string;
+/** A message whose attachment alone passes the limit. */
+let large: string;
 
 beforeAll(async () => {
   h = await startHarness({ sandbox: { messages: 3 }, config: { maxMessageBytes: limit } });
@@ -31,10 +33,27 @@ beforeAll(async () => {
       ],
     },
   });
+  const injected = await control<{ message_id: string }>(h.sandbox, 'POST', '/inject', {
+    mailbox,
+    message: {
+      from: 'Bob <bob@example.com>',
+      subject: 'Too large',
+      text: 'Attached.',
+      attachments: [
+        {
+          filename: 'large.bin',
+          contentType: 'application/octet-stream',
+          content: Buffer.alloc(200_000, 1).toString('base64'),
+        },
+      ],
+    },
+  });
   imap = await rawSession(h.bridge.ports.imap, mailbox, h.password);
   await imap.run('EXAMINE INBOX');
   uid = /SEARCH (\d+)/.exec(await imap.run(`UID SEARCH HEADER Message-ID "${message_id}"`))?.[1] ?? '';
   expect(uid).not.toBe('');
+  large = /SEARCH (\d+)/.exec(await imap.run(`UID SEARCH HEADER Message-ID "${injected.message_id}"`))?.[1] ?? '';
+  expect(large).not.toBe('');
   await imap.run('UNSELECT');
 });
 
@@ -99,6 +118,14 @@ test('past the APPEND size limit: NO [TOOBIG], nothing stored, however many part
   // two copies fit
   expect(await imap.run(`APPEND Drafts CATENATE (${whole} ${whole})`)).toMatch(/^t\d+ OK \[APPENDUID/m);
   expect(await draftCount()).toBe(drafts + 1);
+});
+
+test('a part past the limit is refused before any of its bytes are read from the vendor', async () => {
+  const before = h.sandbox.stats(mailbox).rawDownloads;
+  expect(await imap.run(`APPEND Drafts CATENATE (URL "/INBOX/;UID=${large}/;SECTION=2")`)).toMatch(
+    /^t\d+ NO \[TOOBIG\]/m,
+  );
+  expect(h.sandbox.stats(mailbox).rawDownloads).toBe(before);
 });
 
 test('sections that are not RFC 3501 section specs, and malformed URLs: NO [BADURL url]', async () => {

@@ -10,9 +10,9 @@ import type { MessagePartRef, SectionSelector } from '../domain/catenate';
 
 const maxNumber = 2 ** 32 - 1;
 
-/** A path's message part: mailbox, then the UID and what follows it. */
+/** A path's message part: mailbox (where `;` is percent-encoded, RFC 5092 bchar), then the UID and what follows it. */
 const messagePart =
-  /^(.+?)(?:;UIDVALIDITY=([1-9]\d*))?\/;UID=([1-9]\d*)(?:\/;SECTION=(.*?))?(?:\/;PARTIAL=(\d+)(?:\.([1-9]\d*))?)?$/i;
+  /^([^;]+?)(?:;UIDVALIDITY=([1-9]\d*))?\/;UID=([1-9]\d*)(?:\/;SECTION=(.*?))?(?:\/;PARTIAL=(\d+)(?:\.([1-9]\d*))?)?$/i;
 
 /** What `url` names, or null; `selected` is the path of the selected mailbox, if any. */
 export function parseMessageUrl(url: string, selected: string | null): MessagePartRef | null {

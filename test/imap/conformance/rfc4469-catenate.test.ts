@@ -96,6 +96,14 @@ section('RFC 4469 CATENATE', servers, [
     ],
   },
   {
+    name: 'a section that is no section spec',
+    commands: [
+      'APPEND Drafts CATENATE (URL "/INBOX/;UID=1/;SECTION=FOO")',
+      'APPEND Drafts CATENATE (URL "/INBOX/;UID=1/;SECTION=MIME")',
+    ],
+    differs: 'the bridge answers NO [BADURL url]; Dovecot 2.3 NO [SERVERBUG]',
+  },
+  {
     // (Dovecot answers a TEXT part that is not a literal with an untagged BAD and nothing else)
     name: 'no parts: BAD',
     commands: ['APPEND Drafts CATENATE ()', 'NOOP'],

@@ -409,6 +409,11 @@ export class AccountView {
     return this.kinds[folder.kind].append(folder, raw, flags, idate);
   }
 
+  /** Throws the folder's refusal when no APPEND can store anything in it (before a CATENATE reads its URLs). */
+  refuseAppendHere(folder: ImapFolder): void {
+    this.kinds[folder.kind].refuseAppendHere(folder);
+  }
+
   /**
    * MULTIAPPEND (RFC 3502): all or none. Drafts keep them together (appendDrafts); every other
    * kind stores nothing of its own (Sent answers with the vendor's copies, the rest refuse), so

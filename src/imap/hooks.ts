@@ -257,6 +257,7 @@ export function mailboxBackend(
       async (view, session, path: string, messages: readonly CatenateMessage[], limit: number) => {
         for (const m of messages) refuseInvalidKeywords(m.flags);
         const folder = await appendTarget(view, path);
+        view.refuseAppendHere(folder);
         const selectedFolder = session.selected && (await selected(view, session.selected.mailbox));
         const base = selectedFolder ? selectedFolder.path : null;
         const now = new Date();

@@ -145,3 +145,8 @@ test('sections that are not RFC 3501 section specs, and malformed URLs: NO [BADU
   }
   expect(await draftCount()).toBe(drafts);
 });
+
+test('into a folder no APPEND can fill: NO [CANNOT] before any URL is read', async () => {
+  const answer = await imap.run(`APPEND INBOX CATENATE (URL "/INBOX/;UID=${uid}/;SECTION=1" URL "/INBOX/;UID=999999")`);
+  expect(answer).toMatch(/^t\d+ NO \[CANNOT\] The mail vendor API cannot store messages in INBOX/m);
+});

@@ -34,6 +34,8 @@ export interface MailboxKind {
   /** EXPUNGE of these \Deleted rows; the UIDs that left. */
   expunge(folder: ImapFolder, deleted: MessageRow[], sessionId?: string): Promise<number[]>;
   append(folder: ImapFolder, raw: Buffer, flags: string[], idate: Date): Promise<Appended>;
+  /** Throws what `append` answers when no message can be stored here (a CATENATE then reads no URL). */
+  refuseAppendHere(folder: ImapFolder): void;
   /** Several messages appended all or none (MULTIAPPEND), by a kind that stores them; see AccountView.appendAll. */
   appendAll?(
     folder: ImapFolder,

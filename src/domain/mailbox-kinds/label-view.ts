@@ -112,6 +112,10 @@ export class LabelViewKind implements MailboxKind {
     return refuseAppend(folder.path);
   }
 
+  refuseAppendHere(folder: ImapFolder): void {
+    refuseAppend(folder.path);
+  }
+
   /** A label spans folders, so the vendor searches everywhere. */
   searchText(_folder: ImapFolder, text: string): Promise<string[] | null> {
     return this.ctx.sync.vendor.search(text, null, 'content');

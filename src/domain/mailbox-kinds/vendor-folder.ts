@@ -97,6 +97,10 @@ export class VendorFolderKind implements MailboxKind {
     return refuseAppend(folder.path);
   }
 
+  refuseAppendHere(folder: ImapFolder): void {
+    refuseAppend(folder.path);
+  }
+
   searchText(folder: ImapFolder, text: string): Promise<string[] | null> {
     return this.ctx.sync.vendor.search(text, folder.key, 'content');
   }

@@ -84,6 +84,19 @@ describe('CATENATE', () => {
         ]);
     });
 
+    it('takes a UTF8 (literal8) part (RFC 6855) as text that is not binary input', async () => {
+        let answers = await exchange(['T1 LOGIN user pass\r\n', 'T2 APPEND Drafts CATENATE (UTF8 (~{9+}\r\nSubject: ) TEXT {2+}\r\nab UTF8 ({1+}\r\nc))\r\n']);
+        expect(answers[1]).to.match(/^T2 OK \[APPENDUID 7 10\]/m);
+        expect(calls[0].messages[0].literal8).to.equal(false);
+        expect(calls[0].messages[0].parts).to.deep.equal([
+            { text: Buffer.from('Subject: '), literal8: false },
+            { text: Buffer.from('ab'), literal8: false },
+            { text: Buffer.from('c'), literal8: false }
+        ]);
+        let bad = await exchange(['T1 LOGIN user pass\r\n', 'T2 APPEND Drafts CATENATE (UTF8 {1+}\r\nc)\r\n']);
+        expect(bad[1]).to.match(/^T2 BAD/m);
+    });
+
     it('takes CATENATE beside whole messages in a MULTIAPPEND, each whole one as one TEXT part', async () => {
         let answers = await exchange(['T1 LOGIN user pass\r\n', 'T2 APPEND Drafts {2+}\r\nab CATENATE (URL "/INBOX/;UID=1") (\\Flagged) ~{1+}\r\nc\r\n']);
         expect(answers[1]).to.match(/^T2 OK \[APPENDUID 7 10:12\]/m);

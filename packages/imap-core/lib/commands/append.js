@@ -198,7 +198,9 @@ function isAtom(attribute, name) {
 
 /**
  * CATENATE's parts (RFC 4469 5): `URL astring` and `TEXT literal` (a literal8 too, as BINARY is
- * offered), as `{url}` and `{text, literal8}`; anything else is a syntax error.
+ * offered), as `{url}` and `{text, literal8}`, and RFC 6855's `UTF8 (literal8)`, text in UTF-8
+ * that is not binary input (`literal8` false), as UTF8=ACCEPT is offered; anything else is a
+ * syntax error.
  */
 function parseCatenate(list) {
     if (!Array.isArray(list) || !list.length || list.length % 2) {
@@ -211,6 +213,8 @@ function parseCatenate(list) {
             parts.push({ url: Buffer.isBuffer(value.value) ? value.value.toString() : String(value.value) });
         } else if (isAtom(list[i], 'TEXT') && isLiteral(value)) {
             parts.push({ text: literalBytes(value), literal8: !!value.literal8 });
+        } else if (isAtom(list[i], 'UTF8') && Array.isArray(value) && value.length === 1 && isLiteral(value[0])) {
+            parts.push({ text: literalBytes(value[0]), literal8: false });
         } else {
             throw new Error('Invalid CATENATE argument for APPEND');
         }

@@ -1,0 +1,198 @@
+import type { AccountView } from '../domain/account-view';
+import type { ImapFolder } from '../domain/mailbox-map';
+import type { MessageRow } from '../store';
+import { resolveObjectIdTerms } from './object-ids';
+import { rowOnlyTest, rowTests, type RowTest } from './row-tests';
+import { orBranches, type SearchTerm } from './search';
+
+/**
+ * A search context (RFC 5267 4.3, SEARCH or SORT with RETURN (UPDATE)) evaluated again after
+ * each change of the mailbox, incrementally. A UID's message never changes, so what every term
+ * other than a flag or MODSEQ term (BODY, TEXT, HEADER, SUBJECT, FROM, ..., sizes, dates,
+ * UID sets, EMAILID, THREADID) says of it is learnt once and kept with the context: a change
+ * of flags re-evaluates the flag terms of the messages whose MODSEQ moved, with no read of a
+ * message and no vendor request; new messages are read for the other terms, on the bridge's
+ * copy while they are few; expunged ones just leave. The answer is the full evaluation's.
+ */
+
+/** Terms whose answer for a UID follows its flags; every other term's is fixed. */
+const changingKeys = new Set(['flag', 'modseq']);
+
+function isFixed(t: SearchTerm): boolean {
+  if (t.key === 'not') return isFixed(t.value as SearchTerm);
+  if (t.key === 'or') return orBranches(t).every((branch) => branch.every(isFixed));
+  return !changingKeys.has(t.key);
+}
+
+function readsRecent(terms: readonly SearchTerm[]): boolean {
+  return terms.some((t) =>
+    t.key === 'not'
+      ? readsRecent([t.value as SearchTerm])
+      : t.key === 'or'
+        ? orBranches(t).some(readsRecent)
+        : t.key === 'flag' && String(t.value).toLowerCase() === '\\recent',
+  );
+}
+
+/** A part of the query with each group of fixed terms replaced by the UIDs it holds for. */
+type WithHeld<T> = (held: readonly ReadonlySet<number>[]) => T;
+
+/**
+ * The query's fixed terms in groups, one per AND list (the query's, an OR branch's) holding
+ * any, and the query with each group standing for the UIDs it holds for (a UID set term), so
+ * that only flag and MODSEQ terms are left to evaluate: an AND of terms is the same in any order.
+ */
+function shapeOf(query: readonly SearchTerm[]): { groups: SearchTerm[][]; withHeld: WithHeld<SearchTerm[]> } {
+  const groups: SearchTerm[][] = [];
+  const andList = (terms: readonly SearchTerm[]): WithHeld<SearchTerm[]> => {
+    const fixed = terms.filter(isFixed);
+    const at = fixed.length ? groups.push(fixed) - 1 : -1;
+    const rest = terms.filter((t) => !isFixed(t)).map(term);
+    return (held) => [...(at < 0 ? [] : [{ key: 'uid', value: held[at] }]), ...rest.map((r) => r(held))];
+  };
+  const term = (t: SearchTerm): WithHeld<SearchTerm> => {
+    if (t.key === 'not') {
+      const inner = term(t.value as SearchTerm);
+      return (held) => ({ ...t, value: inner(held) });
+    }
+    if (t.key === 'or') {
+      const branches = orBranches(t).map(andList);
+      return (held) => ({ ...t, value: branches.map((b) => b(held)) });
+    }
+    return () => t;
+  };
+  return { groups, withHeld: andList(query) };
+}
+
+/**
+ * New messages up to this many are checked on the bridge's copy for BODY and TEXT terms; more
+ * (a folder filled by a first sync, a large COPY) go to the vendor's search first, as a
+ * command does, in the poll lane: nobody waits for an update as for a command's answer.
+ */
+const localCheckLimit = 50;
+
+/** What a context learnt: the fixed groups' answers per UID, and the last evaluation's result. */
+class ContextState {
+  readonly groups: SearchTerm[][];
+  readonly withHeld: WithHeld<SearchTerm[]>;
+  readonly readsRecent: boolean;
+  /** The rows the groups' answers were learnt of, by UID (a re-described message, of another size, is learnt again). */
+  readonly known = new Map<number, MessageRow>();
+  /** Per group, the known UIDs it holds for. */
+  readonly held: Set<number>[];
+  /** The last evaluation: the highest MODSEQ of its rows, its matches, the session's \Recent then. */
+  modseq = 0;
+  matched = new Set<number>();
+  recent: ReadonlySet<number> = new Set();
+  /** Whether an evaluation was applied: the first is the command's own. */
+  evaluated = false;
+  /** Evaluations run one after another, each from the state the one before left. */
+  queue: Promise<unknown> = Promise.resolve();
+
+  constructor(query: readonly SearchTerm[]) {
+    ({ groups: this.groups, withHeld: this.withHeld } = shapeOf(query));
+    this.held = this.groups.map(() => new Set());
+    this.readsRecent = readsRecent(query);
+  }
+
+  knows(row: MessageRow): boolean {
+    const known = this.known.get(row.uid);
+    return known !== undefined && known.messageUid === row.messageUid && known.size === row.size;
+  }
+}
+
+/** The engine's context object (imap-core 121) to what the context learnt: it goes with the context. */
+const states = new WeakMap<object, ContextState>();
+
+/** The fixed groups' answers for `rows`: per group, the UIDs of those it holds for. */
+async function learn(
+  view: AccountView,
+  folder: ImapFolder,
+  state: ContextState,
+  rows: readonly MessageRow[],
+  first: boolean,
+): Promise<Set<number>[]> {
+  if (!rows.length || !state.groups.length) return state.groups.map(() => new Set());
+  const groups: SearchTerm[][] = [];
+  for (const group of state.groups) groups.push(await resolveObjectIdTerms(view, group, rows));
+  // the command's own evaluation is what a client waits for; an update's is background work
+  const vendorLane = first ? 'content' : rows.length > localCheckLimit ? 'poll' : null;
+  const tests = await rowTests(view, folder, groups.flat(), rows, new Set(), vendorLane);
+  return groups.map((group) => {
+    const test = tests(group);
+    return new Set(rows.filter(test).map((r) => r.uid));
+  });
+}
+
+async function evaluate(
+  view: AccountView,
+  folder: ImapFolder,
+  state: ContextState,
+  rows: readonly MessageRow[],
+  recent: ReadonlySet<number>,
+): Promise<MessageRow[]> {
+  const fresh = rows.filter((r) => !state.knows(r));
+  const learnt = await learn(view, folder, state, fresh, !state.evaluated);
+  for (const row of fresh) {
+    state.known.set(row.uid, row);
+    state.held.forEach((held, i) => {
+      if (learnt[i].has(row.uid)) held.add(row.uid);
+      else held.delete(row.uid);
+    });
+  }
+  // a UID that changed since (flags, MODSEQ, \Recent) or is new is evaluated; the rest keep their answer
+  const recentMoved = new Set<number>();
+  if (state.readsRecent) {
+    for (const uid of recent) if (!state.recent.has(uid)) recentMoved.add(uid);
+    for (const uid of state.recent) if (!recent.has(uid)) recentMoved.add(uid);
+  }
+  const freshUids = new Set(fresh.map((r) => r.uid));
+  let test: RowTest | undefined;
+  const evaluated = (row: MessageRow): boolean => {
+    test ??= rowOnlyTest(state.withHeld(state.held), recent);
+    return test(row);
+  };
+  const matched: MessageRow[] = [];
+  let modseq = 0;
+  for (const row of rows) {
+    const again = row.modseq > state.modseq || freshUids.has(row.uid) || recentMoved.has(row.uid);
+    if (again ? evaluated(row) : state.matched.has(row.uid)) matched.push(row);
+    modseq = Math.max(modseq, row.modseq);
+  }
+  // expunged messages leave what was learnt
+  if (state.known.size > rows.length) {
+    const present = new Set(rows.map((r) => r.uid));
+    for (const uid of state.known.keys())
+      if (!present.has(uid)) {
+        state.known.delete(uid);
+        for (const held of state.held) held.delete(uid);
+      }
+  }
+  state.modseq = modseq;
+  state.matched = new Set(matched.map((r) => r.uid));
+  if (state.readsRecent) state.recent = new Set(recent);
+  state.evaluated = true;
+  return matched;
+}
+
+/**
+ * The rows of `rows` (the session's view, in UID order) that the context's query matches,
+ * evaluated from what the context learnt before. `context` is the engine's object for the
+ * context (the same at every evaluation), `query` its fixed query.
+ */
+export function contextMatches(
+  view: AccountView,
+  folder: ImapFolder,
+  query: readonly SearchTerm[],
+  rows: readonly MessageRow[],
+  recent: ReadonlySet<number>,
+  context: object,
+): Promise<MessageRow[]> {
+  const target = states.get(context) ?? new ContextState(query);
+  states.set(context, target);
+  // the session's \Recent as it is now, not when the evaluation's turn comes
+  const recentNow = target.readsRecent ? new Set(recent) : recent;
+  const run = target.queue.then(() => evaluate(view, folder, target, rows, recentNow));
+  target.queue = run.catch(() => undefined);
+  return run;
+}

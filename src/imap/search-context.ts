@@ -24,16 +24,6 @@ function isFixed(t: SearchTerm): boolean {
   return !changingKeys.has(t.key);
 }
 
-function readsRecent(terms: readonly SearchTerm[]): boolean {
-  return terms.some((t) =>
-    t.key === 'not'
-      ? readsRecent([t.value as SearchTerm])
-      : t.key === 'or'
-        ? orBranches(t).some(readsRecent)
-        : t.key === 'flag' && String(t.value).toLowerCase() === '\\recent',
-  );
-}
-
 /** A part of the query with each group of fixed terms replaced by the UIDs it holds for. */
 type WithHeld<T> = (held: readonly ReadonlySet<number>[]) => T;
 
@@ -75,15 +65,13 @@ const localCheckLimit = 50;
 class ContextState {
   readonly groups: SearchTerm[][];
   readonly withHeld: WithHeld<SearchTerm[]>;
-  readonly readsRecent: boolean;
   /** The rows the groups' answers were learnt of, by UID (a re-described message, of another size, is learnt again). */
   readonly known = new Map<number, MessageRow>();
   /** Per group, the known UIDs it holds for. */
   readonly held: Set<number>[];
-  /** The last evaluation: the highest MODSEQ of its rows, its matches, the session's \Recent then. */
+  /** The last evaluation: the highest MODSEQ of its rows, and its matches. */
   modseq = 0;
   matched = new Set<number>();
-  recent: ReadonlySet<number> = new Set();
   /** Whether an evaluation was applied: the first is the command's own. */
   evaluated = false;
   /** Evaluations run one after another, each from the state the one before left. */
@@ -92,7 +80,6 @@ class ContextState {
   constructor(query: readonly SearchTerm[]) {
     ({ groups: this.groups, withHeld: this.withHeld } = shapeOf(query));
     this.held = this.groups.map(() => new Set());
-    this.readsRecent = readsRecent(query);
   }
 
   knows(row: MessageRow): boolean {
@@ -140,12 +127,9 @@ async function evaluate(
       else held.delete(row.uid);
     });
   }
-  // a UID that changed since (flags, MODSEQ, \Recent) or is new is evaluated; the rest keep their answer
-  const recentMoved = new Set<number>();
-  if (state.readsRecent) {
-    for (const uid of recent) if (!state.recent.has(uid)) recentMoved.add(uid);
-    for (const uid of state.recent) if (!recent.has(uid)) recentMoved.add(uid);
-  }
+  // a UID whose flags changed since (its MODSEQ moved) or that is new is evaluated, the rest
+  // keep their answer: \Recent, a flag of the session's, is settled for a UID once the session
+  // saw it (recent.ts claims it, if at all, before the rows are read)
   const freshUids = new Set(fresh.map((r) => r.uid));
   let test: RowTest | undefined;
   const evaluated = (row: MessageRow): boolean => {
@@ -155,7 +139,7 @@ async function evaluate(
   const matched: MessageRow[] = [];
   let modseq = 0;
   for (const row of rows) {
-    const again = row.modseq > state.modseq || freshUids.has(row.uid) || recentMoved.has(row.uid);
+    const again = row.modseq > state.modseq || freshUids.has(row.uid);
     if (again ? evaluated(row) : state.matched.has(row.uid)) matched.push(row);
     modseq = Math.max(modseq, row.modseq);
   }
@@ -170,7 +154,6 @@ async function evaluate(
   }
   state.modseq = modseq;
   state.matched = new Set(matched.map((r) => r.uid));
-  if (state.readsRecent) state.recent = new Set(recent);
   state.evaluated = true;
   return matched;
 }
@@ -190,9 +173,7 @@ export function contextMatches(
 ): Promise<MessageRow[]> {
   const target = states.get(context) ?? new ContextState(query);
   states.set(context, target);
-  // the session's \Recent as it is now, not when the evaluation's turn comes
-  const recentNow = target.readsRecent ? new Set(recent) : recent;
-  const run = target.queue.then(() => evaluate(view, folder, target, rows, recentNow));
+  const run = target.queue.then(() => evaluate(view, folder, target, rows, recent));
   target.queue = run.catch(() => undefined);
   return run;
 }

@@ -27,6 +27,8 @@ const queries = [
 ];
 /** A SORT context too: its updates carry positions, its set is compared. */
 const sortQuery = 'OR BODY "alpha" FLAGGED';
+/** \Recent is the session's own: this one is compared with a full search of the same session. */
+const recentQuery = 'OR NEW (BODY "gamma" FLAGGED)';
 
 /** A small seeded generator (mulberry32), so that a failing sequence can be run again. */
 function random(seed: number): (n: number) => number {
@@ -103,6 +105,8 @@ async function run(folder: string, seed: number, steps: number): Promise<void> {
   const sorted = await s.run(`UID SORT RETURN (ALL UPDATE) (SUBJECT) UTF-8 ${sortQuery}`);
   tags.set(tagOf(sorted), sortQuery);
   contexts.start(tagOf(sorted), sorted);
+  const recent = await s.run(`UID SEARCH RETURN (ALL UPDATE) ${recentQuery}`);
+  contexts.start(tagOf(recent), recent);
 
   const tick = () => c.h.bridge.pollers[0].tick();
   const uids = async () => searched(await full.run('UID SEARCH ALL'));
@@ -197,6 +201,12 @@ async function run(folder: string, seed: number, steps: number): Promise<void> {
         `${folder} seed ${seed}: ${q} after ${done.join(', ')}`,
       ).toEqual(expected);
     }
+    const own = await s.run(`UID SEARCH ${recentQuery}`);
+    contexts.apply(own);
+    expect(
+      [...(contexts.uids.get(tagOf(recent)) ?? [])].sort((a, b) => a - b),
+      `${folder} seed ${seed}: ${recentQuery} after ${done.join(', ')}`,
+    ).toEqual(searched(own));
   }
   expect(contexts.updates.ADDTO).toBeGreaterThan(0);
   expect(contexts.updates.REMOVEFROM).toBeGreaterThan(0);

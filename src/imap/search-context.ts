@@ -65,15 +65,17 @@ const localCheckLimit = 50;
 class ContextState {
   readonly groups: SearchTerm[][];
   readonly withHeld: WithHeld<SearchTerm[]>;
-  /** The rows the groups' answers were learnt of, by UID (a re-described message, of another size, is learnt again). */
-  readonly known = new Map<number, MessageRow>();
-  /** Per group, the known UIDs it holds for. */
+  /**
+   * The last evaluation's rows, in UID order (null before the first, the command's own): what
+   * the groups' answers were learnt of. The store's row objects, so keeping them costs a
+   * reference each.
+   */
+  rows: readonly MessageRow[] | null = null;
+  /** Per group, the UIDs of `rows` it holds for. */
   readonly held: Set<number>[];
-  /** The last evaluation: the highest MODSEQ of its rows, and its matches. */
+  /** The highest MODSEQ of `rows`, and the UIDs of those matched. */
   modseq = 0;
   matched = new Set<number>();
-  /** Whether an evaluation was applied: the first is the command's own. */
-  evaluated = false;
   /** Evaluations run one after another, each from the state the one before left. */
   queue: Promise<unknown> = Promise.resolve();
 
@@ -81,11 +83,26 @@ class ContextState {
     ({ groups: this.groups, withHeld: this.withHeld } = shapeOf(query));
     this.held = this.groups.map(() => new Set());
   }
+}
 
-  knows(row: MessageRow): boolean {
-    const known = this.known.get(row.uid);
-    return known !== undefined && known.messageUid === row.messageUid && known.size === row.size;
+/**
+ * What `rows` holds that `before` did not (a new UID, or a message described again, of
+ * another size, learnt again) and the UIDs of `before` it no longer holds; both in UID order.
+ */
+function difference(
+  before: readonly MessageRow[],
+  rows: readonly MessageRow[],
+): { fresh: MessageRow[]; gone: number[] } {
+  const fresh: MessageRow[] = [];
+  const gone: number[] = [];
+  let j = 0;
+  for (const row of rows) {
+    while (j < before.length && before[j].uid < row.uid) gone.push(before[j++].uid);
+    const old = j < before.length && before[j].uid === row.uid ? before[j++] : undefined;
+    if (!old || old.messageUid !== row.messageUid || old.size !== row.size) fresh.push(row);
   }
+  while (j < before.length) gone.push(before[j++].uid);
+  return { fresh, gone };
 }
 
 /** The engine's context object (imap-core 121) to what the context learnt: it goes with the context. */
@@ -118,15 +135,15 @@ async function evaluate(
   rows: readonly MessageRow[],
   recent: ReadonlySet<number>,
 ): Promise<MessageRow[]> {
-  const fresh = rows.filter((r) => !state.knows(r));
-  const learnt = await learn(view, folder, state, fresh, !state.evaluated);
-  for (const row of fresh) {
-    state.known.set(row.uid, row);
+  const { fresh, gone } = difference(state.rows ?? [], rows);
+  const learnt = await learn(view, folder, state, fresh, state.rows === null);
+  // expunged messages leave what was learnt
+  for (const held of state.held) for (const uid of gone) held.delete(uid);
+  for (const row of fresh)
     state.held.forEach((held, i) => {
       if (learnt[i].has(row.uid)) held.add(row.uid);
       else held.delete(row.uid);
     });
-  }
   // a UID whose flags changed since (its MODSEQ moved) or that is new is evaluated, the rest
   // keep their answer: \Recent, a flag of the session's, is settled for a UID once the session
   // saw it (recent.ts claims it, if at all, before the rows are read)
@@ -143,18 +160,9 @@ async function evaluate(
     if (again ? evaluated(row) : state.matched.has(row.uid)) matched.push(row);
     modseq = Math.max(modseq, row.modseq);
   }
-  // expunged messages leave what was learnt
-  if (state.known.size > rows.length) {
-    const present = new Set(rows.map((r) => r.uid));
-    for (const uid of state.known.keys())
-      if (!present.has(uid)) {
-        state.known.delete(uid);
-        for (const held of state.held) held.delete(uid);
-      }
-  }
+  state.rows = rows;
   state.modseq = modseq;
   state.matched = new Set(matched.map((r) => r.uid));
-  state.evaluated = true;
   return matched;
 }
 

@@ -2,7 +2,7 @@ import type { AccountId } from '../model/account-id';
 import type { Logger } from '../log';
 import type { ChangeSink } from './changes';
 import type { LocalState, MailState, MessageRow, MessageSummary } from '../store';
-import type { Connector, MailFolder } from './connector';
+import type { Connector, Lane, MailFolder } from './connector';
 import type { MailMessage } from './message';
 import { SyncScheduler } from './sync-scheduler';
 import { createAttachmentStorage, type AttachmentStorage } from '../mime';
@@ -437,10 +437,10 @@ export class AccountView {
 
   /**
    * Vendor full-text search restricted to one folder (a label view searches everywhere); null
-   * when the vendor cannot search.
+   * when the vendor cannot search. `content` when a client waits for the answer.
    */
-  async searchText(folder: ImapFolder, text: string): Promise<string[] | null> {
-    return this.kinds[folder.kind].searchText(folder, text);
+  async searchText(folder: ImapFolder, text: string, lane: Lane = 'content'): Promise<string[] | null> {
+    return this.kinds[folder.kind].searchText(folder, text, lane);
   }
 
   /** Downloads the attachments (external node ids) a response will stream, before the response starts. */

@@ -258,7 +258,9 @@ export function bindEngine(
     );
 
   server.onSearch = (mailbox, options, core, cb) =>
-    answer('SEARCH', core, cb, (found) => [found])(backend.search(sessionOf(core), mailbox, options.query));
+    answer('SEARCH', core, cb, (found) => [found])(
+      backend.search(sessionOf(core), mailbox, options.query, options.context),
+    );
   // capabilities: without the hook the engine neither offers nor runs the command
   const { sort, thread, appendAll, catenate } = backend;
   if (appendAll)
@@ -286,7 +288,7 @@ export function bindEngine(
   if (sort)
     server.onSort = (mailbox, options, core, cb) =>
       answer('SORT', core, cb, (found) => [found])(
-        sort.call(backend, sessionOf(core), mailbox, options.query, options.sort),
+        sort.call(backend, sessionOf(core), mailbox, options.query, options.sort, options.context),
       );
   if (thread)
     server.onThread = (mailbox, options, core, cb) =>

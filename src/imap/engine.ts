@@ -287,8 +287,18 @@ export interface MailboxBackend {
     messages: readonly CatenateMessage[],
     limit: number,
   ): Promise<{ uidValidity: number; uids: number[] }>;
-  search(session: Session, mailbox: string, query: SearchQuery): Promise<SearchResult>;
-  sort?(session: Session, mailbox: string, query: SearchQuery, sort: SortCriterion[]): Promise<SearchResult>;
+  /**
+   * SEARCH and SORT; `context` is a search context's own object (RETURN (UPDATE), RFC 5267
+   * 4.3), the same at its first evaluation and every one after a change.
+   */
+  search(session: Session, mailbox: string, query: SearchQuery, context?: object): Promise<SearchResult>;
+  sort?(
+    session: Session,
+    mailbox: string,
+    query: SearchQuery,
+    sort: SortCriterion[],
+    context?: object,
+  ): Promise<SearchResult>;
   thread?(
     session: Session,
     mailbox: string,

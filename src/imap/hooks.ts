@@ -268,15 +268,18 @@ export function mailboxBackend(
       },
     ),
 
-    search: command('search', async (view, session, key: string, query: SearchQuery) => {
+    search: command('search', async (view, session, key: string, query: SearchQuery, context?: object) => {
       const folder = await selected(view, key);
-      return searchMessages(view, folder, query, session, claimRecent(session));
+      return searchMessages(view, folder, query, session, claimRecent(session), context);
     }),
 
-    sort: command('sort', async (view, session, key: string, query: SearchQuery, sort: SortCriterion[]) => {
-      const folder = await selected(view, key);
-      return sortedSearch(view, folder, { query, sort }, session, claimRecent(session));
-    }),
+    sort: command(
+      'sort',
+      async (view, session, key: string, query: SearchQuery, sort: SortCriterion[], context?: object) => {
+        const folder = await selected(view, key);
+        return sortedSearch(view, folder, { query, sort, context }, session, claimRecent(session));
+      },
+    ),
 
     thread: command('thread', async (view, session, key: string, query: SearchQuery, algorithm: ThreadAlgorithm) => {
       const folder = await selected(view, key);

@@ -112,10 +112,16 @@ declare module '@mailbridge/imap-core' {
       session: CoreSession,
       callback: HookCallback,
     ): void;
-    onSearch?(mailbox: string, options: { query: SearchQuery }, session: CoreSession, callback: HookCallback): void;
+    /** `context`: a search context's own object, with RETURN (UPDATE) (imap-core 121). */
+    onSearch?(
+      mailbox: string,
+      options: { query: SearchQuery; context?: object },
+      session: CoreSession,
+      callback: HookCallback,
+    ): void;
     onSort?(
       mailbox: string,
-      options: { query: SearchQuery; sort: SortCriterion[] },
+      options: { query: SearchQuery; sort: SortCriterion[]; context?: object },
       session: CoreSession,
       callback: HookCallback,
     ): void;

@@ -1,6 +1,6 @@
 import type { LocalState, MessageRow } from '../../store';
 import type { Appended, AppendedMessage } from '../append';
-import type { MailFolder } from '../connector';
+import type { Lane, MailFolder } from '../connector';
 import type { FlagAction, FlagUpdateResult } from '../flag-update';
 import type { ImapFolder } from '../mailbox-map';
 import type { CopyOutcome, MoveOutcome } from '../organize';
@@ -41,8 +41,8 @@ export interface MailboxKind {
     folder: ImapFolder,
     messages: readonly AppendedMessage[],
   ): Promise<{ uids: number[]; uidValidity: number }>;
-  /** Message ids matching `text` (full-text, by the vendor); null when the vendor cannot search. */
-  searchText(folder: ImapFolder, text: string): Promise<string[] | null>;
+  /** Message ids matching `text` (full-text, by the vendor, in `lane`); null when the vendor cannot search. */
+  searchText(folder: ImapFolder, text: string, lane: Lane): Promise<string[] | null>;
 }
 
 export interface FolderStatus {

@@ -1,5 +1,6 @@
 import { isLocalMessage, type MessageRow } from '../../store';
 import { type Appended, refuseAppend } from '../append';
+import type { Lane } from '../connector';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from '../flag-update';
 import type { ImapFolder } from '../mailbox-map';
 import { type CopyOutcome, movedAway, moveMessages, type MoveOutcome } from '../organize';
@@ -101,7 +102,7 @@ export class VendorFolderKind implements MailboxKind {
     refuseAppend(folder.path);
   }
 
-  searchText(folder: ImapFolder, text: string): Promise<string[] | null> {
-    return this.ctx.sync.vendor.search(text, folder.key, 'content');
+  searchText(folder: ImapFolder, text: string, lane: Lane): Promise<string[] | null> {
+    return this.ctx.sync.vendor.search(text, folder.key, lane);
   }
 }

@@ -2,6 +2,7 @@ export {
   describeMessage,
   describeRaw,
   describeMailMessage,
+  contentTree,
   unconvertibleHeader,
   externalAttachments,
   externalId,
@@ -21,7 +22,13 @@ export {
   type AttachmentStorageOptions,
   type ByteCache,
 } from './attachment-storage';
-export { createIndexer, type MimeTreeNode, type Indexer, type ImapAttachmentStorage } from './imap-indexer';
+export {
+  createIndexer,
+  type ContentSelector,
+  type MimeTreeNode,
+  type Indexer,
+  type ImapAttachmentStorage,
+} from './imap-indexer';
 export { describeRecord, metadataRecord, type MetadataRecord } from './metadata-record';
 export { DescribePool, describePool, type DescribePoolOptions } from './describe-pool';
 export {

@@ -17,6 +17,9 @@ const fetchCommand = require('./commands/fetch');
 
 // mailboxes and names that may wait, unless the server's `notifyMaxPending` says otherwise
 const MAX_PENDING = 1000;
+// bytes written but not yet taken by the client past which pushes wait for the socket to drain,
+// so a client that stops reading fills the bounded queue (and overflows), not the process
+const MAX_UNREAD = 1024 * 1024;
 // last UNSEEN told per mailbox, so a flag change that leaves it is not sent again (as Dovecot)
 const MAX_KNOWN = 1000;
 
@@ -263,6 +266,25 @@ function busy(connection) {
 }
 
 /**
+ * Whether the client left too much unread: then the push waits for the socket's 'drain'.
+ */
+function backedUp(connection) {
+    let socket = connection._socket;
+    let unread = ((connection.writeStream && connection.writeStream.readableLength) || 0) + ((socket && socket.writableLength) || 0);
+    if (unread <= (connection._server.options.notifyMaxUnread || MAX_UNREAD)) {
+        return false;
+    }
+    if (!connection._notifyDraining && socket) {
+        connection._notifyDraining = true;
+        socket.once('drain', () => {
+            connection._notifyDraining = false;
+            schedule(connection);
+        });
+    }
+    return true;
+}
+
+/**
  * Sends what waits, unsolicited, once no command runs: the selected mailbox's changes when
  * the NOTIFY asks for them (or in IDLE), EXPUNGE only for SELECTED (SELECTED-DELAYED keeps them
  * for a command that allows them), the fetch-atts of new messages, the search contexts'
@@ -270,7 +292,7 @@ function busy(connection) {
  */
 function push(connection) {
     connection._notifyScheduled = false;
-    if (connection._closing || connection._closed || busy(connection) || connection._notifyPushing) {
+    if (connection._closing || connection._closed || busy(connection) || connection._notifyPushing || backedUp(connection)) {
         return;
     }
     let spec = connection.notify;

@@ -17,7 +17,7 @@ describe('NOTIFY', () => {
         sessions = [];
         notified = [];
         heldList = null;
-        server = new IMAPServer({ logger: false, ignoreSTARTTLS: true, notifyMaxPending: 3 });
+        server = new IMAPServer({ logger: false, ignoreSTARTTLS: true, notifyMaxPending: 3, notifyMaxUnread: 64 * 1024 });
         server.notifier = { addListener() {}, removeListener() {}, getUpdates: (m, i, cb) => cb(null, []) };
         server.onAuth = (login, session, cb) => {
             sessions.push(session);
@@ -158,6 +158,26 @@ describe('NOTIFY', () => {
         expect(notified[notified.length - 1]).to.equal(null);
         sessions[0].notifyMailbox('Archive', ['MessageNew']);
         expect(await c.run('C', 'NOOP')).to.equal('C OK Nothing done\r\n');
+        c.socket.end();
+    });
+
+    it('stops pushing to a client that reads nothing, so what waits overflows instead of the output', async () => {
+        let c = await loggedIn();
+        await c.run('A', 'NOTIFY SET (PERSONAL (MailboxName))');
+        c.socket.pause();
+        let name = 'Labels/' + 'x'.repeat(1000);
+        // two names a turn, fewer than notifyMaxPending: each turn's push takes them while the client reads
+        for (let turn = 0; turn < 40000 && notified[notified.length - 1] !== null; turn++) {
+            sessions[0].notifyMailboxName({ path: name + turn });
+            sessions[0].notifyMailboxName({ path: name + turn + 'b' });
+            await new Promise(resolve => setImmediate(resolve));
+        }
+        expect(notified[notified.length - 1]).to.equal(null);
+        let socket = [...server.connections][0]._socket;
+        // what was written before the pushes stopped, not the 80 MB the names would make
+        expect(socket.writableLength).to.be.below(4 * 1024 * 1024);
+        c.socket.resume();
+        expect(await c.until(/^\* OK \[NOTIFICATIONOVERFLOW\].*\r\n/m)).to.match(/NOTIFICATIONOVERFLOW/);
         c.socket.end();
     });
 });

@@ -92,3 +92,33 @@ test('a label folder created, renamed and deleted in another session is announce
   other.close();
   s.close();
 });
+
+test("SELECTED sends another session's EXPUNGE at once; SELECTED-DELAYED keeps it for a command", async () => {
+  const s = await c.session('Drafts');
+  const other = await c.session('Drafts');
+  const appendAndExpunge = async (subject: string) => {
+    const appended = await other.append('Drafts', `Subject: ${subject}\r\n\r\nbody\r\n`, '()');
+    const uid = Number(/APPENDUID \d+ (\d+)/.exec(appended)?.[1]);
+    expect(status(await other.run(`UID STORE ${uid} +FLAGS.SILENT (\\Deleted)`))).toMatch(/^OK/);
+    expect(status(await other.run(`UID EXPUNGE ${uid}`))).toMatch(/^OK/);
+  };
+
+  expect(
+    status(await s.run('NOTIFY SET (SELECTED-DELAYED (MessageNew MessageExpunge)) (PERSONAL (MailboxName))')),
+  ).toBe('OK NOTIFY completed');
+  const start = s.transcript().length;
+  await appendAndExpunge('delayed');
+  // a name change after the expunge: what the session heard by then shows the EXPUNGE held
+  expect(status(await other.run('CREATE Labels/Marker'))).toMatch(/^OK/);
+  await s.waitFor(/^\* LIST .*Marker.*\r\n/m);
+  const heard = s.transcript().slice(start);
+  expect(heard).toMatch(/^\* \d+ EXISTS\r\n/m);
+  expect(heard).not.toMatch(/EXPUNGE/);
+  expect(await s.run('NOOP')).toMatch(/^\* \d+ EXPUNGE\r\n/m);
+
+  expect(status(await s.run('NOTIFY SET (SELECTED (MessageNew MessageExpunge))'))).toBe('OK NOTIFY completed');
+  await appendAndExpunge('at once');
+  expect(await s.waitFor(/^\* \d+ EXPUNGE\r\n/m)).toMatch(/^\* \d+ EXISTS\r\n(?:.*\r\n)*\* \d+ EXPUNGE\r\n/m);
+  other.close();
+  s.close();
+});

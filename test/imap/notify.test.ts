@@ -122,3 +122,18 @@ test("SELECTED sends another session's EXPUNGE at once; SELECTED-DELAYED keeps i
   other.close();
   s.close();
 });
+
+test("in IDLE, NOTIFY's selected-mailbox events come with MessageNew's fetch-atts", async () => {
+  const s = await c.session('INBOX');
+  expect(status(await s.run('NOTIFY SET (SELECTED (MessageNew (UID ENVELOPE) MessageExpunge))'))).toBe(
+    'OK NOTIFY completed',
+  );
+  await s.exchange('w1 IDLE\r\n', /^\+ .*\r\n/m);
+  await inject('Heard in IDLE');
+  await c.h.bridge.pollers[0].tick();
+  expect(await s.waitFor(/^\* \d+ FETCH .*\r\n/m)).toMatch(
+    /^\* (\d+) EXISTS\r\n(?:\* \d+ RECENT\r\n)?\* \1 FETCH \(UID \d+ ENVELOPE \([^\r\n]*"Heard in IDLE"/m,
+  );
+  expect(await s.exchange('DONE\r\n', /^w1 .*\r\n/m)).toMatch(/^w1 OK/m);
+  s.close();
+});

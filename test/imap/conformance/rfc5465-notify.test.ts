@@ -68,20 +68,20 @@ section(
 type Step = { by: 'other'; command: string } | { append: string };
 
 /**
- * A session with `selected` selected and the NOTIFY given; another session runs `steps`; after
+ * A session that ran `setup` (a SELECT) and the NOTIFY given; another session runs `steps`; after
  * each, what the first heard unsolicited until `heard` matched (Dovecot's notifications come
  * from its index watcher, a moment later), normalised.
  */
 async function heard(
   server: Servers['bridge'],
-  selected: string,
+  setup: readonly string[],
   notify: string,
   steps: ReadonlyArray<{ step: Step; until: RegExp | null }>,
 ): Promise<string[][]> {
   const listener = await rawSession(server.port, server.user, server.password);
   const other = await rawSession(server.port, server.user, server.password);
   try {
-    await listener.run(`SELECT ${selected}`);
+    for (const command of setup) expect(await listener.run(command)).toMatch(/^t\d+ OK/m);
     expect(await listener.run(notify)).toMatch(/^t\d+ OK/m);
     const out: string[][] = [];
     let seen = listener.transcript().length;
@@ -120,8 +120,8 @@ test('RFC 5465 5: the selected mailbox changes at once, with the fetch-atts of n
     { step: { by: 'other', command: 'RENAME Labels/Notified Labels/Renamed' }, until: /^\* LIST .*OLDNAME.*\r\n/m },
     { step: { by: 'other', command: 'DELETE Labels/Renamed' }, until: /^\* LIST \(\\NonExistent\).*\r\n/m },
   ] as const;
-  const dovecot = await heard(servers.current.dovecot, 'Drafts', notify, steps);
-  const bridge = await heard(servers.current.bridge, 'Drafts', notify, steps);
+  const dovecot = await heard(servers.current.dovecot, ['SELECT Drafts'], notify, steps);
+  const bridge = await heard(servers.current.bridge, ['SELECT Drafts'], notify, steps);
   expect(bridge).toEqual(dovecot);
 });
 
@@ -136,7 +136,22 @@ test('RFC 5465 5.2-5.4: new messages and flag changes of a mailbox not selected 
     { step: { by: 'other', command: 'STORE 1 +FLAGS (\\Seen)' }, until: /^\* STATUS .*\r\n/m },
     { step: { by: 'other', command: 'STORE 1 -FLAGS (\\Seen)' }, until: /^\* STATUS .*\r\n/m },
   ] as const;
-  const dovecot = await heard(servers.current.dovecot, 'INBOX', notify, steps);
-  const bridge = await heard(servers.current.bridge, 'INBOX', notify, steps);
+  const dovecot = await heard(servers.current.dovecot, ['SELECT INBOX'], notify, steps);
+  const bridge = await heard(servers.current.bridge, ['SELECT INBOX'], notify, steps);
+  expect(bridge).toEqual(dovecot);
+});
+
+test('RFC 5465 5.3-5.4 with CONDSTORE: every change of a mailbox not selected carries HIGHESTMODSEQ', async () => {
+  const notify = 'NOTIFY SET (MAILBOXES Drafts (MessageNew MessageExpunge FlagChange))';
+  const steps = [
+    { step: { append: draft('notified three') }, until: /^\* STATUS .*\r\n/m },
+    { step: { by: 'other', command: 'SELECT Drafts' }, until: null },
+    // \Seen unchanged: HIGHESTMODSEQ alone
+    { step: { by: 'other', command: 'STORE 1 +FLAGS (\\Answered)' }, until: /^\* STATUS .*\r\n/m },
+    { step: { by: 'other', command: 'STORE 1 +FLAGS (\\Seen)' }, until: /^\* STATUS .*\r\n/m },
+  ] as const;
+  const setup = ['ENABLE CONDSTORE', 'SELECT INBOX'];
+  const dovecot = await heard(servers.current.dovecot, setup, notify, steps);
+  const bridge = await heard(servers.current.bridge, setup, notify, steps);
   expect(bridge).toEqual(dovecot);
 });

@@ -137,3 +137,19 @@ test("in IDLE, NOTIFY's selected-mailbox events come with MessageNew's fetch-att
   expect(await s.exchange('DONE\r\n', /^w1 .*\r\n/m)).toMatch(/^w1 OK/m);
   s.close();
 });
+
+test('several messages of one poll: one FETCH of the fetch-atts each, after their EXISTS', async () => {
+  const s = await c.session('INBOX');
+  expect(status(await s.run('NOTIFY SET (SELECTED (MessageNew (UID) MessageExpunge))'))).toBe('OK NOTIFY completed');
+  const start = s.transcript().length;
+  await inject('First of two');
+  await inject('Second of two');
+  await c.h.bridge.pollers[0].tick();
+  await s.waitFor(/^\* \d+ FETCH \(UID \d+\)\r\n(?:.*\r\n)*\* \d+ FETCH \(UID \d+\)\r\n/m);
+  const heard = s.transcript().slice(start);
+  const exists = Number(/^\* (\d+) EXISTS\r\n/m.exec(heard)?.[1]);
+  const fetched = [...heard.matchAll(/^\* (\d+) FETCH \(UID \d+\)\r\n/gm)].map((m) => Number(m[1]));
+  expect(fetched).toEqual([exists - 1, exists]);
+  expect(heard.indexOf('EXISTS')).toBeLessThan(heard.indexOf('FETCH'));
+  s.close();
+});

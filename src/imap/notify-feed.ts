@@ -55,18 +55,25 @@ export class NotifyFeed {
       );
   }
 
+  /** Runs inside the journal's publication: a failure here is logged, never thrown back into it. */
   private deliver(target: NotifyTarget, event: MailboxEvent): void {
-    if (event.kind === 'name') {
-      target.name(event.change);
-      return;
+    const failed = (err: unknown) =>
+      this.logger.warn({ err: (err as Error)?.message }, 'NOTIFY: a change could not be reported to a session');
+    try {
+      if (event.kind === 'name') {
+        target.name(event.change);
+        return;
+      }
+      if (event.mailbox === target.selectedKey()) return;
+      const events = [...event.commands].map((c) => eventOf[c]);
+      target
+        .folderPath(event.mailbox)
+        .then((path) => {
+          if (path !== null) target.messages(path, events);
+        })
+        .catch(failed);
+    } catch (err) {
+      failed(err);
     }
-    if (event.mailbox === target.selectedKey()) return;
-    const events = [...event.commands].map((c) => eventOf[c]);
-    target.folderPath(event.mailbox).then(
-      (path) => {
-        if (path !== null) target.messages(path, events);
-      },
-      (err: unknown) => this.logger.debug({ err: (err as Error)?.message }, 'NOTIFY: folder name not found'),
-    );
   }
 }

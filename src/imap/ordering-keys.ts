@@ -1,8 +1,8 @@
 import addressparser from 'nodemailer/lib/addressparser';
-import { baseSubject, type BaseSubject } from './base-subject';
-import { casemap } from './casemap';
-import { displaySortValue } from './display-name';
-import { parseDateHeader } from './sent-date';
+import { baseSubject, type BaseSubject } from '../mime/base-subject';
+import { casemap } from '../mime/casemap';
+import { displaySortValue } from '../mime/display-name';
+import { parseDateHeader } from '../mime/sent-date';
 
 /**
  * What SORT and THREAD (RFC 5256) compare of one message, read from its header lines: the

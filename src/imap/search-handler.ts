@@ -1,9 +1,9 @@
-import { headerText } from './header-text';
+import { headerText } from '../mime/header-text';
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import type { MailMessage } from '../domain/message';
 import { isLocalMessage, type MessageRow } from '../store';
-import { casemap } from './casemap';
+import { casemap } from '../mime/casemap';
 import { resolveObjectIdTerms } from './object-ids';
 import { perAccountCache } from './message-derived-cache';
 import {

@@ -1,6 +1,6 @@
-import { headerText } from './header-text';
+import { headerText } from '../mime/header-text';
 import addressparser, { type Address } from 'nodemailer/lib/addressparser';
-import { casemap } from './casemap';
+import { casemap } from '../mime/casemap';
 
 /**
  * RFC 3501 SEARCH evaluated synchronously on cached metadata. imap-core parses the command

@@ -1,4 +1,4 @@
-import type { BaseSubject } from './base-subject';
+import type { BaseSubject } from '../mime/base-subject';
 import type { OrderingKeys } from './ordering-keys';
 import type { Sortable } from './sort';
 

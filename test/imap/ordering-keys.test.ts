@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { casemap } from '../../src/imap/casemap';
+import { casemap } from '../../src/mime/casemap';
 import { OrderingKeys } from '../../src/imap/ordering-keys';
 
 describe('the ordering keys of a message (RFC 5256), read once from its header lines', () => {

@@ -25,7 +25,7 @@ function messageIds(value: string | undefined): string[] {
 }
 
 export class OrderingKeys {
-  /** Each field's first value, unfolded and trimmed (as ./search.ts's rawHeaderValues gives it). */
+  /** Each field's first value, unfolded and trimmed (as ../mime/header-fields.ts's rawHeaderValues gives it). */
   private readonly values: Partial<Record<Field, string>> = {};
   private sent?: number | null;
   private base?: BaseSubject;

@@ -4,17 +4,10 @@ import type { ImapFolder } from '../domain/mailbox-map';
 import type { MailMessage } from '../domain/message';
 import { isLocalMessage, type MessageRow } from '../store';
 import { casemap } from '../mime/casemap';
+import { searchedValues } from '../mime/header-fields';
 import { resolveObjectIdTerms } from './object-ids';
 import { perAccountCache } from './message-derived-cache';
-import {
-  compileQuery,
-  orBranches,
-  searchedValues,
-  textTerms,
-  type FieldValues,
-  type SearchCandidate,
-  type SearchTerm,
-} from './search';
+import { compileQuery, orBranches, textTerms, type FieldValues, type SearchCandidate, type SearchTerm } from './search';
 import { RecentMessages } from './recent';
 import { visibleRows } from './visible-rows';
 import type { SearchQuery, Session } from './engine';

@@ -1,0 +1,106 @@
+import addressparser from 'nodemailer/lib/addressparser';
+import { baseSubject } from './base-subject';
+import { casemap } from './casemap';
+import { displaySortValue } from './display-name';
+import { searchedValues } from './header-fields';
+import { parseDateHeader } from './sent-date';
+
+/**
+ * What IMAP SORT and THREAD (RFC 5256) compare of a message, and the decoded fields SEARCH
+ * matches most, computed from its top-level header lines. A message's bytes never change, so
+ * these are computed once, when the message is described (./metadata-record.ts), and stored
+ * beside it: a client's first SORT or SEARCH of a large folder then reads them instead of
+ * parsing every message's header lines.
+ */
+export interface MessageKeys {
+  /** The Date header as epoch milliseconds; null without one or when it is not a date (then the INTERNALDATE counts). */
+  sentDate: number | null;
+  /** The base subject (RFC 5256 2.1) in casemap form, "" without a Subject header. */
+  baseSubject: string;
+  /** Whether a reply or forward marker was removed from the subject (THREAD=REFERENCES prefers the original). */
+  replyOrForward: boolean;
+  /** The addr-mailbox of the field's first address in casemap form, "" without one (SORT FROM, TO, CC). */
+  fromMailbox: string;
+  toMailbox: string;
+  ccMailbox: string;
+  /** DISPLAYFROM's and DISPLAYTO's values (RFC 5957). */
+  displayFrom: string;
+  displayTo: string;
+  /** The message's own Message-ID without brackets, null without one. */
+  messageId: string | null;
+  /** The ids of its ancestors, oldest first: the References, else the first In-Reply-To. */
+  parents: readonly string[];
+  /** What SEARCH SUBJECT, FROM, TO and CC match: the field's values as ./header-fields.ts's searchedValues gives them. */
+  subjectText: readonly string[];
+  fromText: readonly string[];
+  toText: readonly string[];
+  ccText: readonly string[];
+}
+
+export type MessageKey = keyof MessageKeys;
+
+/** The header fields (lower case) SEARCH reads from the keys, and the key holding each. */
+export const searchedKeys = { subject: 'subjectText', from: 'fromText', to: 'toText', cc: 'ccText' } as const;
+
+/** The header fields the ordering keys are computed from: only their first values count. */
+const orderingFields = new Set(['date', 'subject', 'from', 'to', 'cc', 'message-id', 'references', 'in-reply-to']);
+
+/** Each ordering field's first value, unfolded and trimmed (as ./header-fields.ts's rawHeaderValues gives it). */
+function firstValues(headerLines: readonly string[]): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const line of headerLines) {
+    const colon = line.indexOf(':');
+    if (colon < 0) continue;
+    const name = line.slice(0, colon).toLowerCase();
+    if (!orderingFields.has(name) || values.has(name)) continue;
+    values.set(
+      name,
+      line
+        .slice(colon + 1)
+        .replace(/\r?\n[ \t]+/g, ' ')
+        .trim(),
+    );
+  }
+  return values;
+}
+
+/**
+ * The addr-mailbox (local part) of a field's first address in casemap form, "" without one;
+ * a group counts by its name, as in ENVELOPE, where a group starts with an address whose
+ * mailbox is its name.
+ */
+function firstMailbox(value: string | undefined): string {
+  const [first] = value ? addressparser(value) : [];
+  if (!first) return '';
+  const at = first.address?.lastIndexOf('@') ?? -1;
+  return casemap(first.group ? first.name : at < 0 ? first.address : first.address.slice(0, at));
+}
+
+/** A message id as REFERENCES links them: the text between angle brackets. */
+function messageIds(value: string | undefined): string[] {
+  return value ? [...value.matchAll(/<([^<>\s]+)>/g)].map((m) => m[1]) : [];
+}
+
+export function messageKeys(headerLines: readonly string[]): MessageKeys {
+  const values = firstValues(headerLines);
+  const date = values.get('date');
+  const subject = values.get('subject');
+  const { base, replyOrForward } = subject === undefined ? { base: '', replyOrForward: false } : baseSubject(subject);
+  const references = messageIds(values.get('references'));
+  return {
+    sentDate: date === undefined ? null : parseDateHeader(date),
+    baseSubject: base,
+    replyOrForward,
+    fromMailbox: firstMailbox(values.get('from')),
+    toMailbox: firstMailbox(values.get('to')),
+    ccMailbox: firstMailbox(values.get('cc')),
+    displayFrom: displaySortValue(values.get('from')),
+    displayTo: displaySortValue(values.get('to')),
+    messageId: messageIds(values.get('message-id'))[0] ?? null,
+    parents: references.length ? references : messageIds(values.get('in-reply-to')).slice(0, 1),
+    subjectText: searchedValues(headerLines, 'subject'),
+    fromText: searchedValues(headerLines, 'from'),
+    toText: searchedValues(headerLines, 'to'),
+    ccText: searchedValues(headerLines, 'cc'),
+  };
+}

@@ -32,9 +32,11 @@ export async function keysOf(
   const read = await view.messageKeys(lacking, keys);
   for (const uid of lacking) {
     const found = read.get(uid);
-    const merged = { ...kept.get(uid), ...(found ?? headerless) };
-    if (found) kept.set(uid, merged);
-    out.set(uid, merged);
+    const known = kept.get(uid);
+    // most often nothing is kept yet: the keys read are kept as they are
+    const keysNow = known ? { ...known, ...(found ?? headerless) } : (found ?? headerless);
+    if (found) kept.set(uid, keysNow);
+    out.set(uid, keysNow);
   }
   return out;
 }

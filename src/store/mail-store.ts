@@ -535,8 +535,8 @@ export class MailStore implements MailState {
       this.keyReads.set(columns, stmt);
     }
     const out = new Map<string, Partial<MessageKeys>>();
-    for (const [uid, ...values] of stmt.all(account, JSON.stringify(messageUids)) as Array<[string, ...unknown[]]>)
-      out.set(uid, readKeys(keys, values));
+    for (const row of stmt.all(account, JSON.stringify(messageUids)) as unknown[][])
+      out.set(row[0] as string, readKeys(keys, row));
     return out;
   }
 

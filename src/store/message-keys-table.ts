@@ -56,11 +56,9 @@ export function keyValues(keys: MessageKeys): unknown[] {
   return messageKeyNames.map((k) => keyColumns[k].encode(keys[k]));
 }
 
-/** The columns `keys` name, as read back: each value decoded into its key. */
-export function readKeys(keys: readonly MessageKey[], values: readonly unknown[]): Partial<MessageKeys> {
+/** The columns `keys` name, as read back after the message's uid (`row[0]`): each value decoded into its key. */
+export function readKeys(keys: readonly MessageKey[], row: readonly unknown[]): Partial<MessageKeys> {
   const out: Partial<Record<MessageKey, unknown>> = {};
-  keys.forEach((k, i) => {
-    out[k] = keyColumns[k].decode(values[i]);
-  });
+  for (let i = 0; i < keys.length; i++) out[keys[i]] = keyColumns[keys[i]].decode(row[i + 1]);
   return out as Partial<MessageKeys>;
 }

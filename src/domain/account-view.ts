@@ -332,9 +332,13 @@ export class AccountView {
     return this.messages.headers(messageUids);
   }
 
-  /** What SORT, THREAD and SEARCH compare of each message: the `keys` asked for. */
-  messageKeys(messageUids: string[], keys: readonly MessageKey[]): Promise<Map<string, Partial<MessageKeys>>> {
-    return this.messages.messageKeys(messageUids, keys);
+  /** What SORT, THREAD and SEARCH compare of each message of `folder`: the `keys` asked for. */
+  messageKeys(
+    folder: ImapFolder,
+    messageUids: string[],
+    keys: readonly MessageKey[],
+  ): Promise<Map<string, Partial<MessageKeys>>> {
+    return this.messages.messageKeys(messageUids, keys, folder.key);
   }
 
   /** The vendor's thread id of each message (a draft's own id: a thread of one; "" when it has none). */

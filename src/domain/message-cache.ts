@@ -114,10 +114,15 @@ export class MessageCache {
 
   /**
    * The `keys` of each message as stored when it was described; those of messages described
-   * before keys were stored are computed from their header lines once, and stored.
+   * before keys were stored are computed from their header lines once, and stored. `folder`:
+   * the folder that holds them, if one does (their keys are read through its rows).
    */
-  async messageKeys(messageUids: string[], keys: readonly MessageKey[]): Promise<Map<string, Partial<MessageKeys>>> {
-    const found = this.store.getMessageKeys(this.account, messageUids, keys);
+  async messageKeys(
+    messageUids: string[],
+    keys: readonly MessageKey[],
+    folder?: string,
+  ): Promise<Map<string, Partial<MessageKeys>>> {
+    const found = this.store.getMessageKeys(this.account, messageUids, keys, folder);
     const missing = messageUids.filter((u) => !found.has(u));
     if (!missing.length) return found;
     const computed = new Map<string, MessageKeys>();

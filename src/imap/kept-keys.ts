@@ -1,4 +1,5 @@
 import type { AccountView } from '../domain/account-view';
+import type { ImapFolder } from '../domain/mailbox-map';
 import { messageKeys, type MessageKey, type MessageKeys } from '../mime/message-keys';
 import { perAccountCache } from './message-derived-cache';
 
@@ -14,10 +15,11 @@ const keptKeys = perAccountCache<Partial<MessageKeys>>(50_000);
 /** The keys of a message the store does not have (its header lines are empty too). */
 const headerless = messageKeys([]);
 
-/** The `keys` of each of `messageUids`, by message. */
+/** The `keys` of each of `messageUids` (messages of `folder`), by message. */
 export async function keysOf(
   view: AccountView,
-  messageUids: readonly string[],
+  folder: ImapFolder,
+  messageUids: string[],
   keys: readonly MessageKey[],
 ): Promise<Map<string, Partial<MessageKeys>>> {
   const kept = keptKeys(view);
@@ -29,7 +31,7 @@ export async function keysOf(
     else lacking.push(uid);
   }
   if (!lacking.length) return out;
-  const read = await view.messageKeys(lacking, keys);
+  const read = await view.messageKeys(folder, lacking, keys);
   for (const uid of lacking) {
     const found = read.get(uid);
     const known = kept.get(uid);

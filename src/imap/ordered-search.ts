@@ -11,8 +11,9 @@ import { sortMessages, type Sortable, type SortCriterion, type SortKey } from '.
 import { orderedSubjectThreads, referencesThreads, type ThreadNode } from './thread';
 
 /**
- * SORT and THREAD: a SEARCH, then its matches ordered from the store's rows and header
- * lines, without vendor requests once the folder is synced.
+ * SORT and THREAD: a SEARCH, then its matches ordered from the store's rows and the keys
+ * stored with each message, reading only those the command compares, without vendor requests
+ * once the folder is synced.
  */
 
 /** The keys each sort criterion compares (arrival and size are the row's). */
@@ -37,12 +38,14 @@ const threadKeys: Readonly<Record<ThreadAlgorithm, readonly MessageKey[]>> = {
 /** The rows matched, in mailbox order, as what SORT and THREAD read. */
 async function sortables(
   view: AccountView,
+  folder: ImapFolder,
   rows: readonly MessageRow[],
   keys: readonly MessageKey[],
 ): Promise<Sortable[]> {
   const read = keys.length
     ? await keysOf(
         view,
+        folder,
         rows.map((r) => r.messageUid),
         keys,
       )
@@ -68,7 +71,10 @@ export async function sortedSearch(
   const { rows, highestModseq } = await matchingRows(view, folder, options.query, session, recent);
   const criterion = options.sort.map((c) => `${c.reverse ? '-' : ''}${c.key}`).join(' ');
   const order = await keptSorts(view, folder, criterion, rows, async () =>
-    sortMessages(await sortables(view, rows, [...new Set(options.sort.flatMap((c) => sortKeys[c.key]))]), options.sort),
+    sortMessages(
+      await sortables(view, folder, rows, [...new Set(options.sort.flatMap((c) => sortKeys[c.key]))]),
+      options.sort,
+    ),
   );
   // ESORT's MIN or MAX alone answers the MODSEQ of the messages it returns, as ESEARCH does
   return { uidList: [...order], highestModseq, modseqs: modseqsOf(rows) };
@@ -86,7 +92,7 @@ export async function threadedSearch(
   // the engine only reads the kept tree (imap-core's formatThreads)
   return {
     threads: await keptThreads(view, folder, options.algorithm, rows, async () =>
-      thread(await sortables(view, rows, threadKeys[options.algorithm])),
+      thread(await sortables(view, folder, rows, threadKeys[options.algorithm])),
     ),
   };
 }

@@ -71,6 +71,7 @@ const isSearchedKey = (field: string): field is SearchedField => Object.hasOwn(s
  */
 async function fieldReader(
   view: AccountView,
+  folder: ImapFolder,
   messageUids: string[],
   fields: ReadonlySet<string>,
 ): Promise<FieldValues> {
@@ -79,6 +80,7 @@ async function fieldReader(
   const keys = stored.length
     ? await keysOf(
         view,
+        folder,
         messageUids,
         stored.map((f) => searchedKeys[f]),
       )
@@ -178,7 +180,7 @@ export async function matchingRows(
   // header lines are read for terms on the whole header; field values are kept per message
   const fields = searchedFields(query);
   const headers = fields ? new Map<string, string[]>() : await view.headers(ids);
-  const keptValues = fields?.size ? await fieldReader(view, ids, fields) : undefined;
+  const keptValues = fields?.size ? await fieldReader(view, folder, ids, fields) : undefined;
 
   // the vendor's hits are candidates: each is checked on the bridge's copy of the message
   const vendorHits = new Map<string, Set<string> | null>();

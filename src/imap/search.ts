@@ -6,7 +6,7 @@ import { headerValues, searchedValues } from '../mime/header-fields';
  * into a term tree; its own matcher is async per message (one setImmediate per term), far too
  * slow for 100k-message folders, so the tree is walked here instead. BODY/TEXT terms are
  * answered by a precomputed set (vendor search, or a local scan when the vendor has none).
- * Strings match as substrings under i;unicode-casemap (./casemap.ts), headers on their
+ * Strings match as substrings under i;unicode-casemap (../mime/casemap.ts), headers on their
  * RFC 2047-decoded text.
  */
 

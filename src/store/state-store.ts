@@ -59,6 +59,7 @@ export interface MailState extends Durability {
     account: string,
     messageUids: readonly string[],
     keys: readonly MessageKey[],
+    folder?: string,
   ): Map<string, Partial<MessageKeys>>;
   putMessageKeys(account: string, entries: ReadonlyMap<string, MessageKeys>): void;
   pruneMetadata(account: string): number;

@@ -68,6 +68,9 @@ describe('the keys stored with each message', () => {
       const uids = all.map((r) => r.messageUid);
       const expected = fromHeaderLines(uids);
       expect(store.getMessageKeys(account, uids, messageKeyNames)).toEqual(expected);
+      // read through the rows of a folder holding them, as a command on that folder reads them
+      store.assignUids(account, name, uids);
+      expect(store.getMessageKeys(account, uids, messageKeyNames, name)).toEqual(expected);
 
       // a message described before keys were stored: computed from its header lines, and stored
       const older = uids.filter((_, i) => i % 2);

@@ -35,10 +35,10 @@ export async function keysOf(
   for (const uid of lacking) {
     const found = read.get(uid);
     const known = kept.get(uid);
-    // most often nothing is kept yet: the keys read are kept as they are
-    const keysNow = known ? { ...known, ...(found ?? headerless) } : (found ?? headerless);
-    if (found) kept.set(uid, keysNow);
-    out.set(uid, keysNow);
+    // the keys read join those kept (a message's keys never change, so nothing is overwritten)
+    if (known && found) Object.assign(known, found);
+    else if (found) kept.set(uid, found);
+    out.set(uid, known ?? found ?? headerless);
   }
   return out;
 }

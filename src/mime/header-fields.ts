@@ -30,23 +30,25 @@ export function headerValues(lines: readonly string[], name: string): string[] {
 const addressFields = new Set(['from', 'to', 'cc', 'bcc', 'sender', 'reply-to']);
 
 /**
- * An address field as Dovecot searches it: each address written `name <address>`, groups as
- * `name: members;`, comments and the route syntax gone, so `<user (c)@ (c) domain.org>`
+ * An address field's parsed addresses as Dovecot searches them: each written `name <address>`,
+ * groups as `name: members;`, comments and the route syntax gone, so `<user (c)@ (c) domain.org>`
  * is found by `user@domain.org`.
  */
-function writtenAddresses(value: string): string {
+export function writtenAddresses(addresses: readonly Address[]): string {
   const one = (a: Address): string =>
     a.group
       ? `${headerText(a.name)}: ${a.group.map(one).join(', ')};`
       : a.name
         ? `${headerText(a.name)} <${a.address}>`
         : a.address;
-  return addressparser(value).map(one).join(', ');
+  return addresses.map(one).join(', ');
 }
 
 /** The texts a HEADER term searches in one message, in casemap form. */
 export function searchedValues(lines: readonly string[], name: string): string[] {
-  return (addressFields.has(name) ? rawHeaderValues(lines, name).map(writtenAddresses) : headerValues(lines, name)).map(
-    casemap,
-  );
+  return (
+    addressFields.has(name)
+      ? rawHeaderValues(lines, name).map((v) => writtenAddresses(addressparser(v)))
+      : headerValues(lines, name)
+  ).map(casemap);
 }

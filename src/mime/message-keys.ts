@@ -1,8 +1,9 @@
-import addressparser from 'nodemailer/lib/addressparser';
-import { baseSubject } from './base-subject';
+import addressparser, { type Address } from 'nodemailer/lib/addressparser';
+import { baseOfSubjectText } from './base-subject';
 import { casemap } from './casemap';
 import { displaySortValue } from './display-name';
-import { searchedValues } from './header-fields';
+import { writtenAddresses } from './header-fields';
+import { headerText } from './header-text';
 import { parseDateHeader } from './sent-date';
 
 /**
@@ -42,24 +43,28 @@ export type MessageKey = keyof MessageKeys;
 /** The header fields (lower case) SEARCH reads from the keys, and the key holding each. */
 export const searchedKeys = { subject: 'subjectText', from: 'fromText', to: 'toText', cc: 'ccText' } as const;
 
-/** The header fields the ordering keys are computed from: only their first values count. */
-const orderingFields = new Set(['date', 'subject', 'from', 'to', 'cc', 'message-id', 'references', 'in-reply-to']);
+/** The header fields the keys are computed from. */
+const keyedFields = new Set(['date', 'subject', 'from', 'to', 'cc', 'message-id', 'references', 'in-reply-to']);
 
-/** Each ordering field's first value, unfolded and trimmed (as ./header-fields.ts's rawHeaderValues gives it). */
-function firstValues(headerLines: readonly string[]): Map<string, string> {
-  const values = new Map<string, string>();
+/**
+ * The values of each keyed field, unfolded and trimmed, in one pass over the header lines (as
+ * ./header-fields.ts's rawHeaderValues gives each): the ordering keys read a field's first
+ * value, SEARCH every one.
+ */
+function fieldValues(headerLines: readonly string[]): Map<string, string[]> {
+  const values = new Map<string, string[]>();
   for (const line of headerLines) {
     const colon = line.indexOf(':');
     if (colon < 0) continue;
     const name = line.slice(0, colon).toLowerCase();
-    if (!orderingFields.has(name) || values.has(name)) continue;
-    values.set(
-      name,
-      line
-        .slice(colon + 1)
-        .replace(/\r?\n[ \t]+/g, ' ')
-        .trim(),
-    );
+    if (!keyedFields.has(name)) continue;
+    const value = line
+      .slice(colon + 1)
+      .replace(/\r?\n[ \t]+/g, ' ')
+      .trim();
+    const list = values.get(name);
+    if (list) list.push(value);
+    else values.set(name, [value]);
   }
   return values;
 }
@@ -69,8 +74,7 @@ function firstValues(headerLines: readonly string[]): Map<string, string> {
  * a group counts by its name, as in ENVELOPE, where a group starts with an address whose
  * mailbox is its name.
  */
-function firstMailbox(value: string | undefined): string {
-  const [first] = value ? addressparser(value) : [];
+function firstMailbox(first: Address | undefined): string {
   if (!first) return '';
   const at = first.address?.lastIndexOf('@') ?? -1;
   return casemap(first.group ? first.name : at < 0 ? first.address : first.address.slice(0, at));
@@ -81,26 +85,41 @@ function messageIds(value: string | undefined): string[] {
   return value ? [...value.matchAll(/<([^<>\s]+)>/g)].map((m) => m[1]) : [];
 }
 
+/** An address field's keys: each value parsed once, for SORT's first address and SEARCH's text. */
+function addressKeys(values: readonly string[] = []): { first: Address | undefined; text: string[] } {
+  const parsed = values.map((v) => addressparser(v));
+  return { first: parsed[0]?.[0], text: parsed.map((addresses) => casemap(writtenAddresses(addresses))) };
+}
+
 export function messageKeys(headerLines: readonly string[]): MessageKeys {
-  const values = firstValues(headerLines);
-  const date = values.get('date');
-  const subject = values.get('subject');
-  const { base, replyOrForward } = subject === undefined ? { base: '', replyOrForward: false } : baseSubject(subject);
-  const references = messageIds(values.get('references'));
+  const values = fieldValues(headerLines);
+  const first = (name: string) => values.get(name)?.[0];
+  const date = first('date');
+  // what SEARCH SUBJECT matches, the base subject computed on the first of it
+  const subjectText = (values.get('subject') ?? []).map((v) => casemap(headerText(v)));
+  const { base, replyOrForward } = subjectText.length
+    ? baseOfSubjectText(subjectText[0])
+    : { base: '', replyOrForward: false };
+  const [from, to, cc] = [
+    addressKeys(values.get('from')),
+    addressKeys(values.get('to')),
+    addressKeys(values.get('cc')),
+  ];
+  const references = messageIds(first('references'));
   return {
     sentDate: date === undefined ? null : parseDateHeader(date),
     baseSubject: base,
     replyOrForward,
-    fromMailbox: firstMailbox(values.get('from')),
-    toMailbox: firstMailbox(values.get('to')),
-    ccMailbox: firstMailbox(values.get('cc')),
-    displayFrom: displaySortValue(values.get('from')),
-    displayTo: displaySortValue(values.get('to')),
-    messageId: messageIds(values.get('message-id'))[0] ?? null,
-    parents: references.length ? references : messageIds(values.get('in-reply-to')).slice(0, 1),
-    subjectText: searchedValues(headerLines, 'subject'),
-    fromText: searchedValues(headerLines, 'from'),
-    toText: searchedValues(headerLines, 'to'),
-    ccText: searchedValues(headerLines, 'cc'),
+    fromMailbox: firstMailbox(from.first),
+    toMailbox: firstMailbox(to.first),
+    ccMailbox: firstMailbox(cc.first),
+    displayFrom: displaySortValue(from.first),
+    displayTo: displaySortValue(to.first),
+    messageId: messageIds(first('message-id'))[0] ?? null,
+    parents: references.length ? references : messageIds(first('in-reply-to')).slice(0, 1),
+    subjectText,
+    fromText: from.text,
+    toText: to.text,
+    ccText: cc.text,
   };
 }

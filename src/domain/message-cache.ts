@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import {
+  contentTree,
   describePool,
-  describeMailMessage,
   describeRaw,
   metadataRecord,
   readableText,
@@ -151,7 +151,7 @@ export class MessageCache {
     if (!unbuilt.length) return out;
     for (const [uid, message] of await this.messages(unbuilt)) {
       const raw = isLocalMessage(uid) ? this.local.get(this.account, uid)?.raw : undefined;
-      const content = { message, mimeTree: (raw ? describeRaw(raw) : describeMailMessage(message)).mimeTree };
+      const content = { message, mimeTree: raw ? describeRaw(raw).mimeTree : contentTree(message) };
       this.trees.set(uid, content);
       out.set(uid, content);
     }

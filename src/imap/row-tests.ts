@@ -5,7 +5,7 @@ import type { ImapFolder } from '../domain/mailbox-map';
 import type { MailMessage } from '../domain/message';
 import { isLocalMessage, type MessageRow } from '../store';
 import { casemap } from '../mime/casemap';
-import { searchedValues } from '../mime/header-fields';
+import { searchedValues } from '../mime/searched-fields';
 import { searchedKeys } from '../mime/message-keys';
 import { keysOf } from './kept-keys';
 import { perAccountCache } from './message-derived-cache';

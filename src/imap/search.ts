@@ -1,5 +1,5 @@
 import { casemap } from '../mime/casemap';
-import { headerValues, searchedValues } from '../mime/header-fields';
+import { headerValues, searchedValues } from '../mime/searched-fields';
 
 /**
  * RFC 3501 SEARCH evaluated synchronously on cached metadata. imap-core parses the command

@@ -2,7 +2,7 @@ import addressparser, { type Address } from 'nodemailer/lib/addressparser';
 import { baseOfSubjectText } from './base-subject';
 import { casemap } from './casemap';
 import { displaySortValue } from './display-name';
-import { writtenAddresses } from './header-fields';
+import { writtenAddresses } from './searched-fields';
 import { headerText } from './header-text';
 import { parseDateHeader } from './sent-date';
 
@@ -31,7 +31,7 @@ export interface MessageKeys {
   messageId: string | null;
   /** The ids of its ancestors, oldest first: the References, else the first In-Reply-To. */
   parents: readonly string[];
-  /** What SEARCH SUBJECT, FROM, TO and CC match: the field's values as ./header-fields.ts's searchedValues gives them. */
+  /** What SEARCH SUBJECT, FROM, TO and CC match: the field's values as ./searched-fields.ts's searchedValues gives them. */
   subjectText: readonly string[];
   fromText: readonly string[];
   toText: readonly string[];
@@ -48,7 +48,7 @@ const keyedFields = new Set(['date', 'subject', 'from', 'to', 'cc', 'message-id'
 
 /**
  * The values of each keyed field, unfolded and trimmed, in one pass over the header lines (as
- * ./header-fields.ts's rawHeaderValues gives each): the ordering keys read a field's first
+ * ./searched-fields.ts's rawHeaderValues gives each): the ordering keys read a field's first
  * value, SEARCH every one.
  */
 function fieldValues(headerLines: readonly string[]): Map<string, string[]> {

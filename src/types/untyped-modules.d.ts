@@ -187,10 +187,24 @@ declare module '@mailbridge/imap-core/lib/indexer/parse-mime-tree' {
       _node: ParserNode;
       processNodeHeader(): void;
       processContentType(): void;
+      /** 'text/plain; charset=utf-8' -> {value, type, subtype, params, hasParams} */
+      parseValueParams(value: string): Record<string, unknown>;
     };
   }
   const parse: ParseMimeTree;
   export = parse;
+}
+
+declare module '@mailbridge/imap-core/lib/indexer/create-envelope' {
+  /** ENVELOPE of a parsed header (the indexer's getEnvelope). */
+  function createEnvelope(parsedHeader: Record<string, unknown>): unknown[];
+  export = createEnvelope;
+}
+
+declare module '@mailbridge/imap-core/lib/indexer/source-routes' {
+  /** Gives each address addressparser made from an angle-addr with a source route its `route` (in place). */
+  function withSourceRoutes<T>(text: string, addresses: T[]): T[];
+  export = withSourceRoutes;
 }
 
 declare module '@mailbridge/imap-core/lib/binary' {

@@ -3,7 +3,7 @@ import type { Connector } from '../../src/domain/connector';
 import { draftRecord, MessageCache } from '../../src/domain/message-cache';
 import { describeRecord, type MetadataRecord } from '../../src/mime';
 import { casemap } from '../../src/mime/casemap';
-import { searchedValues } from '../../src/mime/header-fields';
+import { searchedValues } from '../../src/mime/searched-fields';
 import { messageKeys, searchedKeys, type MessageKeys } from '../../src/mime/message-keys';
 import { openMirrorDatabase } from '../../src/store/db';
 import { MailStore } from '../../src/store/mail-store';

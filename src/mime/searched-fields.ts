@@ -9,7 +9,7 @@ import { headerText } from './header-text';
  */
 
 /** A header field's values as written, unfolded. */
-export function rawHeaderValues(lines: readonly string[], name: string): string[] {
+function rawHeaderValues(lines: readonly string[], name: string): string[] {
   const prefix = `${name.toLowerCase()}:`;
   return lines
     .filter((l) => l.toLowerCase().startsWith(prefix))

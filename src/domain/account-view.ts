@@ -126,6 +126,7 @@ export class AccountView {
       state: new StateApplier(store, account, {
         publish: (folder, entries) => changes.publish(account, folder, entries),
         retired: (folder) => changes.retired(account, folder),
+        named: (change) => changes.named(account, change),
       }),
       forgetContent: (messageUids) => this.messages.forget(messageUids),
     };

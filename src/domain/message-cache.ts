@@ -8,6 +8,7 @@ import {
   type MetadataRecord,
   type MimeTreeNode,
 } from '../mime';
+import { messageKeys, type MessageKey, type MessageKeys } from '../mime/message-keys';
 import { isLocalMessage, type LocalState, type MailState, type MessageSummary } from '../store';
 import type { Connector } from './connector';
 import type { MailMessage } from './message';
@@ -109,6 +110,26 @@ export class MessageCache {
 
   async headers(messageUids: string[]): Promise<Map<string, string[]>> {
     return this.read(messageUids, (uids) => this.store.getHeaders(this.account, uids));
+  }
+
+  /**
+   * The `keys` of each message as stored when it was described; those of messages described
+   * before keys were stored are computed from their header lines once, and stored. `folder`:
+   * the folder that holds them, if one does (their keys are read through its rows).
+   */
+  async messageKeys(
+    messageUids: string[],
+    keys: readonly MessageKey[],
+    folder?: string,
+  ): Promise<Map<string, Partial<MessageKeys>>> {
+    const found = this.store.getMessageKeys(this.account, messageUids, keys, folder);
+    const missing = messageUids.filter((u) => !found.has(u));
+    if (!missing.length) return found;
+    const computed = new Map<string, MessageKeys>();
+    for (const [uid, lines] of await this.headers(missing)) computed.set(uid, messageKeys(lines));
+    this.store.putMessageKeys(this.account, computed);
+    for (const [uid, computedKeys] of computed) found.set(uid, computedKeys);
+    return found;
   }
 
   async threadIds(messageUids: string[]): Promise<Map<string, string>> {

@@ -5,7 +5,7 @@ import type { LocalState, MailState, MessageRow, MessageSummary } from '../store
 import type { Connector, MailFolder } from './connector';
 import type { MailMessage } from './message';
 import { SyncScheduler } from './sync-scheduler';
-import { createAttachmentStorage, type AttachmentStorage } from '../mime';
+import { createAttachmentStorage, type AttachmentStorage, type SummaryBytes } from '../mime';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Appended, AppendedMessage } from './append';
@@ -324,6 +324,11 @@ export class AccountView {
   /** Size and compiled ENVELOPE/BODYSTRUCTURE of each message: a metadata FETCH needs nothing else. */
   summaries(messageUids: string[]): Promise<Map<string, MessageSummary>> {
     return this.messages.summaries(messageUids);
+  }
+
+  /** The summaries' ENVELOPE/BODYSTRUCTURE as a session of the kind gets them, in the order given. */
+  summaryBytes(messageUids: readonly string[], utf8: boolean): Promise<Array<SummaryBytes | undefined>> {
+    return this.messages.summaryBytes(messageUids, utf8);
   }
 
   /** Top-level header lines of each message (header sections, SEARCH). */

@@ -109,3 +109,22 @@ export function compiledToken(
   const text = ((utf8 && summary.utf8) || summary)[item];
   return [{ type: 'TEXT', value: text.slice(1, -1) }];
 }
+
+/**
+ * A compiled summary's ENVELOPE and BODYSTRUCTURE for one session kind as the bytes on the
+ * wire: imap-core's composer writes compiled text as latin1 ('binary'), one byte a character.
+ */
+export interface SummaryBytes {
+  /** The ENVELOPE's text and then the BODYSTRUCTURE's, each with its parentheses. */
+  bytes: Buffer;
+  /** Where the BODYSTRUCTURE starts. */
+  envelopeEnd: number;
+}
+
+export function summaryBytes(summary: CompiledSummary, utf8: boolean): SummaryBytes {
+  const { envelope, bodystructure } = (utf8 && summary.utf8) || summary;
+  const bytes = Buffer.allocUnsafe(envelope.length + bodystructure.length);
+  bytes.write(envelope, 0, 'latin1');
+  bytes.write(bodystructure, envelope.length, 'latin1');
+  return { bytes, envelopeEnd: envelope.length };
+}

@@ -190,11 +190,16 @@ export interface ExpungeUpdate {
 /** The search keys as the engine parsed them (EMAILID and THREADID still to be resolved). */
 export type SearchQuery = SearchTerm[];
 
+/** The MODSEQ of a matched message by its UID. */
+export interface ModseqLookup {
+  get(uid: number): number | undefined;
+}
+
 export interface SearchResult {
   uidList: number[];
   highestModseq: number;
   /** Each match's MODSEQ by UID: ESEARCH with MIN or MAX alone answers those of the messages it returns. */
-  modseqs?: ReadonlyMap<number, number>;
+  modseqs?: ModseqLookup;
 }
 
 /** One message of a MULTIAPPEND: its flags, the client's INTERNALDATE if it gave one, its bytes. */

@@ -17,7 +17,7 @@ import {
 } from './search';
 import { RecentMessages } from './recent';
 import { visibleRows } from './visible-rows';
-import type { SearchQuery, Session } from './engine';
+import type { ModseqLookup, SearchQuery, Session } from './engine';
 
 const noHeaders: readonly string[] = [];
 
@@ -192,10 +192,13 @@ export async function matchingRows(
     },
     keptValues,
   );
-  const matched: MessageRow[] = [];
+  // ALL (as webmails SORT and THREAD) matches every row: no candidate is made of each
+  const everything = query.every((t) => t.key === 'all');
+  const matched: MessageRow[] = everything ? rows : [];
   let highestModseq = 0;
   for (const row of rows) {
-    if (matches(new RowCandidate(row, recent, headers.get(row.messageUid) ?? noHeaders))) {
+    if (everything) highestModseq = Math.max(highestModseq, row.modseq);
+    else if (matches(new RowCandidate(row, recent, headers.get(row.messageUid) ?? noHeaders))) {
       matched.push(row);
       highestModseq = Math.max(highestModseq, row.modseq);
     }
@@ -210,7 +213,7 @@ export async function searchMessages(
   query: SearchQuery,
   session: Session,
   recent: ReadonlySet<number>,
-): Promise<{ uidList: number[]; highestModseq: number; modseqs: Map<number, number> }> {
+): Promise<{ uidList: number[]; highestModseq: number; modseqs: ModseqLookup }> {
   const { rows, highestModseq } = await matchingRows(view, folder, query, session, recent);
   return {
     uidList: rows.map((r) => r.uid),
@@ -219,7 +222,23 @@ export async function searchMessages(
   };
 }
 
-/** Each match's MODSEQ: ESEARCH (and ESORT) with MIN or MAX alone carries those of the messages it returns. */
-export function modseqsOf(rows: readonly MessageRow[]): Map<number, number> {
-  return new Map(rows.map((r) => [r.uid, r.modseq]));
+/**
+ * Each match's MODSEQ, looked up among the matches (ascending UIDs) when asked: only ESEARCH
+ * (and ESORT) with MIN or MAX alone asks, for the messages it returns, so no map of every
+ * match is made for each answer.
+ */
+export function modseqsOf(rows: readonly MessageRow[]): ModseqLookup {
+  return {
+    get(uid) {
+      let lo = 0;
+      let hi = rows.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (rows[mid].uid === uid) return rows[mid].modseq;
+        if (rows[mid].uid < uid) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return undefined;
+    },
+  };
 }

@@ -2,6 +2,7 @@ import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import type { MessageRow } from '../store';
 import { perAccountCache } from './message-derived-cache';
+import { collectAfter } from '../util/memory';
 import { keptOrderings } from './kept-orderings';
 import { OrderingKeys } from './ordering-keys';
 import { matchingRows, modseqsOf } from './search-handler';
@@ -30,6 +31,9 @@ async function orderingKeys(view: AccountView, messageUids: readonly string[]): 
       if (headers.has(uid)) kept.set(uid, keys);
       out[i] = keys;
     });
+    // the keys of a large folder, read at once, are promoted to the old generation: its collection
+    // is made now, not during the next commands, which repeat the answer kept from this one
+    collectAfter(missing.length);
   }
   return out as OrderingKeys[];
 }

@@ -326,8 +326,14 @@ export class AccountView {
     return this.messages.summaries(messageUids);
   }
 
-  /** The summaries' ENVELOPE/BODYSTRUCTURE as a session of the kind gets them, in the order given. */
-  summaryBytes(messageUids: readonly string[], utf8: boolean): Promise<Array<SummaryBytes | undefined>> {
+  /**
+   * The summaries' ENVELOPE/BODYSTRUCTURE as a session of the kind gets them, in the order
+   * given, and how many of them were read from the store.
+   */
+  summaryBytes(
+    messageUids: readonly string[],
+    utf8: boolean,
+  ): Promise<{ bytes: Array<SummaryBytes | undefined>; read: number }> {
     return this.messages.summaryBytes(messageUids, utf8);
   }
 

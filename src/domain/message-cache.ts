@@ -131,22 +131,26 @@ export class MessageCache {
 
   /**
    * Each message's ENVELOPE and BODYSTRUCTURE as a session of the kind gets them (in the order
-   * given; undefined for a message that has no summary).
+   * given; undefined for a message that has no summary), and how many were read from the store
+   * (not kept yet).
    */
-  async summaryBytes(messageUids: readonly string[], utf8: boolean): Promise<Array<SummaryBytes | undefined>> {
+  async summaryBytes(
+    messageUids: readonly string[],
+    utf8: boolean,
+  ): Promise<{ bytes: Array<SummaryBytes | undefined>; read: number }> {
     const kept = this.summaryBytesKept[utf8 ? 1 : 0];
-    const out = messageUids.map((uid) => kept.get(uid));
-    const missing = messageUids.filter((_, i) => !out[i]);
-    if (!missing.length) return out;
+    const bytes = messageUids.map((uid) => kept.get(uid));
+    const missing = messageUids.filter((_, i) => !bytes[i]);
+    if (!missing.length) return { bytes, read: 0 };
     const summaries = await this.summaries(missing);
-    for (let i = 0; i < out.length; i++) {
-      if (out[i]) continue;
+    for (let i = 0; i < bytes.length; i++) {
+      if (bytes[i]) continue;
       const summary = summaries.get(messageUids[i]);
       if (!summary) continue;
-      out[i] = summaryBytes(summary.compiled, utf8);
-      kept.set(messageUids[i], out[i]);
+      bytes[i] = summaryBytes(summary.compiled, utf8);
+      kept.set(messageUids[i], bytes[i]);
     }
-    return out;
+    return { bytes, read: summaries.size };
   }
 
   async headers(messageUids: string[]): Promise<Map<string, string[]>> {

@@ -2,7 +2,7 @@ import type { AccountId } from '../model/account-id';
 import type { Logger } from '../log';
 import type { ChangeSink } from './changes';
 import type { LocalState, MailState, MessageRow, MessageSummary } from '../store';
-import type { Connector, MailFolder } from './connector';
+import type { Connector, Lane, MailFolder } from './connector';
 import type { MailMessage } from './message';
 import { SyncScheduler } from './sync-scheduler';
 import { createAttachmentStorage, type AttachmentStorage, type SummaryBytes } from '../mime';
@@ -317,6 +317,12 @@ export class AccountView {
     return this.store.getByUids(this.account, folder.key, uids);
   }
 
+  /** The message with this UID once the folder's local state can answer (a URL of CATENATE names it). */
+  async messageAt(folder: ImapFolder, uid: number): Promise<MessageRow | null> {
+    await this.kinds[folder.kind].ready(folder);
+    return this.store.getByUids(this.account, folder.key, [uid])[0] ?? null;
+  }
+
   allRows(folder: ImapFolder): MessageRow[] {
     return this.store.listMessages(this.account, folder.key);
   }
@@ -414,6 +420,11 @@ export class AccountView {
     return this.kinds[folder.kind].append(folder, raw, flags, idate);
   }
 
+  /** Throws the folder's refusal when no APPEND can store anything in it (before a CATENATE reads its URLs). */
+  refuseAppendHere(folder: ImapFolder): void {
+    this.kinds[folder.kind].refuseAppendHere(folder);
+  }
+
   /**
    * MULTIAPPEND (RFC 3502): all or none. Drafts keep them together (appendDrafts); every other
    * kind stores nothing of its own (Sent answers with the vendor's copies, the rest refuse), so
@@ -437,10 +448,10 @@ export class AccountView {
 
   /**
    * Vendor full-text search restricted to one folder (a label view searches everywhere); null
-   * when the vendor cannot search.
+   * when the vendor cannot search. `content` when a client waits for the answer.
    */
-  async searchText(folder: ImapFolder, text: string): Promise<string[] | null> {
-    return this.kinds[folder.kind].searchText(folder, text);
+  async searchText(folder: ImapFolder, text: string, lane: Lane = 'content'): Promise<string[] | null> {
+    return this.kinds[folder.kind].searchText(folder, text, lane);
   }
 
   /** Downloads the attachments (external node ids) a response will stream, before the response starts. */

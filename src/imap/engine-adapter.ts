@@ -266,9 +266,11 @@ export function bindEngine(
     );
 
   server.onSearch = (mailbox, options, core, cb) =>
-    answer('SEARCH', core, cb, (found) => [found])(backend.search(sessionOf(core), mailbox, options.query));
+    answer('SEARCH', core, cb, (found) => [found])(
+      backend.search(sessionOf(core), mailbox, options.query, options.context),
+    );
   // capabilities: without the hook the engine neither offers nor runs the command
-  const { sort, thread, appendAll } = backend;
+  const { sort, thread, appendAll, catenate } = backend;
   if (appendAll)
     server.onMultiAppend = (path, messages, core, cb) =>
       answer('APPEND', core, cb, (appended: { uidValidity: number; uids: number[] }) => [true, appended])(
@@ -279,10 +281,22 @@ export function bindEngine(
           messages.map((m) => ({ flags: m.flags, date: m.date ? new Date(m.date) : undefined, message: m.raw })),
         ),
       );
+  if (catenate)
+    server.onCatenate = (path, messages, core, cb) =>
+      answer('APPEND', core, cb, (appended: { uidValidity: number; uids: number[] }) => [true, appended])(
+        catenate.call(
+          backend,
+          sessionOf(core),
+          path,
+          messages.map((m) => ({ ...m, date: m.date ? new Date(m.date) : undefined })),
+          // read at each command: a reload changes it
+          Number(server.options.maxMessage),
+        ),
+      );
   if (sort)
     server.onSort = (mailbox, options, core, cb) =>
       answer('SORT', core, cb, (found) => [found])(
-        sort.call(backend, sessionOf(core), mailbox, options.query, options.sort),
+        sort.call(backend, sessionOf(core), mailbox, options.query, options.sort, options.context),
       );
   if (thread)
     server.onThread = (mailbox, options, core, cb) =>

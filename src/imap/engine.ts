@@ -209,6 +209,15 @@ export interface AppendMessage {
   message: Buffer;
 }
 
+/** One message of an APPEND with CATENATE (RFC 4469): its parts in order, a whole message as one TEXT part. */
+export interface CatenateMessage {
+  flags: string[];
+  date: Date | undefined;
+  parts: ReadonlyArray<{ url: string } | { text: Buffer; literal8: boolean }>;
+  /** Binary input: its first part is a literal8, so binary parts are stored base64 encoded. */
+  literal8: boolean;
+}
+
 export type ThreadAlgorithm = 'orderedsubject' | 'references';
 
 /** A client connection as the listener sees it: the same object from connect to close. */
@@ -281,8 +290,28 @@ export interface MailboxBackend {
     path: string,
     messages: readonly AppendMessage[],
   ): Promise<{ uidValidity: number; uids: number[] }>;
-  search(session: Session, mailbox: string, query: SearchQuery): Promise<SearchResult>;
-  sort?(session: Session, mailbox: string, query: SearchQuery, sort: SortCriterion[]): Promise<SearchResult>;
+  /**
+   * CATENATE (RFC 4469): the messages built from their parts (URLs resolved) and stored, all or
+   * none, none larger than `limit` bytes (APPEND's size limit).
+   */
+  catenate?(
+    session: Session,
+    path: string,
+    messages: readonly CatenateMessage[],
+    limit: number,
+  ): Promise<{ uidValidity: number; uids: number[] }>;
+  /**
+   * SEARCH and SORT; `context` is a search context's own object (RETURN (UPDATE), RFC 5267
+   * 4.3), the same at its first evaluation and every one after a change.
+   */
+  search(session: Session, mailbox: string, query: SearchQuery, context?: object): Promise<SearchResult>;
+  sort?(
+    session: Session,
+    mailbox: string,
+    query: SearchQuery,
+    sort: SortCriterion[],
+    context?: object,
+  ): Promise<SearchResult>;
   thread?(
     session: Session,
     mailbox: string,

@@ -10,6 +10,7 @@ import {
   type ExpungeUpdate,
   type FetchOptions,
   type AppendMessage,
+  type CatenateMessage,
   type ListEntry,
   type MailboxBackend,
   MailboxRefused,
@@ -19,6 +20,7 @@ import {
   type ThreadAlgorithm,
   type TransferUpdate,
 } from './engine';
+import { buildMessage } from './catenate';
 import { fetchMessages } from './fetch';
 import { folderFlags } from './folder-flags';
 import { folderSize } from './folder-size';
@@ -249,15 +251,35 @@ export function mailboxBackend(
       );
     }),
 
-    search: command('search', async (view, session, key: string, query: SearchQuery) => {
+    // CATENATE (RFC 4469): Drafts only, as APPEND; each message built, then all stored or none
+    catenate: command(
+      'append',
+      async (view, session, path: string, messages: readonly CatenateMessage[], limit: number) => {
+        for (const m of messages) refuseInvalidKeywords(m.flags);
+        const folder = await appendTarget(view, path);
+        view.refuseAppendHere(folder);
+        const selectedFolder = session.selected && (await selected(view, session.selected.mailbox));
+        const base = selectedFolder ? selectedFolder.path : null;
+        const now = new Date();
+        const built = [];
+        for (const m of messages)
+          built.push({ raw: await buildMessage(view, m, base, limit), flags: m.flags, idate: m.date ?? now });
+        return view.appendAll(folder, built);
+      },
+    ),
+
+    search: command('search', async (view, session, key: string, query: SearchQuery, context?: object) => {
       const folder = await selected(view, key);
-      return searchMessages(view, folder, query, session, claimRecent(session));
+      return searchMessages(view, folder, query, session, claimRecent(session), context);
     }),
 
-    sort: command('sort', async (view, session, key: string, query: SearchQuery, sort: SortCriterion[]) => {
-      const folder = await selected(view, key);
-      return sortedSearch(view, folder, { query, sort }, session, claimRecent(session));
-    }),
+    sort: command(
+      'sort',
+      async (view, session, key: string, query: SearchQuery, sort: SortCriterion[], context?: object) => {
+        const folder = await selected(view, key);
+        return sortedSearch(view, folder, { query, sort, context }, session, claimRecent(session));
+      },
+    ),
 
     thread: command('thread', async (view, session, key: string, query: SearchQuery, algorithm: ThreadAlgorithm) => {
       const folder = await selected(view, key);

@@ -1,4 +1,5 @@
 import { Refusal } from '../domain/refusal';
+import { BadUrl, TooBig } from '../domain/catenate';
 import { ConnectorError, OutcomeUnknownError } from '../domain/connector';
 import { FencedError, StoreUnavailableError } from '../store/store-errors';
 
@@ -10,7 +11,7 @@ import { FencedError, StoreUnavailableError } from '../store/store-errors';
  * failure is turned into an ImapError first.
  */
 
-/** RFC 5530 response codes the bridge answers failures with (and RFC 3516's UNKNOWN-CTE). */
+/** RFC 5530 response codes the bridge answers failures with (and RFC 3516's UNKNOWN-CTE, RFC 4469's BADURL and TOOBIG). */
 export type ImapResponseCode =
   | 'UNAVAILABLE'
   | 'CANNOT'
@@ -18,15 +19,18 @@ export type ImapResponseCode =
   | 'ALREADYEXISTS'
   | 'SERVERBUG'
   | 'PRIVACYREQUIRED'
-  | 'UNKNOWN-CTE';
+  | 'UNKNOWN-CTE'
+  | 'BADURL'
+  | 'TOOBIG';
 
 export class ImapError extends Error {
-  readonly imapResponse: { response: 'NO'; code: ImapResponseCode; message: string };
+  readonly imapResponse: { response: 'NO'; code: ImapResponseCode; message: string; argument?: string };
 
-  constructor(code: ImapResponseCode, text: string) {
+  /** `argument`: text after the code, as BADURL's URL. */
+  constructor(code: ImapResponseCode, text: string, argument?: string) {
     super(text);
     this.name = 'ImapError';
-    this.imapResponse = { response: 'NO', code, message: text };
+    this.imapResponse = { response: 'NO', code, message: text, argument };
   }
 
   get code(): ImapResponseCode {
@@ -79,6 +83,8 @@ export function toImapError(err: unknown): ImapError {
     );
   if (err instanceof ConnectorError) return vendorFailure(err);
   if (err instanceof Refusal) return new ImapError(refusalCodes[err.reason], err.message);
+  if (err instanceof BadUrl) return new ImapError('BADURL', err.message, err.url);
+  if (err instanceof TooBig) return new ImapError('TOOBIG', err.message);
   if (err instanceof StoreUnavailableError)
     return new ImapError('UNAVAILABLE', "The bridge's database is unreachable; nothing was changed, try again shortly");
   if (err instanceof FencedError) return new ImapError('UNAVAILABLE', mailboxMoving);

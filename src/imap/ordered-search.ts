@@ -53,11 +53,11 @@ const keptThreads = keptOrderings<ThreadNode[]>();
 export async function sortedSearch(
   view: AccountView,
   folder: ImapFolder,
-  options: { query: SearchQuery; sort: SortCriterion[] },
+  options: { query: SearchQuery; sort: SortCriterion[]; context?: object },
   session: Session,
   recent: ReadonlySet<number>,
 ): Promise<{ uidList: number[]; highestModseq: number; modseqs: ModseqLookup }> {
-  const { rows, highestModseq } = await matchingRows(view, folder, options.query, session, recent);
+  const { rows, highestModseq } = await matchingRows(view, folder, options.query, session, recent, options.context);
   const criterion = options.sort.map((c) => `${c.reverse ? '-' : ''}${c.key}`).join(' ');
   const order = await keptSorts(view, folder, criterion, rows, async () =>
     sortMessages(await sortables(view, rows), options.sort),

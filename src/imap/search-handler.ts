@@ -1,209 +1,50 @@
-import { headerText } from './header-text';
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
-import type { MailMessage } from '../domain/message';
-import { isLocalMessage, type MessageRow } from '../store';
-import { casemap } from './casemap';
+import type { MessageRow } from '../store';
 import { resolveObjectIdTerms } from './object-ids';
-import { perAccountCache } from './message-derived-cache';
-import {
-  compileQuery,
-  orBranches,
-  searchedValues,
-  textTerms,
-  type FieldValues,
-  type SearchCandidate,
-  type SearchTerm,
-} from './search';
-import { RecentMessages } from './recent';
+import { rowTests } from './row-tests';
+import { contextMatches } from './search-context';
 import { visibleRows } from './visible-rows';
 import type { ModseqLookup, SearchQuery, Session } from './engine';
-
-const noHeaders: readonly string[] = [];
-
-/**
- * The fields (lower case) whose decoded values a query's HEADER terms (FROM, SUBJECT, ...
- * included) search; null when it reads the header lines otherwise (SENT*, TEXT, HEADER name "").
- */
-function searchedFields(query: readonly SearchTerm[], out = new Set<string>()): Set<string> | null {
-  for (const t of query) {
-    if (t.key === 'header' && casemap(String(t.value ?? '')) !== '') out.add((t.header ?? '').toLowerCase());
-    else if (t.key === 'header' || t.key === 'date' || t.key === 'text') return null;
-    else if (t.key === 'not' && !searchedFields([t.value as SearchTerm], out)) return null;
-    else if (t.key === 'or' && orBranches(t).some((branch) => !searchedFields(branch, out))) return null;
-  }
-  return out;
-}
-
-/** Per message, the decoded values of the fields searched so far (a few hundred bytes each). */
-const keptFields = perAccountCache<Map<string, readonly string[]>>(50_000);
-
-/**
- * The values of `fields` of each message, taken from what is kept and computed (and kept)
- * for the rest from their header lines, which only they are read from the store for.
- */
-async function fieldValues(
-  view: AccountView,
-  messageUids: string[],
-  fields: ReadonlySet<string>,
-): Promise<Map<string, ReadonlyMap<string, readonly string[]>>> {
-  const kept = keptFields(view);
-  const out = new Map<string, Map<string, readonly string[]>>();
-  const missing: string[] = [];
-  const wanted = [...fields];
-  for (const uid of messageUids) {
-    const values = kept.get(uid);
-    if (values && wanted.every((f) => values.has(f))) out.set(uid, values);
-    else missing.push(uid);
-  }
-  const headers = missing.length ? await view.headers(missing) : new Map<string, string[]>();
-  for (const uid of missing) {
-    const values = kept.get(uid) ?? new Map<string, readonly string[]>();
-    const lines = headers.get(uid) ?? noHeaders;
-    for (const f of wanted) if (!values.has(f)) values.set(f, searchedValues(lines, f));
-    kept.set(uid, values);
-    out.set(uid, values);
-  }
-  return out;
-}
-
-/** A row as a query reads it: its flags (\Recent added) are made only if a term reads them. */
-class RowCandidate implements SearchCandidate {
-  readonly uid: number;
-  readonly messageUid: string;
-  readonly modseq: number;
-  readonly idate: number;
-  readonly size: number;
-  private withRecent?: readonly string[];
-
-  constructor(
-    private readonly row: MessageRow,
-    private readonly recent: ReadonlySet<number>,
-    readonly headerLines: readonly string[],
-  ) {
-    this.uid = row.uid;
-    this.messageUid = row.messageUid;
-    this.modseq = row.modseq;
-    this.idate = row.idate;
-    this.size = row.size;
-  }
-
-  get flags(): readonly string[] {
-    this.withRecent ??= RecentMessages.flagsOf(this.recent, this.uid, this.row.flags);
-    return this.withRecent;
-  }
-}
-
-/**
- * What to ask the vendor for a BODY/TEXT term so that its hits include every message the
- * term matches (A4): the longest stretch of the term in ASCII or Han ideographs, which have
- * no other forms under i;unicode-casemap than their lower and upper case (an accented letter
- * may be written decomposed; ß and ligatures have no single capital). Null when no such
- * stretch is left: then the bridge scans itself.
- */
-export function vendorProbe(term: string): string | null {
-  let best = '';
-  for (const stretch of term.split(/[^\x00-\x7f\p{Script=Han}]+/u))
-    if (stretch.trim().length > best.trim().length) best = stretch;
-  return best.trim() ? best : null;
-}
-
-/**
- * BODY and TEXT evaluated on the bridge's own copy: the decoded text of the body (and for
- * TEXT, the decoded header fields), in casemap form, computed once per message and search.
- */
-class LocalText {
-  private readonly bodies = new Map<string, string>();
-  private readonly headers = new Map<string, string>();
-
-  constructor(private readonly messages: ReadonlyMap<string, MailMessage>) {}
-
-  body(c: SearchCandidate, needle: string): boolean {
-    let body = this.bodies.get(c.messageUid);
-    if (body === undefined) {
-      const message = this.messages.get(c.messageUid);
-      body = casemap(`${message?.body?.text ?? ''}\n${message?.body?.html ?? ''}`);
-      this.bodies.set(c.messageUid, body);
-    }
-    return body.includes(needle);
-  }
-
-  header(c: SearchCandidate, needle: string): boolean {
-    let header = this.headers.get(c.messageUid);
-    if (header === undefined) {
-      header = casemap(c.headerLines.map((l) => headerText(l)).join('\n'));
-      this.headers.set(c.messageUid, header);
-    }
-    return header.includes(needle);
-  }
-}
 
 /**
  * The session's view of the folder matching a query (SEARCH, SORT and THREAD), in UID order,
  * with the highest MODSEQ among them. BODY and TEXT go to the vendor search (assumption A4),
  * one call per distinct term, and its hits are checked on the stored text; everything else is
- * evaluated on the cached metadata without vendor requests.
+ * evaluated on the cached metadata without vendor requests. A search context (RETURN (UPDATE))
+ * names its `context` (imap-core 121): its evaluations after the first are incremental
+ * (./search-context.ts).
  */
 export async function matchingRows(
   view: AccountView,
   folder: ImapFolder,
-  rawQuery: SearchQuery,
+  query: SearchQuery,
   session: Session,
   recent: ReadonlySet<number>,
+  context?: object,
 ): Promise<{ rows: MessageRow[]; highestModseq: number }> {
   const rows = visibleRows(view.allRows(folder), session.selected ? session.selected.uidList : []);
-  const query = await resolveObjectIdTerms(view, rawQuery, rows);
-  const ids = rows.map((r) => r.messageUid);
-  // header lines are read for terms on the whole header; field values are kept per message
-  const fields = searchedFields(query);
-  const headers = fields ? new Map<string, string[]>() : await view.headers(ids);
-  const values = fields?.size ? await fieldValues(view, ids, fields) : null;
-  const keptValues: FieldValues | undefined = values
-    ? (c, name) => values.get(c.messageUid)?.get(name) ?? []
-    : undefined;
-
-  // the vendor's hits are candidates: each is checked on the bridge's copy of the message
-  const vendorHits = new Map<string, Set<string> | null>();
-  for (const { value } of textTerms(query)) {
-    if (vendorHits.has(value)) continue;
-    const probe = vendorProbe(value);
-    const hits = probe === null ? null : await view.searchText(folder, probe);
-    vendorHits.set(value, hits && new Set(hits));
-  }
-  // bodies are read for the vendor's candidates and what only the bridge holds (drafts), or
-  // for every message when a term could not go to the vendor; for none without a text term
-  const candidates = [...vendorHits.values()];
-  const scanned = !candidates.length
-    ? []
-    : candidates.includes(null)
-      ? ids
-      : ids.filter((id) => isLocalMessage(id) || candidates.some((hits) => hits?.has(id)));
-  const local = new LocalText(scanned.length ? await view.storedMessages(scanned) : new Map());
-
-  const needles = new Map(textTerms(query).map(({ value }) => [value, casemap(value)]));
-  const matches = compileQuery(
-    query,
-    (key, value, c) => {
-      const folded = needles.get(value) ?? casemap(value);
-      if (key === 'text' && local.header(c, folded)) return true;
-      const hits = vendorHits.get(value);
-      if (hits && !isLocalMessage(c.messageUid) && !hits.has(c.messageUid)) return false;
-      return local.body(c, folded);
-    },
-    keptValues,
-  );
-  // ALL (as webmails SORT and THREAD) matches every row: no candidate is made of each
-  const everything = query.every((t) => t.key === 'all');
-  const matched: MessageRow[] = everything ? rows : [];
+  const matched = context
+    ? await contextMatches(view, folder, query, rows, recent, context)
+    : await allMatches(view, folder, query, rows, recent);
   let highestModseq = 0;
-  for (const row of rows) {
-    if (everything) highestModseq = Math.max(highestModseq, row.modseq);
-    else if (matches(new RowCandidate(row, recent, headers.get(row.messageUid) ?? noHeaders))) {
-      matched.push(row);
-      highestModseq = Math.max(highestModseq, row.modseq);
-    }
-  }
+  for (const row of matched) highestModseq = Math.max(highestModseq, row.modseq);
   return { rows: matched, highestModseq };
+}
+
+/** The rows a query matches, every term evaluated on every row. */
+async function allMatches(
+  view: AccountView,
+  folder: ImapFolder,
+  rawQuery: SearchQuery,
+  rows: readonly MessageRow[],
+  recent: ReadonlySet<number>,
+): Promise<MessageRow[]> {
+  // ALL (as webmails SORT and THREAD) matches every row: no candidate is made of each
+  if (rawQuery.every((t) => t.key === 'all')) return [...rows];
+  const query = await resolveObjectIdTerms(view, rawQuery, rows);
+  const test = (await rowTests(view, folder, query, rows, recent, 'content'))(query);
+  return rows.filter(test);
 }
 
 /** SEARCH / UID SEARCH: the matching UIDs, each one's MODSEQ (for ESEARCH) and the highest. */
@@ -213,8 +54,9 @@ export async function searchMessages(
   query: SearchQuery,
   session: Session,
   recent: ReadonlySet<number>,
+  context?: object,
 ): Promise<{ uidList: number[]; highestModseq: number; modseqs: ModseqLookup }> {
-  const { rows, highestModseq } = await matchingRows(view, folder, query, session, recent);
+  const { rows, highestModseq } = await matchingRows(view, folder, query, session, recent, context);
   return {
     uidList: rows.map((r) => r.uid),
     highestModseq,

@@ -21,7 +21,13 @@ export {
   type AttachmentStorageOptions,
   type ByteCache,
 } from './attachment-storage';
-export { createIndexer, type MimeTreeNode, type Indexer, type ImapAttachmentStorage } from './imap-indexer';
+export {
+  createIndexer,
+  type ContentSelector,
+  type MimeTreeNode,
+  type Indexer,
+  type ImapAttachmentStorage,
+} from './imap-indexer';
 export { describeRecord, metadataRecord, type MetadataRecord } from './metadata-record';
 export { DescribePool, describePool, type DescribePoolOptions } from './describe-pool';
 export {

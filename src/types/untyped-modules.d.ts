@@ -100,10 +100,28 @@ declare module '@mailbridge/imap-core' {
       session: CoreSession,
       callback: HookCallback,
     ): void;
-    onSearch?(mailbox: string, options: { query: SearchQuery }, session: CoreSession, callback: HookCallback): void;
+    /** CATENATE (RFC 4469): answers `[true, {uidValidity, uids}]`, every message built and stored or none. */
+    onCatenate?(
+      path: string,
+      messages: Array<{
+        flags: string[];
+        date: string | undefined;
+        parts: Array<{ url: string } | { text: Buffer; literal8: boolean }>;
+        literal8: boolean;
+      }>,
+      session: CoreSession,
+      callback: HookCallback,
+    ): void;
+    /** `context`: a search context's own object, with RETURN (UPDATE) (imap-core 121). */
+    onSearch?(
+      mailbox: string,
+      options: { query: SearchQuery; context?: object },
+      session: CoreSession,
+      callback: HookCallback,
+    ): void;
     onSort?(
       mailbox: string,
-      options: { query: SearchQuery; sort: SortCriterion[] },
+      options: { query: SearchQuery; sort: SortCriterion[]; context?: object },
       session: CoreSession,
       callback: HookCallback,
     ): void;
@@ -178,4 +196,10 @@ declare module '@mailbridge/imap-core/lib/indexer/parse-mime-tree' {
 declare module '@mailbridge/imap-core/lib/binary' {
   /** A part's content with its Content-Transfer-Encoding undone (RFC 3516); throws code 'UNKNOWN-CTE'. */
   export function decodeContent(node: import('../mime').MimeTreeNode | null, encoded: Buffer | string): Buffer;
+}
+
+declare module '@mailbridge/imap-core/lib/indexer/binary-to-base64' {
+  /** A message given as a literal8 with its binary parts base64 encoded (RFC 3516 4.4, as Dovecot stores them). */
+  function binaryToBase64(raw: Buffer): Promise<Buffer>;
+  export = binaryToBase64;
 }

@@ -230,6 +230,11 @@ module.exports.hookErrorResponse = function (err, fallback) {
         return fallback;
     }
     let code = typeof custom.code === 'string' && /^[A-Z0-9-]+$/i.test(custom.code) ? custom.code.toUpperCase() : false;
+    if (code && typeof custom.argument === 'string') {
+        // a code with text after it, such as RFC 4469's `BADURL url`: any text but `]`, which
+        // would end the code (a URL keeps its meaning with it percent-encoded), and line breaks
+        code += ' ' + custom.argument.replace(/[\r\n\0]+/g, ' ').replace(/\]/g, '%5D');
+    }
     let message = typeof custom.message === 'string' ? custom.message.replace(/[\r\n]+/g, ' ') : false;
     return {
         response: custom.response,
@@ -1014,6 +1019,10 @@ module.exports.sendCapabilityResponse = connection => {
     // RFC 3502: offered only by a server whose hook stores several messages all or none
     if (typeof connection._server.onMultiAppend === 'function') {
         capabilities.push('MULTIAPPEND');
+    }
+    // RFC 4469: offered only by a server whose hook resolves the URLs of the parts
+    if (typeof connection._server.onCatenate === 'function') {
+        capabilities.push('CATENATE');
     }
     if (typeof connection._server.onThread === 'function') {
         capabilities.push('THREAD=ORDEREDSUBJECT', 'THREAD=REFERENCES');

@@ -228,6 +228,26 @@ describe('#parseValueParams', function () {
             done();
         });
     });
+
+    // change 115: a multipart without a delimiter line (CATENATE of a multipart's HEADER and new
+    // text makes one) is its bytes; delimiters were added when it was rebuilt
+    it('rebuilds a multipart without any delimiter line as given', async function () {
+        for (let source of [
+            'Content-Type: multipart/mixed; boundary="b"\r\n\r\nnew body\r\n',
+            'Content-Type: multipart/mixed; boundary="b"\r\n\r\nno line break',
+            'Content-Type: multipart/mixed; boundary="b"\r\n\r\n',
+            'Content-Type: multipart/mixed; boundary="b"\r\n\r\nline 1\r\nline 2\r\n\r\n'
+        ]) {
+            let tree = indexer.parseMimeTree(Buffer.from(source));
+            let contents = indexer.getContents(tree);
+            let chunks = [];
+            for await (let chunk of contents.value) {
+                chunks.push(chunk);
+            }
+            expect(contents.expectedLength).to.equal(source.length);
+            expect(Buffer.concat(chunks).toString().slice(0, contents.expectedLength)).to.equal(source);
+        }
+    });
 });
 
 describe('#parseFilename (MIMEParser-driven)', function () {

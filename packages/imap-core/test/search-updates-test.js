@@ -43,3 +43,53 @@ describe('search-updates', () => {
         expect(sent).to.deep.equal(['* ESEARCH (TAG "A1") UID ADDTO (0 2)', '* ESEARCH (TAG "A1") UID ADDTO (0 3)']);
     });
 });
+
+describe('search-updates context option', () => {
+    const search = require('../lib/commands/search');
+    const sort = require('../lib/commands/sort');
+
+    // a selected mailbox of UIDs 1:3 whose hooks record the options they get and match UID 1
+    let connection = () => {
+        let options = [];
+        let hook = (mailbox, opts, session, cb) => {
+            options.push(opts);
+            cb(null, { uidList: [1] });
+        };
+        return {
+            options,
+            selected: { mailbox: 'INBOX', uidList: [1, 2, 3], notifications: [] },
+            session: {},
+            send: () => {},
+            enableCondstore: () => {},
+            _server: { onSearch: hook, onSort: hook }
+        };
+    };
+    let run = (handler, conn, tag, attributes) =>
+        new Promise((resolve, reject) => handler.call(conn, { tag, command: 'UID SEARCH', attributes }, (err, res) => (err ? reject(err) : resolve(res))));
+    let atoms = values => values.map(value => (Array.isArray(value) ? atoms(value) : { type: 'ATOM', value }));
+
+    it('gives a SEARCH context one object on its first evaluation and every one after', async () => {
+        let conn = connection();
+        await run(search.handler, conn, 'A1', atoms(['RETURN', ['UPDATE'], 'ALL']));
+        await new Promise(resolve => sendUpdates(conn, resolve));
+        expect(conn.options).to.have.length(2);
+        expect(conn.options[0].context).to.be.an('object');
+        expect(conn.options[1].context).to.equal(conn.options[0].context);
+    });
+
+    it('gives a SORT context one object on its first evaluation and every one after', async () => {
+        let conn = connection();
+        await run(sort.handler, conn, 'A1', atoms(['RETURN', ['UPDATE'], ['ARRIVAL'], 'UTF-8', 'ALL']));
+        await new Promise(resolve => sendUpdates(conn, resolve));
+        expect(conn.options).to.have.length(2);
+        expect(conn.options[0].context).to.be.an('object');
+        expect(conn.options[1].context).to.equal(conn.options[0].context);
+    });
+
+    it('gives no context to a search without UPDATE', async () => {
+        let conn = connection();
+        await run(search.handler, conn, 'A1', atoms(['RETURN', ['ALL'], 'ALL']));
+        await run(search.handler, conn, 'A2', atoms(['ALL']));
+        expect(conn.options.map(o => o.context)).to.deep.equal([undefined, undefined]);
+    });
+});

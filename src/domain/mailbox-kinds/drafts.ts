@@ -11,6 +11,9 @@ export class DraftsKind extends VendorFolderKind {
     return appendDraft(this.ctx.sync, this.ctx.local, folder, raw, flags, idate);
   }
 
+  /** Every draft is kept. */
+  override refuseAppendHere(): void {}
+
   async appendAll(
     folder: ImapFolder,
     messages: readonly AppendedMessage[],

@@ -1,6 +1,6 @@
 import type { LocalState, MessageRow } from '../../store';
 import type { Appended, AppendedMessage } from '../append';
-import type { MailFolder } from '../connector';
+import type { Lane, MailFolder } from '../connector';
 import type { FlagAction, FlagUpdateResult } from '../flag-update';
 import type { ImapFolder } from '../mailbox-map';
 import type { CopyOutcome, MoveOutcome } from '../organize';
@@ -34,13 +34,15 @@ export interface MailboxKind {
   /** EXPUNGE of these \Deleted rows; the UIDs that left. */
   expunge(folder: ImapFolder, deleted: MessageRow[], sessionId?: string): Promise<number[]>;
   append(folder: ImapFolder, raw: Buffer, flags: string[], idate: Date): Promise<Appended>;
+  /** Throws what `append` answers when no message can be stored here (a CATENATE then reads no URL). */
+  refuseAppendHere(folder: ImapFolder): void;
   /** Several messages appended all or none (MULTIAPPEND), by a kind that stores them; see AccountView.appendAll. */
   appendAll?(
     folder: ImapFolder,
     messages: readonly AppendedMessage[],
   ): Promise<{ uids: number[]; uidValidity: number }>;
-  /** Message ids matching `text` (full-text, by the vendor); null when the vendor cannot search. */
-  searchText(folder: ImapFolder, text: string): Promise<string[] | null>;
+  /** Message ids matching `text` (full-text, by the vendor, in `lane`); null when the vendor cannot search. */
+  searchText(folder: ImapFolder, text: string, lane: Lane): Promise<string[] | null>;
 }
 
 export interface FolderStatus {

@@ -1,6 +1,6 @@
 import type { MessageRow } from '../../store';
 import { type Appended, refuseAppend } from '../append';
-import { ConnectorError } from '../connector';
+import { ConnectorError, type Lane } from '../connector';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from '../flag-update';
 import type { LabelFolders } from '../label-folders';
 import { dropLabel, type LabelView, removeLabel } from '../labels';
@@ -112,9 +112,13 @@ export class LabelViewKind implements MailboxKind {
     return refuseAppend(folder.path);
   }
 
+  refuseAppendHere(folder: ImapFolder): void {
+    refuseAppend(folder.path);
+  }
+
   /** A label spans folders, so the vendor searches everywhere. */
-  searchText(_folder: ImapFolder, text: string): Promise<string[] | null> {
-    return this.ctx.sync.vendor.search(text, null, 'content');
+  searchText(_folder: ImapFolder, text: string, lane: Lane): Promise<string[] | null> {
+    return this.ctx.sync.vendor.search(text, null, lane);
   }
 }
 

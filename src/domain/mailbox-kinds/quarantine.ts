@@ -73,6 +73,10 @@ export class QuarantineKind implements MailboxKind {
     return this.quarantine.refuse('APPEND');
   }
 
+  refuseAppendHere(): void {
+    this.quarantine.refuse('APPEND');
+  }
+
   /** Quarantine holds only the bridge's own copies, which SEARCH scans itself. */
   async searchText(): Promise<string[] | null> {
     return [];

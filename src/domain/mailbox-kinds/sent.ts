@@ -15,4 +15,7 @@ export class SentKind extends VendorFolderKind {
     }
     return refuseAppend(folder.path);
   }
+
+  /** Which message is a Sent copy is known only from the message. */
+  override refuseAppendHere(): void {}
 }

@@ -1,5 +1,6 @@
 import { isLocalMessage, type MessageRow } from '../../store';
 import { type Appended, refuseAppend } from '../append';
+import type { Lane } from '../connector';
 import { applyFlagUpdate, type FlagAction, type FlagUpdateResult } from '../flag-update';
 import type { ImapFolder } from '../mailbox-map';
 import { type CopyOutcome, movedAway, moveMessages, type MoveOutcome } from '../organize';
@@ -97,7 +98,11 @@ export class VendorFolderKind implements MailboxKind {
     return refuseAppend(folder.path);
   }
 
-  searchText(folder: ImapFolder, text: string): Promise<string[] | null> {
-    return this.ctx.sync.vendor.search(text, folder.key, 'content');
+  refuseAppendHere(folder: ImapFolder): void {
+    refuseAppend(folder.path);
+  }
+
+  searchText(folder: ImapFolder, text: string, lane: Lane): Promise<string[] | null> {
+    return this.ctx.sync.vendor.search(text, folder.key, lane);
   }
 }

@@ -9,8 +9,9 @@ module.exports = {
     // the answer carries the updates of the selected mailbox, the appended message's EXISTS
     // included (RFC 3501 6.3.11): the journal is read before they are sent
 
-    // `APPEND mailbox 1*(SP [flag-list] [SP date-time] SP literal)`: one message, or several with
-    // MULTIAPPEND (RFC 3502), so the arguments are checked by parseMessages
+    // `APPEND mailbox 1*(SP [flag-list] [SP date-time] SP (literal / CATENATE (parts)))`: one
+    // message, or several with MULTIAPPEND (RFC 3502), each given whole or built from parts
+    // (CATENATE, RFC 4469), so the arguments are checked by parseMessages
     schema: false,
 
     handler(command, callback) {
@@ -32,8 +33,9 @@ module.exports = {
         }
 
         let messages;
+        let catenate = typeof this._server.onCatenate === 'function';
         try {
-            messages = parseMessages(attributes);
+            messages = parseMessages(attributes, catenate);
             if (messages.length > 1 && typeof this._server.onMultiAppend !== 'function') {
                 throw new Error('Too many arguments provided');
             }
@@ -41,12 +43,17 @@ module.exports = {
             return callback(E);
         }
 
-        if (messages.some(message => !message.raw.length)) {
+        if (messages.some(message => message.raw && !message.raw.length)) {
             // RFC 3502: a zero-length message cancels the whole command
             return callback(null, {
                 response: 'NO',
                 message: "Can't save a zero byte message."
             });
+        }
+
+        if (messages.some(message => message.parts)) {
+            // the host resolves the URLs and stores every message or none
+            return storeAll(this, path, messages, null, callback);
         }
 
         // binary parts of a literal8 are stored base64 encoded (RFC 3516 4.4, see binary-to-base64.js)
@@ -149,7 +156,7 @@ module.exports = {
  * date-time before its literal (or `UTF8 (literal)`, RFC 6855), as
  * `{flags, internaldate, raw, literal8}`; a syntax error throws.
  */
-function parseMessages(attributes) {
+function parseMessages(attributes, catenate) {
     let messages = [];
     let options = [];
     for (let i = 0; i < attributes.length; i++) {
@@ -157,6 +164,10 @@ function parseMessages(attributes) {
         let literal = null;
         if (isLiteral(attribute)) {
             literal = attribute;
+        } else if (catenate && isAtom(attribute, 'CATENATE')) {
+            messages.push({ ...parseMessage(options, null), parts: parseCatenate(attributes[++i]) });
+            options = [];
+            continue;
         } else if (attribute && attribute.type === 'ATOM' && /^UTF8$/i.test(attribute.value)) {
             let wrapped = attributes[++i];
             if (!Array.isArray(wrapped) || wrapped.length !== 1 || !isLiteral(wrapped[0])) {
@@ -181,7 +192,44 @@ function isLiteral(attribute) {
     return !!attribute && !Array.isArray(attribute) && /^literal$/i.test(attribute.type);
 }
 
-/** One message: `[flag-list] [date-time]` before its literal, checked as RFC 3501 APPEND's. */
+function isAtom(attribute, name) {
+    return !!attribute && attribute.type === 'ATOM' && typeof attribute.value === 'string' && attribute.value.toUpperCase() === name;
+}
+
+/**
+ * CATENATE's parts (RFC 4469 5): `URL astring` and `TEXT literal` (a literal8 too, as BINARY is
+ * offered), as `{url}` and `{text, literal8}`, and RFC 6855's `UTF8 (literal8)`, text in UTF-8
+ * that is not binary input (`literal8` false), as UTF8=ACCEPT is offered; anything else is a
+ * syntax error.
+ */
+function parseCatenate(list) {
+    if (!Array.isArray(list) || !list.length || list.length % 2) {
+        throw new Error('Invalid CATENATE argument for APPEND');
+    }
+    let parts = [];
+    for (let i = 0; i < list.length; i += 2) {
+        let value = list[i + 1];
+        if (isAtom(list[i], 'URL') && value && !Array.isArray(value) && ['ATOM', 'STRING', 'LITERAL'].includes(value.type)) {
+            parts.push({ url: Buffer.isBuffer(value.value) ? value.value.toString() : String(value.value) });
+        } else if (isAtom(list[i], 'TEXT') && isLiteral(value)) {
+            parts.push({ text: literalBytes(value), literal8: !!value.literal8 });
+        } else if (isAtom(list[i], 'UTF8') && Array.isArray(value) && value.length === 1 && isLiteral(value[0])) {
+            parts.push({ text: literalBytes(value[0]), literal8: false });
+        } else {
+            throw new Error('Invalid CATENATE argument for APPEND');
+        }
+    }
+    return parts;
+}
+
+function literalBytes(literal) {
+    if (Buffer.isBuffer(literal.value)) {
+        return literal.value;
+    }
+    return Buffer.from(typeof literal.value === 'string' ? literal.value : (literal.value || '').toString(), 'binary');
+}
+
+/** One message: `[flag-list] [date-time]` before its literal (or CATENATE), checked as RFC 3501 APPEND's. */
 function parseMessage(options, literal) {
     let flags = [];
     let internaldate = false;
@@ -224,23 +272,29 @@ function parseMessage(options, literal) {
     // keep only unique flags
     flags = flags.filter((flag, i) => !i || flags.slice(0, i).indexOf(flag) < 0);
 
-    let raw;
-    if (Buffer.isBuffer(literal.value)) {
-        raw = literal.value;
-    } else {
-        raw = Buffer.from(typeof literal.value === 'string' ? literal.value : (literal.value || '').toString(), 'binary');
+    if (!literal) {
+        return { flags, internaldate };
     }
-
-    return { flags, internaldate, raw, literal8: !!literal.literal8 };
+    return { flags, internaldate, raw: literalBytes(literal), literal8: !!literal.literal8 };
 }
 
 /**
  * MULTIAPPEND (RFC 3502): the onMultiAppend hook stores every message or none and answers
  * `{uidValidity, uids}`, which the OK carries as one APPENDUID with the UID set (RFC 4315).
+ * Without `raws`, some message is CATENATE's (RFC 4469): the onCatenate hook gets every message
+ * as its parts (a whole one as one TEXT part), resolves the URLs, builds the messages (converting
+ * binary parts as for a literal8 when the first part is one, `literal8`) and answers the same way.
  */
 function storeAll(connection, path, messages, raws, callback) {
-    let given = messages.map((message, i) => ({ flags: message.flags, date: message.internaldate || undefined, raw: raws[i] }));
-    connection._server.onMultiAppend(path, given, connection.session, (err, success, info) => {
+    let given = raws
+        ? messages.map((message, i) => ({ flags: message.flags, date: message.internaldate || undefined, raw: raws[i] }))
+        : messages.map(message => {
+              let parts = message.parts || [{ text: message.raw, literal8: message.literal8 }];
+              // RFC 4469 5 as Dovecot reads it: a message is binary input when its first part is a literal8
+              return { flags: message.flags, date: message.internaldate || undefined, parts, literal8: !!parts[0].literal8 };
+          });
+    let hook = raws ? connection._server.onMultiAppend : connection._server.onCatenate;
+    hook.call(connection._server, path, given, connection.session, (err, success, info) => {
         if (err) {
             return callback(
                 null,

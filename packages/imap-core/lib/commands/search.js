@@ -316,6 +316,15 @@ function parseReturn(commandAttributes, connection, tag) {
 }
 
 /**
+ * With UPDATE, the hook's options carry `context`: one object for the context's life, given to
+ * its first evaluation and to every one after (RFC 5267 4.3), so that the host can keep what
+ * a query's evaluation learnt for the next one (a WeakMap on it lets that go with the context).
+ */
+function contextOption(returns, tag) {
+    return returns && returns.has('UPDATE') ? { context: { tag } } : {};
+}
+
+/**
  * The command's callback: when it saves its result, a NO leaves $ empty, a BAD leaves it as it
  * was (RFC 5182 2.1).
  */
@@ -372,7 +381,8 @@ module.exports = {
             return callback(E);
         }
 
-        runSearch(this, 'onSearch', flattenTerms(attributes), { isUid }, savingCallback(this, returns, callback), (results, parsed) => {
+        let extra = Object.assign({ isUid }, contextOption(returns, command.tag));
+        runSearch(this, 'onSearch', flattenTerms(attributes), extra, savingCallback(this, returns, callback), (results, parsed) => {
             let matches = results.uidList.slice().sort((a, b) => a - b);
             let numbers = isUid ? matches : ascendingSequenceNumbers(this.selected.uidList, matches);
             if (!returns) {
@@ -381,7 +391,7 @@ module.exports = {
             }
             sendReturn(this, command.tag, isUid, returns, results, parsed, matches, numbers, {
                 hook: 'onSearch',
-                options: { query: parsed.query, terms: parsed.terms, isUid }
+                options: Object.assign({ query: parsed.query, terms: parsed.terms }, extra)
             });
         });
     },
@@ -389,6 +399,7 @@ module.exports = {
     parseQueryTerms, // expose for testing
     flattenTerms,
     parseReturn,
+    contextOption,
     savingCallback,
     sendReturn,
     runSearch,

@@ -32,7 +32,8 @@ function parseCriteria(list) {
 /**
  * SORT and UID SORT (RFC 5256): `SORT [RETURN (options)] (criteria) charset search-keys`, the
  * RETURN options as SEARCH's (ESORT, RFC 5267 3) answered in an ESEARCH response. The onSort
- * hook gets `{sort, query, terms, isUid}` and answers the matching UIDs in sort order.
+ * hook gets `{sort, query, terms, isUid}` (and `context` with UPDATE, see search.contextOption)
+ * and answers the matching UIDs in sort order.
  */
 module.exports = {
     state: 'Selected',
@@ -56,7 +57,8 @@ module.exports = {
         }
 
         let done = search.savingCallback(this, returns, callback);
-        search.runSearch(this, 'onSort', attributes, { sort, isUid }, done, (results, parsed) => {
+        let extra = Object.assign({ sort, isUid }, search.contextOption(returns, command.tag));
+        search.runSearch(this, 'onSort', attributes, extra, done, (results, parsed) => {
             let numbers = results.uidList;
             if (!isUid) {
                 let sequence = new Map(this.selected.uidList.map((uid, i) => [uid, i + 1]));
@@ -65,7 +67,7 @@ module.exports = {
             if (returns) {
                 search.sendReturn(this, command.tag, isUid, returns, results, parsed, results.uidList, numbers, {
                     hook: 'onSort',
-                    options: { sort, query: parsed.query, terms: parsed.terms, isUid },
+                    options: Object.assign({ query: parsed.query, terms: parsed.terms }, extra),
                     sort: true
                 });
                 return;

@@ -141,22 +141,10 @@ class MIMEParser {
                     node.message = parse(node.body.join(''));
                 }
 
-                // a multipart without any delimiter: its text still ends with a line break
-                if (node.body && node.body.length && node.multipart && !node.preambleEnded) {
-                    // find last character from an array of strings
-                    let lastChar;
-                    let lastIndex = 0;
-                    for (let i = node.body.length - 1; i >= 0; i--) {
-                        if (typeof node.body[i] === 'string' && node.body[i].length) {
-                            lastChar = node.body[i].at(-1);
-                            lastIndex = i;
-                            break;
-                        }
-                    }
-                    if (lastChar && lastChar !== '\n') {
-                        // ensure that non-multipart body text always ends with a newline
-                        node.body[lastIndex] += '\n';
-                    }
+                // a multipart without any delimiter line is its text alone: rebuilt without the
+                // delimiters it never had (no boundary), its bytes are what was given
+                if (node.multipart && !node.preambleEnded) {
+                    node.boundary = false;
                 }
 
                 node.lineCount = node.body.length ? node.body.length - 1 : 0;

@@ -46,8 +46,8 @@ export const treeCacheBytes = 32 * 1024 * 1024;
  */
 export const summaryCacheBytes = 16 * 1024 * 1024;
 
-/** Bookkeeping of a kept summary's entry and Buffer beyond its bytes. */
-const summaryOverhead = 160;
+/** Bookkeeping of a kept summary's entry and Buffers beyond their bytes. */
+const summaryOverhead = 240;
 
 /** Bookkeeping of a tree node (parsed header, sizes) beyond its strings and body bytes. */
 const nodeOverhead = 512;
@@ -120,7 +120,7 @@ export class MessageCache {
     const kept = () =>
       new LRUCache<string, SummaryBytes>({
         maxSize: summaryCacheBytes,
-        sizeCalculation: (s) => s.bytes.length + summaryOverhead,
+        sizeCalculation: (s) => s.envelope.length + s.bodystructure.length + summaryOverhead,
       });
     this.summaryBytesKept = [kept(), kept()];
   }

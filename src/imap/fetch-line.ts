@@ -90,14 +90,14 @@ export function fetchLines(session: Session, query: readonly FetchQueryItem[]): 
         return (out, _row, summary) => {
           if (!summary) return false;
           out.text(name);
-          out.bytes(summary.bytes, 0, summary.envelopeEnd);
+          out.bytes(summary.envelope);
           return true;
         };
       case 'bodystructure':
         return (out, _row, summary) => {
           if (!summary) return false;
           out.text(name);
-          out.bytes(summary.bytes, summary.envelopeEnd, summary.bytes.length);
+          out.bytes(summary.bodystructure);
           return true;
         };
       default:

@@ -33,10 +33,11 @@ export class WireChunks {
     for (let i = 0; i < text.length; i++) chunk[this.at++] = text.charCodeAt(i);
   }
 
-  /** Copies `source`'s bytes from `start` to `end`. */
-  bytes(source: Buffer, start: number, end: number): void {
-    this.room(end - start);
-    this.at += source.copy(this.chunk, this.at, start, end);
+  /** Copies `source`'s bytes. */
+  bytes(source: Uint8Array): void {
+    this.room(source.length);
+    this.chunk.set(source, this.at);
+    this.at += source.length;
   }
 
   /** Ends the line being written with CRLF. */

@@ -112,19 +112,16 @@ export function compiledToken(
 
 /**
  * A compiled summary's ENVELOPE and BODYSTRUCTURE for one session kind as the bytes on the
- * wire: imap-core's composer writes compiled text as latin1 ('binary'), one byte a character.
+ * wire (each with its parentheses): imap-core's composer writes compiled text as latin1
+ * ('binary'), one byte a character. Two Buffers, so that each is copied whole (a copy of part
+ * of a Buffer makes a view of it every time).
  */
 export interface SummaryBytes {
-  /** The ENVELOPE's text and then the BODYSTRUCTURE's, each with its parentheses. */
-  bytes: Buffer;
-  /** Where the BODYSTRUCTURE starts. */
-  envelopeEnd: number;
+  envelope: Buffer;
+  bodystructure: Buffer;
 }
 
 export function summaryBytes(summary: CompiledSummary, utf8: boolean): SummaryBytes {
   const { envelope, bodystructure } = (utf8 && summary.utf8) || summary;
-  const bytes = Buffer.allocUnsafe(envelope.length + bodystructure.length);
-  bytes.write(envelope, 0, 'latin1');
-  bytes.write(bodystructure, envelope.length, 'latin1');
-  return { bytes, envelopeEnd: envelope.length };
+  return { envelope: Buffer.from(envelope, 'latin1'), bodystructure: Buffer.from(bodystructure, 'latin1') };
 }

@@ -20,7 +20,7 @@ test('taken chunks hold every ended line once, in order, across chunk boundaries
     const from = i % source.length;
     const to = Math.min(source.length, from + (i % 7) * 5);
     out.text(text);
-    out.bytes(source, from, to);
+    out.bytes(source.subarray(from, to));
     if (i % 11 === 0) out.text('x'.repeat(150 + (i % 60)));
     const line = text + source.toString('latin1', from, to) + (i % 11 === 0 ? 'x'.repeat(150 + (i % 60)) : '');
     // every fifth line is dropped: nothing of it is taken

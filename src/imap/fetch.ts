@@ -179,7 +179,7 @@ export async function fetchMessages(
       const row = batch[at];
       if (lines && lineWriter) {
         const bytes = summaryBytes?.[at];
-        // the vendor no longer has it and nothing is cached: its removal reaches the session with the next poll
+        // no summary: as below
         if (needsSummary && !bytes) continue;
         const out = lineWriter.begin(row.uid);
         if (!out) continue; // expunged from this session's view meanwhile
@@ -194,7 +194,7 @@ export async function fetchMessages(
       }
       const summary = summaries.get(row.messageUid);
       const tree = trees.get(row.messageUid);
-      // (as above: gone at the vendor, nothing cached)
+      // the vendor no longer has it and nothing is cached: its removal reaches the session with the next poll
       if ((needsSummary && !summary) || (treeItems.length && !tree)) continue;
       flush();
       if (needsContent && tree)

@@ -6,6 +6,7 @@ import type { Connector, Lane, MailFolder } from './connector';
 import type { MailMessage } from './message';
 import { SyncScheduler } from './sync-scheduler';
 import { createAttachmentStorage, type AttachmentStorage, type SummaryBytes } from '../mime';
+import type { MessageKey, MessageKeys } from '../mime/message-keys';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Appended, AppendedMessage } from './append';
@@ -125,6 +126,7 @@ export class AccountView {
       state: new StateApplier(store, account, {
         publish: (folder, entries) => changes.publish(account, folder, entries),
         retired: (folder) => changes.retired(account, folder),
+        named: (change) => changes.named(account, change),
       }),
       forgetContent: (messageUids) => this.messages.forget(messageUids),
     };
@@ -346,6 +348,15 @@ export class AccountView {
   /** Top-level header lines of each message (header sections, SEARCH). */
   headers(messageUids: string[]): Promise<Map<string, string[]>> {
     return this.messages.headers(messageUids);
+  }
+
+  /** What SORT, THREAD and SEARCH compare of each message of `folder`: the `keys` asked for. */
+  messageKeys(
+    folder: ImapFolder,
+    messageUids: string[],
+    keys: readonly MessageKey[],
+  ): Promise<Map<string, Partial<MessageKeys>>> {
+    return this.messages.messageKeys(messageUids, keys, folder.key);
   }
 
   /** The vendor's thread id of each message (a draft's own id: a thread of one; "" when it has none). */

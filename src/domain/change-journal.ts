@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { AccountId } from '../model/account-id';
 import { folderKey } from '../model/folder-key';
-import type { ChangeSink, FolderChange } from './changes';
+import type { ChangeSink, FolderChange, MailboxEvent, MailboxNameChange } from './changes';
 
 /**
  * The journal imap-core sessions read their untagged updates from (EXISTS, EXPUNGE, FETCH).
@@ -27,11 +27,20 @@ const maxEntriesPerFolder = 50_000;
 
 export class ChangeJournal implements ChangeSink {
   private readonly listeners = new EventEmitter();
+  /** Sessions that asked to hear of every mailbox (IMAP NOTIFY), by account. */
+  private readonly watchers = new EventEmitter();
   private readonly journals = new Map<string, JournalEntry[]>();
   private lastId = 0;
 
   constructor() {
     this.listeners.setMaxListeners(0);
+    this.watchers.setMaxListeners(0);
+  }
+
+  /** Calls `listener` with each change of the account's mailboxes until the returned function is called. */
+  watch(account: AccountId, listener: (event: MailboxEvent) => void): () => void {
+    this.watchers.on(account, listener);
+    return () => this.watchers.off(account, listener);
   }
 
   addListener(session: SessionLike, handler: (payload?: unknown) => void): void {
@@ -60,6 +69,13 @@ export class ChangeJournal implements ChangeSink {
     if (journal.length > maxEntriesPerFolder) journal.splice(0, journal.length - maxEntriesPerFolder);
     this.journals.set(key, journal);
     setImmediate(() => this.listeners.emit(account));
+    const event: MailboxEvent = { kind: 'messages', mailbox: key, commands: new Set(entries.map((e) => e.command)) };
+    this.watchers.emit(account, event);
+  }
+
+  named(account: AccountId, change: MailboxNameChange): void {
+    const event: MailboxEvent = { kind: 'name', change };
+    this.watchers.emit(account, event);
   }
 
   /**

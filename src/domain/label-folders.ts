@@ -70,6 +70,7 @@ export class LabelFolders {
         'The mail vendor does not list labels (assumption A21), so no label folder can be kept',
       );
     this.deps.local.putLabel(this.account, label, null);
+    this.deps.ctx.state.named({ path });
   }
 
   /**
@@ -110,6 +111,10 @@ export class LabelFolders {
     for (const m of moves) await this.renameLabel(m.from, m.to, paths.get(m.from) ?? path);
     await this.deps.freshList();
     for (const m of moves) this.retire(m.from);
+    for (const m of moves) {
+      const oldPath = paths.get(m.from) ?? path;
+      this.deps.ctx.state.named({ path: newPath + oldPath.slice(path.length), oldPath });
+    }
   }
 
   /** DELETE of a label folder: the label comes off every message (which stay in their folders), then the folder goes. */
@@ -129,6 +134,7 @@ export class LabelFolders {
     this.deps.local.removeLabel(this.account, label);
     await this.deps.freshList();
     this.retire(label);
+    this.deps.ctx.state.named({ path, deleted: true });
   }
 
   /**

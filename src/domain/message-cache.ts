@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import {
+  contentTree,
   describePool,
-  describeMailMessage,
   describeRaw,
   metadataRecord,
   readableText,
@@ -10,6 +10,7 @@ import {
   type MimeTreeNode,
   type SummaryBytes,
 } from '../mime';
+import { messageKeys, type MessageKey, type MessageKeys } from '../mime/message-keys';
 import { isLocalMessage, type LocalState, type MailState, type MessageSummary } from '../store';
 import type { Connector } from './connector';
 import type { MailMessage } from './message';
@@ -157,6 +158,26 @@ export class MessageCache {
     return this.read(messageUids, (uids) => this.store.getHeaders(this.account, uids));
   }
 
+  /**
+   * The `keys` of each message as stored when it was described; those of messages described
+   * before keys were stored are computed from their header lines once, and stored. `folder`:
+   * the folder that holds them, if one does (their keys are read through its rows).
+   */
+  async messageKeys(
+    messageUids: string[],
+    keys: readonly MessageKey[],
+    folder?: string,
+  ): Promise<Map<string, Partial<MessageKeys>>> {
+    const found = this.store.getMessageKeys(this.account, messageUids, keys, folder);
+    const missing = messageUids.filter((u) => !found.has(u));
+    if (!missing.length) return found;
+    const computed = new Map<string, MessageKeys>();
+    for (const [uid, lines] of await this.headers(missing)) computed.set(uid, messageKeys(lines));
+    this.store.putMessageKeys(this.account, computed);
+    for (const [uid, computedKeys] of computed) found.set(uid, computedKeys);
+    return found;
+  }
+
   async threadIds(messageUids: string[]): Promise<Map<string, string>> {
     return this.read(messageUids, (uids) => this.store.getThreadIds(this.account, uids));
   }
@@ -176,7 +197,7 @@ export class MessageCache {
     if (!unbuilt.length) return out;
     for (const [uid, message] of await this.messages(unbuilt)) {
       const raw = isLocalMessage(uid) ? this.local.get(this.account, uid)?.raw : undefined;
-      const content = { message, mimeTree: (raw ? describeRaw(raw) : describeMailMessage(message)).mimeTree };
+      const content = { message, mimeTree: raw ? describeRaw(raw).mimeTree : contentTree(message) };
       this.trees.set(uid, content);
       out.set(uid, content);
     }

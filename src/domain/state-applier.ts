@@ -1,5 +1,5 @@
 import type { MailState } from '../store';
-import type { FolderChange } from './changes';
+import type { FolderChange, MailboxNameChange } from './changes';
 import { isLocalFlag, labelToKeyword } from './flags';
 import { labelOfKey } from './label-key';
 import type { FlagsSet, MessageFlagsSpread, MessagesAdded, MessagesRemoved, StateUpdate } from './state-updates';
@@ -35,6 +35,7 @@ export class StateApplier {
     private readonly journal: {
       publish(folder: string, changes: FolderChange[]): void;
       retired(folder: string): void;
+      named(change: MailboxNameChange): void;
     },
   ) {}
 
@@ -62,6 +63,11 @@ export class StateApplier {
   retire(folder: string): void {
     this.store.retireFolder(this.account, folder);
     this.store.afterCommit(() => this.journal.retired(folder));
+  }
+
+  /** A client created, deleted or renamed a mailbox: told once what it wrote is durable. */
+  named(change: MailboxNameChange): void {
+    this.store.afterCommit(() => this.journal.named(change));
   }
 
   private record(

@@ -15,6 +15,8 @@ import type { FetchQueryItem } from './fetch-query';
 import { toImapError } from './imap-error';
 import { isActive, trackActivity } from './activity';
 import { WireChunks } from './wire-chunks';
+import { type MailboxEvents, NotifyFeed } from './notify-feed';
+import { accountId } from '../model/account-id';
 
 /**
  * The one module that speaks imap-core's hook convention: positional arguments, the session
@@ -174,6 +176,7 @@ export function bindEngine(
   backend: MailboxBackend,
   host: ConnectionHost,
   logger: Logger,
+  events: MailboxEvents,
 ): void {
   /** Runs a backend call and answers the callback with `encode` of its result. */
   const answer =
@@ -205,7 +208,9 @@ export function bindEngine(
     }
     callback();
   };
+  const notify = new NotifyFeed(events, logger);
   server.onClose = (core, callback) => {
+    notify.set(core, null);
     backend.close(sessionOf(core));
     host.closed(core);
     callback();
@@ -305,6 +310,22 @@ export function bindEngine(
       );
 
   server.onRecentCount = (core) => backend.recentCount(sessionOf(core));
+  // NOTIFY (RFC 5465): the engine says when a session starts or stops; the changes come from the domain
+  server.onNotify = (spec, core) => {
+    const session = sessionOf(core);
+    notify.set(
+      core,
+      spec
+        ? {
+            account: accountId(session.account),
+            selectedKey: () => (core.selected ? core.selected.mailbox : null),
+            folderPath: (key) => backend.folderPath(session, key),
+            messages: (path, changed) => core.notifyMailbox(path, changed),
+            name: (change) => core.notifyMailboxName(change),
+          }
+        : null,
+    );
+  };
 }
 
 /**

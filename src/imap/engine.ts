@@ -320,6 +320,8 @@ export interface MailboxBackend {
   ): Promise<{ threads: ThreadNode[] }>;
   /** The session's \Recent count, which the engine announces as `* n RECENT` when it changed. */
   recentCount(session: Session): number;
+  /** The IMAP name of the folder a journal key names (folderKey()), null once it is gone (NOTIFY's STATUS). */
+  folderPath(session: Session, key: string): Promise<string | null>;
   /** The session ended (its connection closed). */
   close(session: Session): void;
 }

@@ -168,6 +168,11 @@ export function mailboxBackend(
       };
     }),
 
+    folderPath: async (session: Session, key: string) => {
+      const folder = await accounts.get(session.account)?.folderByKey(splitFolderKey(key).folder);
+      return folder?.path ?? null;
+    },
+
     // label folders only; the rest is refused with the reason (domain/label-folders.ts)
     create: command('create', (view, _s, path: string) => view.createFolder(path)),
     rename: command('rename', (view, _s, path: string, newPath: string) => view.renameFolder(path, newPath)),

@@ -1,20 +1,15 @@
-import { headerText } from './header-text';
+import { headerText } from '../mime/header-text';
 import type { AccountView } from '../domain/account-view';
 import type { Lane } from '../domain/connector';
 import type { ImapFolder } from '../domain/mailbox-map';
 import type { MailMessage } from '../domain/message';
 import { isLocalMessage, type MessageRow } from '../store';
-import { casemap } from './casemap';
+import { casemap } from '../mime/casemap';
+import { searchedValues } from '../mime/searched-fields';
+import { searchedKeys } from '../mime/message-keys';
+import { keysOf } from './kept-keys';
 import { perAccountCache } from './message-derived-cache';
-import {
-  compileQuery,
-  orBranches,
-  searchedValues,
-  textTerms,
-  type FieldValues,
-  type SearchCandidate,
-  type SearchTerm,
-} from './search';
+import { compileQuery, orBranches, textTerms, type FieldValues, type SearchCandidate, type SearchTerm } from './search';
 import { RecentMessages } from './recent';
 
 const noHeaders: readonly string[] = [];
@@ -33,7 +28,7 @@ function searchedFields(query: readonly SearchTerm[], out = new Set<string>()): 
   return out;
 }
 
-/** Per message, the decoded values of the fields searched so far (a few hundred bytes each). */
+/** Per message, the decoded values of the other fields searched so far (a few hundred bytes each). */
 const keptFields = perAccountCache<Map<string, readonly string[]>>(50_000);
 
 /**
@@ -63,6 +58,34 @@ async function fieldValues(
     out.set(uid, values);
   }
   return out;
+}
+
+type SearchedField = keyof typeof searchedKeys;
+const isSearchedKey = (field: string): field is SearchedField => Object.hasOwn(searchedKeys, field);
+
+/**
+ * The values a query's HEADER terms search in each message: SUBJECT, FROM, TO and CC from the
+ * keys stored when the message was described, other fields from its header lines.
+ */
+async function fieldReader(
+  view: AccountView,
+  folder: ImapFolder,
+  messageUids: string[],
+  fields: ReadonlySet<string>,
+): Promise<FieldValues> {
+  const stored = [...fields].filter(isSearchedKey);
+  const others = new Set([...fields].filter((f) => !isSearchedKey(f)));
+  const keys = stored.length
+    ? await keysOf(
+        view,
+        folder,
+        messageUids,
+        stored.map((f) => searchedKeys[f]),
+      )
+    : null;
+  const values = others.size ? await fieldValues(view, messageUids, others) : null;
+  return (c, name) =>
+    (isSearchedKey(name) ? keys?.get(c.messageUid)?.[searchedKeys[name]] : values?.get(c.messageUid)?.get(name)) ?? [];
 }
 
 /** A row as a query reads it: its flags (\Recent added) are made only if a term reads them. */
@@ -160,10 +183,7 @@ export async function rowTests(
   // header lines are read for terms on the whole header; field values are kept per message
   const fields = searchedFields(query);
   const headers = fields ? new Map<string, string[]>() : await view.headers(ids);
-  const values = fields?.size ? await fieldValues(view, ids, fields) : null;
-  const keptValues: FieldValues | undefined = values
-    ? (c, name) => values.get(c.messageUid)?.get(name) ?? []
-    : undefined;
+  const keptValues = fields?.size ? await fieldReader(view, folder, ids, fields) : undefined;
 
   // the vendor's hits are candidates: each is checked on the bridge's copy of the message
   const vendorHits = new Map<string, Set<string> | null>();

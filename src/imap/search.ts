@@ -1,13 +1,12 @@
-import { headerText } from './header-text';
-import addressparser, { type Address } from 'nodemailer/lib/addressparser';
-import { casemap } from './casemap';
+import { casemap } from '../mime/casemap';
+import { headerValues, searchedValues } from '../mime/searched-fields';
 
 /**
  * RFC 3501 SEARCH evaluated synchronously on cached metadata. imap-core parses the command
  * into a term tree; its own matcher is async per message (one setImmediate per term), far too
  * slow for 100k-message folders, so the tree is walked here instead. BODY/TEXT terms are
  * answered by a precomputed set (vendor search, or a local scan when the vendor has none).
- * Strings match as substrings under i;unicode-casemap (./casemap.ts), headers on their
+ * Strings match as substrings under i;unicode-casemap (../mime/casemap.ts), headers on their
  * RFC 2047-decoded text.
  */
 
@@ -99,48 +98,6 @@ function compare(operator: string | undefined, left: number, right: number): boo
     default:
       return left === right;
   }
-}
-
-/** A header field's values as written, unfolded. */
-export function rawHeaderValues(lines: readonly string[], name: string): string[] {
-  const prefix = `${name.toLowerCase()}:`;
-  return lines
-    .filter((l) => l.toLowerCase().startsWith(prefix))
-    .map((l) =>
-      l
-        .slice(prefix.length)
-        .replace(/\r?\n[ \t]+/g, ' ')
-        .trim(),
-    );
-}
-
-function headerValues(lines: readonly string[], name: string): string[] {
-  return rawHeaderValues(lines, name).map((v) => headerText(v));
-}
-
-/** Fields holding addresses: FROM, TO, CC, BCC and HEADER on them match the parsed addresses. */
-const addressFields = new Set(['from', 'to', 'cc', 'bcc', 'sender', 'reply-to']);
-
-/**
- * An address field as Dovecot searches it: each address written `name <address>`, groups as
- * `name: members;`, comments and the route syntax gone, so `<user (c)@ (c) domain.org>`
- * is found by `user@domain.org`.
- */
-function writtenAddresses(value: string): string {
-  const one = (a: Address): string =>
-    a.group
-      ? `${headerText(a.name)}: ${a.group.map(one).join(', ')};`
-      : a.name
-        ? `${headerText(a.name)} <${a.address}>`
-        : a.address;
-  return addressparser(value).map(one).join(', ');
-}
-
-/** The texts a HEADER term searches in one message, in casemap form. */
-export function searchedValues(lines: readonly string[], name: string): string[] {
-  return (addressFields.has(name) ? rawHeaderValues(lines, name).map(writtenAddresses) : headerValues(lines, name)).map(
-    casemap,
-  );
 }
 
 /** "[Mon,] 2 Jan 2023 ..." (RFC 5322 3.3, obsolete two- and three-digit years included). */

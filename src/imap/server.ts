@@ -132,6 +132,7 @@ function create(
     mailboxBackend(opts.accounts, opts.logger, recent, opts.onCommand),
     { ...guardConnections(server, gate, limits), login },
     opts.logger,
+    opts.notifier,
   );
   server.on('error', (err: NodeJS.ErrnoException) => {
     // a port that cannot be bound rejects listen(): the start reports it, in one line

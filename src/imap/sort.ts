@@ -2,7 +2,7 @@ import type { OrderingKeys } from './ordering-keys';
 
 /**
  * SORT (RFC 5256 section 3) on what the store holds of each message: its row (INTERNALDATE,
- * RFC822.SIZE) and the keys read from its header lines (./ordering-keys.ts). Strings compare in i;unicode-casemap form, by code point,
+ * RFC822.SIZE) and the keys stored with it (./ordering-keys.ts). Strings compare in i;unicode-casemap form, by code point,
  * as Dovecot does; messages equal under every criterion keep their mailbox order.
  */
 

@@ -1,10 +1,10 @@
-import type { BaseSubject } from './base-subject';
+import type { BaseSubject } from '../mime/base-subject';
 import type { OrderingKeys } from './ordering-keys';
 import type { Sortable } from './sort';
 
 /**
- * THREAD=ORDEREDSUBJECT and THREAD=REFERENCES (RFC 5256 section 3) on the keys of the store's
- * header lines (./ordering-keys.ts).
+ * THREAD=ORDEREDSUBJECT and THREAD=REFERENCES (RFC 5256 section 3) on the keys stored with
+ * each message (./ordering-keys.ts).
  * The answer is a forest: a node is a message (its UID) or, in REFERENCES, a dummy standing for
  * a message that is referenced but not among the searched ones (uid null).
  */

@@ -52,29 +52,49 @@ function plainStructure(value: unknown): unknown {
   return Buffer.isBuffer(value) ? encodeWords(value) : value;
 }
 
-/** A plain session's ENVELOPE: subject and address names and users MIME-encoded, domains in punycode. */
-function plainEnvelope(envelope: unknown[]): unknown[] {
-  const out = envelope.slice();
-  if (out[1] !== null) out[1] = encodeWords(out[1] as Buffer | string);
-  for (let i = 2; i < 8; i++) {
-    const list = out[i];
-    if (!Array.isArray(list)) continue;
-    out[i] = list.map((address: unknown[]) => {
-      const [name, , user, domain] = address;
-      const copy = address.slice();
-      if (Buffer.isBuffer(name)) copy[0] = encodeWords(name);
-      if (Buffer.isBuffer(user)) copy[2] = encodeWords(user);
-      if (Buffer.isBuffer(domain)) {
-        try {
-          copy[3] = punycode.toASCII(domain.toString());
-        } catch {
-          copy[3] = domain.toString();
-        }
+/** A plain session's address list: names and users MIME-encoded, domains in punycode. */
+function plainAddresses(list: unknown[]): unknown[] {
+  return list.map((address) => {
+    const [name, , user, domain] = address as unknown[];
+    const copy = (address as unknown[]).slice();
+    if (Buffer.isBuffer(name)) copy[0] = encodeWords(name);
+    if (Buffer.isBuffer(user)) copy[2] = encodeWords(user);
+    if (Buffer.isBuffer(domain)) {
+      try {
+        copy[3] = punycode.toASCII(domain.toString());
+      } catch {
+        copy[3] = domain.toString();
       }
-      return copy;
-    });
-  }
-  return out;
+    }
+    return copy;
+  });
+}
+
+/**
+ * An ENVELOPE item compiled for both session kinds. Address lists are remembered by identity:
+ * model-envelope.ts gives the same list to every message with the same field value, and
+ * nothing changes a list once made.
+ */
+interface CompiledItem {
+  utf8: string;
+  plain: string;
+  /** Whether plain sessions get it encoded (the summary then has both forms). */
+  needs: boolean;
+}
+const compiledLists = new WeakMap<object, CompiledItem>();
+
+function compiledItem(item: unknown, i: number): CompiledItem {
+  const list = i >= 2 && i <= 7 && Array.isArray(item) ? item : undefined;
+  const known = list && compiledLists.get(list);
+  if (known) return known;
+  const utf8 = compile(item);
+  const needs = needsEncoding(item);
+  let plain = utf8;
+  // what needs no encoding compiles the same encoded (printable ASCII is left as it is)
+  if (needs) plain = compile(list ? plainAddresses(list) : i === 1 ? encodeWords(item as Buffer | string) : item);
+  const compiled = { utf8, plain, needs };
+  if (list) compiledLists.set(list, compiled);
+  return compiled;
 }
 
 /** Characters plain sessions get MIME-encoded (libmime.encodeWords): anything but printable ASCII, tab, CR, LF. */
@@ -87,11 +107,16 @@ function needsEncoding(value: unknown): boolean {
 }
 
 export function compileSummary(envelope: unknown[], bodystructure: unknown[]): CompiledSummary {
-  const utf8 = { envelope: compile(envelope), bodystructure: compile(bodystructure) };
+  // an ENVELOPE opens with its date, never a list: its items are compiled one by one
+  const items = envelope.map(compiledItem);
+  const utf8 = {
+    envelope: `(${items.map((c) => c.utf8).join(' ')})`,
+    bodystructure: compile(bodystructure),
+  };
   // all printable ASCII: both session kinds get the same bytes
-  if (!needsEncoding(envelope) && !needsEncoding(bodystructure)) return utf8;
+  if (!items.some((c) => c.needs) && !needsEncoding(bodystructure)) return utf8;
   return {
-    envelope: compile(plainEnvelope(envelope)),
+    envelope: `(${items.map((c) => c.plain).join(' ')})`,
     bodystructure: compile(plainStructure(bodystructure)),
     utf8,
   };

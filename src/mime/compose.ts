@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer';
 import type MimeNode from 'nodemailer/lib/mime-node';
-import MimeNodeClass from 'nodemailer/lib/mime-node';
 import * as base64 from 'nodemailer/lib/base64';
 import * as qp from 'nodemailer/lib/qp';
 import { buildHeaderValue, parseHeaderValue } from 'nodemailer/lib/mime-funcs';
@@ -18,99 +17,6 @@ import type { Composition, MailAddress, MailAttachment, MailMessage } from '../d
  * the tree is then serialized synchronously here with nodemailer's own encoders, because the
  * callers describe messages inside synchronous store updates. Output equals MimeNode.build().
  */
-
-/**
- * MimeNode normalizes a header key (three regular expressions) on every setHeader, getHeader
- * and header build: about a tenth of describing a message. The result depends on the key
- * string alone, so it is remembered per key (a bounded table: keys are the few header names
- * nodemailer and this module set). Same keys out, only computed once.
- */
-type NormalizeHeaderKey = (this: unknown, key: unknown) => string;
-function memoizeHeaderKeys(): void {
-  const proto = (
-    MimeNodeClass as unknown as { prototype: { _normalizeHeaderKey?: NormalizeHeaderKey & { memoized?: true } } }
-  ).prototype;
-  const original = proto._normalizeHeaderKey;
-  if (typeof original !== 'function' || original.memoized) return;
-  const known = new Map<string, string>();
-  const memoized: NormalizeHeaderKey & { memoized?: true } = function (this: unknown, key: unknown): string {
-    if (typeof key !== 'string') return original.call(this, key);
-    let normalized = known.get(key);
-    if (normalized === undefined) {
-      normalized = original.call(this, key);
-      if (known.size < 1000) known.set(key, normalized);
-    }
-    return normalized;
-  };
-  memoized.memoized = true;
-  proto._normalizeHeaderKey = memoized;
-}
-memoizeHeaderKeys();
-
-/**
- * Every MimeNode draws a random base boundary when not given one, but boundaries are made from
- * the root's alone: MailComposer gives only the root one (compose.ts sets it), and the random
- * draws of its children were a twentieth of describing a message. Children get the root's,
- * which they never read; the bytes are the same.
- */
-type CreateChild = (this: { rootNode?: { baseBoundary?: string } }, type: unknown, options?: unknown) => unknown;
-function childrenShareBaseBoundary(): void {
-  const proto = (MimeNodeClass as unknown as { prototype: { createChild?: CreateChild & { shared?: true } } })
-    .prototype;
-  const original = proto.createChild;
-  if (typeof original !== 'function' || original.shared) return;
-  const shared: CreateChild & { shared?: true } = function (this, type, options) {
-    const base = this.rootNode?.baseBoundary;
-    const given = options as { baseBoundary?: string } | null | undefined;
-    // MailComposer always passes options; anything else goes as it came
-    if (!base || given === null || typeof given !== 'object' || given.baseBoundary)
-      return original.call(this, type, options);
-    return original.call(this, type, { ...given, baseBoundary: base });
-  };
-  shared.shared = true;
-  proto.createChild = shared;
-}
-childrenShareBaseBoundary();
-
-/**
- * Encoding an address header (address parsing, punycode, encoded words) is the costliest part
- * of writing a message's header fields, and a mailbox's correspondents repeat from message to
- * message. The encoded value depends on the header key, the value and the node's
- * `textEncoding` alone, so it is remembered for values made of strings only (what compose
- * passes: addresses as strings or {name, address}); a full table starts over.
- */
-const addressKeys = new Set(['From', 'Sender', 'To', 'Cc', 'Bcc', 'Reply-To']);
-type EncodeHeaderValue = (this: { textEncoding?: string }, key: unknown, value: unknown) => string;
-/** The memoized method keeps nodemailer's own as `original` (tests compare both). */
-export type MemoizedEncodeHeaderValue = EncodeHeaderValue & { original: EncodeHeaderValue };
-function stringsOnly(value: unknown): boolean {
-  if (typeof value === 'string') return true;
-  if (Array.isArray(value)) return value.every(stringsOnly);
-  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return false;
-  return Object.values(value).every(stringsOnly);
-}
-function memoizeAddressEncoding(): void {
-  const proto = (
-    MimeNodeClass as unknown as { prototype: { encodeHeaderValue?: EncodeHeaderValue & { original?: unknown } } }
-  ).prototype;
-  const original = proto.encodeHeaderValue;
-  if (typeof original !== 'function' || original.original) return;
-  const known = new Map<string, string>();
-  const memoized: MemoizedEncodeHeaderValue = function (this, key, value): string {
-    if (typeof key !== 'string' || !addressKeys.has(key) || !stringsOnly(value)) return original.call(this, key, value);
-    const id = `${this.textEncoding ?? ''}\u0000${key}\u0000${JSON.stringify(value)}`;
-    let encoded = known.get(id);
-    if (encoded === undefined) {
-      encoded = original.call(this, key, value);
-      if (known.size >= 10_000) known.clear();
-      known.set(id, encoded);
-    }
-    return encoded;
-  } as MemoizedEncodeHeaderValue;
-  memoized.original = original;
-  proto.encodeHeaderValue = memoized;
-}
-memoizeAddressEncoding();
 
 export interface ComposedMessage {
   root: MimeNode;
@@ -164,17 +70,28 @@ function compositionHeaders(c: Composition, listUnsubscribe: string): Record<str
 /**
  * nodemailer writes a non-ASCII file name into Content-Type as `name="=?UTF-8?Q?...?="`, an
  * encoded word inside a quoted string, which RFC 2047 (5) forbids and strict parsers flag. The
- * name goes as an RFC 2231 parameter instead, like the filename of Content-Disposition.
+ * name goes as an RFC 2231 parameter instead, like the filename of Content-Disposition: the
+ * prepared Content-Type value a composition (version 2) gives such a part, or null.
  */
+export function rfc2231ContentType(contentType: unknown, filename: string | undefined): PreparedHeader | null {
+  if (!filename || !/[^\x20-\x7e]/.test(filename)) return null;
+  const type = parseHeaderValue(String(contentType ?? 'application/octet-stream')).value;
+  return { prepared: true, foldLines: true, value: buildHeaderValue({ value: type, params: { name: filename } }) };
+}
+
+/** A header value MimeNode writes as given (folded when asked). */
+export interface PreparedHeader {
+  prepared: true;
+  foldLines: true;
+  value: string;
+}
+
 function rfc2231Name(node: MimeNode): void {
-  const filename = (node as MimeNode & { filename?: string }).filename;
-  if (!filename || !/[^\x20-\x7e]/.test(filename)) return;
-  const type = parseHeaderValue(String(node.getHeader('Content-Type') ?? 'application/octet-stream')).value;
-  node.setHeader('Content-Type', {
-    prepared: true,
-    foldLines: true,
-    value: buildHeaderValue({ value: type, params: { name: filename } }),
-  });
+  const prepared = rfc2231ContentType(
+    node.getHeader('Content-Type'),
+    (node as MimeNode & { filename?: string }).filename,
+  );
+  if (prepared) node.setHeader('Content-Type', prepared);
 }
 
 /** RFC 5322 date text from the original header when it is one, else the arrival time. */
@@ -211,7 +128,7 @@ function messagePart(base64: string): { content: Buffer; contentTransferEncoding
  * spam score, and its message/* attachments inline as 7bit/8bit. One without keeps the first
  * form (version 1): a message already served never changes bytes.
  */
-export function composeMessage(msg: MailMessage, content: (att: MailAttachment) => Buffer): ComposedMessage {
+export function composeOptions(msg: MailMessage, content: (att: MailAttachment) => Buffer): ComposeOptions {
   const c = msg.composition;
   const original = (name: string) => c?.headers[name]?.map(oneLine).join(', ') || undefined;
   const attachments = msg.attachments ?? [];
@@ -267,13 +184,26 @@ export function composeMessage(msg: MailMessage, content: (att: MailAttachment) 
       };
     }),
   };
+  return { options, attachmentContents, composition: !!c };
+}
+
+/** What MailComposer is given for a message, and which content Buffer is which vendor attachment. */
+export interface ComposeOptions {
+  options: Mail.Options & { baseBoundary: string };
+  attachmentContents: Map<Buffer, MailAttachment>;
+  /** A composition (version 2): non-ASCII file names go as RFC 2231 parameters (rfc2231ContentType). */
+  composition: boolean;
+}
+
+export function composeMessage(msg: MailMessage, content: (att: MailAttachment) => Buffer): ComposedMessage {
+  const { options, attachmentContents, composition } = composeOptions(msg, content);
   const root = new MailComposer(options).compile();
   root.keepBcc = true;
   const attachmentNodes = new Map<MimeNode, MailAttachment>();
   const walk = (node: MimeNode): void => {
     const att = Buffer.isBuffer(node.content) ? attachmentContents.get(node.content) : undefined;
     if (att) attachmentNodes.set(node, att);
-    if (c) rfc2231Name(node);
+    if (composition) rfc2231Name(node);
     node.childNodes.forEach(walk);
   };
   walk(root);
@@ -281,7 +211,11 @@ export function composeMessage(msg: MailMessage, content: (att: MailAttachment) 
 }
 
 export function encodeContent(node: MimeNode, transferEncoding: string): Buffer {
-  const content = node.content;
+  return encodeBody(node.content, transferEncoding);
+}
+
+/** A part's content in its Content-Transfer-Encoding, as MimeNode writes it. */
+export function encodeBody(content: MimeNode['content'], transferEncoding: string): Buffer {
   if (!content) return Buffer.alloc(0);
   if (typeof content !== 'string' && !Buffer.isBuffer(content)) throw new Error('stream content is not supported');
   if (transferEncoding === 'base64') return Buffer.from(base64.wrap(base64.encode(content), 76), 'latin1');

@@ -1,82 +1,30 @@
 import type MimeNode from 'nodemailer/lib/mime-node';
-import parse from '@mailbridge/imap-core/lib/indexer/parse-mime-tree';
 import { encodeContent } from './compose';
 import type { MimeTreeNode } from './imap-indexer';
+import { type PartSource, partTree } from './part-tree';
 
 /**
- * The indexer's MIME tree of a composed message, read off the nodemailer tree instead of
- * serializing the message and parsing the bytes back: the same tree (test/mime/composed-tree
- * compares both for every corpus message), for a fraction of the work, since describing runs
- * for every message a sync brings. Header lines go through imap-core's own header parsing, so
- * parsedHeader, ENVELOPE and BODYSTRUCTURE follow the parser's rules by construction; bodies
- * get the sizes and line counts the parser would find, which holds while every line break in
- * them is CRLF and no line is a boundary delimiter. Anything else (never made by compose.ts,
- * but cheap to rule out) answers null, and the caller parses the bytes as before.
+ * The indexer's MIME tree of a composed message, read off the nodemailer tree (part-tree.ts)
+ * instead of serializing the message and parsing the bytes back (test/mime/composed-tree
+ * compares both for every corpus message).
  */
 
-const parser = new parse.MIMEParser('');
-const crlf = Buffer.from('\r\n');
-
-/** CRLF pairs in `b`, or -1 when `b` holds a CR or LF outside one (the parser would rewrite it). */
-function crlfCount(b: Buffer): number {
-  let pairs = 0;
-  for (let i = b.indexOf(0x0d); i !== -1; i = b.indexOf(0x0d, i + 2)) {
-    if (b[i + 1] !== 0x0a) return -1;
-    pairs++;
-  }
-  let lf = 0;
-  for (let i = b.indexOf(0x0a); i !== -1; i = b.indexOf(0x0a, i + 1)) lf++;
-  return lf === pairs ? pairs : -1;
-}
-
-/** Whether a line of `body` could be read as a delimiter of an enclosing multipart. */
-function holdsDelimiter(body: Buffer, boundaries: readonly string[]): boolean {
-  return boundaries.some((b) => body.includes(`--${b}`, 0, 'latin1'));
-}
-
-function headerOf(node: MimeNode): MimeTreeNode | null {
-  const text = Buffer.from(node.buildHeaders(), 'utf8').toString('latin1');
-  const header = text.split('\r\n');
-  // a header line the parser would split elsewhere, or a blank line ending the header early
-  if (/[\r\n]/.test(header.join('')) || header.includes('')) return null;
-  const tree: MimeTreeNode = { header, parsedHeader: {}, body: Buffer.alloc(0), multipart: false, boundary: false };
-  parser._node = tree as typeof parser._node;
-  parser.processNodeHeader();
-  parser.processContentType();
-  return tree;
-}
-
-function build(node: MimeNode, boundaries: readonly string[], root: boolean): MimeTreeNode | null {
-  const tree = headerOf(node);
-  if (!tree) return null;
-  const type = (tree.parsedHeader['content-type'] as { value: string }).value;
-  const content = encodeContent(node, node.getTransferEncoding() as string);
-  if (node.multipart) {
-    // composed multiparts have no preamble; what follows each close delimiter is its line break
-    const boundary = node.boundary;
-    if (typeof boundary !== 'string' || tree.boundary !== boundary || content.length) return null;
-    const inner = [...boundaries, boundary];
-    const children: MimeTreeNode[] = [];
-    for (const child of node.childNodes) {
-      const built = build(child, inner, false);
-      if (!built) return null;
-      children.push(built);
-    }
-    return { ...tree, childNodes: children, lineCount: 0, size: 0, epilogue: crlf } as MimeTreeNode;
-  }
-  if (tree.multipart || (root && type === 'message/rfc822')) return null;
-  // the serialized message ends with a line break: a root leaf's body keeps it
-  const body = root && content.length && content.at(-1) !== 0x0a ? Buffer.concat([content, crlf]) : content;
-  const lineCount = crlfCount(body);
-  if (lineCount < 0 || holdsDelimiter(body, boundaries)) return null;
-  const leaf: MimeTreeNode = { ...tree, body, lineCount, size: body.length };
-  const encoding = tree.parsedHeader['content-transfer-encoding'];
-  if (type === 'message/rfc822' && (!encoding || ['7bit', '8bit', 'binary'].includes(encoding as string)))
-    leaf.message = parse(body) as MimeTreeNode;
-  return leaf;
+function source(node: MimeNode): PartSource {
+  return {
+    write() {
+      const header = node.buildHeaders();
+      return {
+        fields: [header],
+        body: encodeContent(node, node.getTransferEncoding() as string),
+        multipart: !!node.multipart,
+        boundary: node.boundary,
+        children: node.childNodes.map(source),
+      };
+    },
+  };
 }
 
 /** The tree imap-core's parser makes of serializeMimeNode(root), or null where that is not certain. */
 export function composedTree(root: MimeNode): MimeTreeNode | null {
-  return build(root, [], true);
+  return partTree(source(root));
 }

@@ -8,11 +8,12 @@ import type { Clock } from '../util/clock';
 import { workerScript } from '../util/worker-script';
 
 /**
- * Describing a message (compose, serialize, parse, ENVELOPE/BODYSTRUCTURE, encode) is pure CPU,
- * about half a millisecond each: a full sync of a large folder spends seconds on it. Done on
- * the main thread, that time also delays every list_threads page behind it (the next page
- * needs this one's cursor). So a sync describes in worker threads: the main thread keeps
- * listing, fetching and serving IMAP while the workers describe what already arrived.
+ * Describing a message (its tree, ENVELOPE/BODYSTRUCTURE, the row's wire text and JSON) is
+ * pure CPU, a tenth of a millisecond or more each: a full sync of a large folder spends
+ * seconds on it. Done on the main thread, that time also delays every list_threads page
+ * behind it (the next page needs this one's cursor). So a sync describes in worker threads:
+ * the main thread keeps listing, fetching and serving IMAP while the workers describe what
+ * already arrived.
  *
  * Workers start on first use and end after a while without work (they hold tens of MB each).
  * Small batches (incremental polls) are described inline: a worker would cost more to start.

@@ -4,12 +4,14 @@ import { base64EncodedSize, base64Lines } from './base64-window';
 import { composeMessage, serializeMimeNode } from './compose';
 import { composedTree } from './composed-tree';
 import { createIndexer, type MimeTreeNode } from './imap-indexer';
+import { modelEnvelope } from './model-envelope';
+import { modelTree } from './model-tree';
 
 /**
- * IMAP metadata of a message without its attachment bytes. The message is composed
- * with empty attachment bodies, its tree read as imap-core's indexer would parse it
- * (composed-tree.ts), and every attachment leaf then
- * becomes an external node: `attachmentId` names the vendor attachment, `size`/`lineCount`
+ * IMAP metadata of a message without its attachment bytes. The message's tree, with empty
+ * attachment bodies, is made from its model as imap-core's indexer would parse the composed
+ * message (model-tree.ts; where that cannot tell, the message is composed and the tree read off
+ * the composition, composed-tree.ts), and every attachment leaf then becomes an external node: `attachmentId` names the vendor attachment, `size`/`lineCount`
  * are those of its base64 form computed from the declared size. imap-core's rebuild() streams such
  * nodes from the attachment storage (attachment-storage.ts), exactly as WildDuck serves
  * attachments it keeps outside the MIME tree.
@@ -45,14 +47,15 @@ export function parseExternalId(id: string): AttachmentRef {
 
 const indexer = createIndexer();
 
-/** Walks the parsed tree and the nodemailer tree together: parsing keeps the node order. */
-function externalize(
-  parsed: MimeTreeNode,
-  node: MimeNode,
-  attachments: Map<MimeNode, MailAttachment>,
-  messageUid: string,
-): void {
-  const att = attachments.get(node);
+/** A part of the written message, with the vendor attachment it holds. */
+interface AttachmentPart {
+  attachment?: MailAttachment;
+  children: readonly AttachmentPart[];
+}
+
+/** Walks the parsed tree and the written parts together: parsing keeps the part order. */
+function externalize(parsed: MimeTreeNode, part: AttachmentPart, messageUid: string): void {
+  const att = part.attachment;
   if (att && att.size > 0) {
     parsed.body = false;
     parsed.size = base64EncodedSize(att.size);
@@ -60,20 +63,37 @@ function externalize(
     parsed.attachmentId = externalId({ messageUid, attachmentId: att.id, size: att.size });
   }
   const children = parsed.childNodes ?? [];
-  if (children.length !== node.childNodes.length) throw new Error('parsed MIME tree does not match the composed one');
-  for (const [i, child] of children.entries()) externalize(child, node.childNodes[i], attachments, messageUid);
+  if (children.length !== part.children.length) throw new Error('parsed MIME tree does not match the written one');
+  for (const [i, child] of children.entries()) externalize(child, part.children[i], messageUid);
 }
 
-export function describeMessage(msg: MailMessage): MessageDescription {
-  const { root, attachmentNodes } = composeMessage(msg, () => Buffer.alloc(0));
-  const mimeTree = composedTree(root) ?? indexer.parseMimeTree(serializeMimeNode(root));
-  externalize(mimeTree, root, attachmentNodes, msg.id);
+function described(mimeTree: MimeTreeNode, envelope = indexer.getEnvelope(mimeTree)): MessageDescription {
   return {
     mimeTree,
     size: indexer.getSize(mimeTree),
     bodystructure: indexer.getBodyStructure(mimeTree),
-    envelope: indexer.getEnvelope(mimeTree),
+    envelope,
   };
+}
+
+/** describeMessage by composing the message with nodemailer (what the model path must equal). */
+export function describeComposed(msg: MailMessage): MessageDescription {
+  const { root, attachmentNodes } = composeMessage(msg, () => Buffer.alloc(0));
+  const mimeTree = composedTree(root) ?? indexer.parseMimeTree(serializeMimeNode(root));
+  const parts = (node: MimeNode): AttachmentPart => ({
+    attachment: attachmentNodes.get(node),
+    children: node.childNodes.map(parts),
+  });
+  externalize(mimeTree, parts(root), msg.id);
+  return described(mimeTree);
+}
+
+/** From the message model (model-tree.ts); composed where the model path cannot tell. */
+export function describeMessage(msg: MailMessage): MessageDescription {
+  const model = modelTree(msg);
+  if (!model) return describeComposed(msg);
+  externalize(model.mimeTree, model.layout, msg.id);
+  return described(model.mimeTree, modelEnvelope(model.mimeTree.parsedHeader));
 }
 
 /** Header that marks a placeholder; a full sync tries such messages again. */
@@ -105,12 +125,18 @@ export function placeholderBytes(msg: MailMessage): Buffer {
   return Buffer.from(lines.join('\r\n'));
 }
 
-/** describeMessage, or for a message that cannot be converted, its placeholder's description. */
-export function describeMailMessage(msg: MailMessage): MessageDescription & { unconvertible?: string } {
+/**
+ * describeMessage (or `describe`), or for a message that cannot be converted, its
+ * placeholder's description.
+ */
+export function describeMailMessage(
+  msg: MailMessage,
+  describe: (msg: MailMessage) => MessageDescription = describeMessage,
+): MessageDescription & { unconvertible?: string } {
   let problem = msg.unreadable;
   if (problem === undefined) {
     try {
-      return describeMessage(msg);
+      return describe(msg);
     } catch (err) {
       problem = (err as Error).message;
     }
@@ -118,15 +144,17 @@ export function describeMailMessage(msg: MailMessage): MessageDescription & { un
   return { ...describeRaw(placeholderBytes(msg)), unconvertible: problem };
 }
 
+/**
+ * The tree a message's body sections are served from: the message composed, as its bytes are
+ * made (the model path gives the same tree, but composing is what decides the bytes).
+ */
+export function contentTree(msg: MailMessage): MimeTreeNode {
+  return describeMailMessage(msg, describeComposed).mimeTree;
+}
+
 /** The description of a message that exists only as bytes (a draft a client appended). */
 export function describeRaw(raw: Buffer): MessageDescription {
-  const mimeTree = indexer.parseMimeTree(raw);
-  return {
-    mimeTree,
-    size: indexer.getSize(mimeTree),
-    bodystructure: indexer.getBodyStructure(mimeTree),
-    envelope: indexer.getEnvelope(mimeTree),
-  };
+  return described(indexer.parseMimeTree(raw));
 }
 
 /** The decoded text and HTML parts of a message held as bytes: what SEARCH BODY/TEXT reads of a draft. */

@@ -2,6 +2,7 @@ export {
   describeMessage,
   describeRaw,
   describeMailMessage,
+  contentTree,
   unconvertibleHeader,
   externalAttachments,
   externalId,

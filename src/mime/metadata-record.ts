@@ -1,6 +1,7 @@
 import type { MailMessage } from '../domain/message';
 import { describeMailMessage, type MessageDescription } from './describe';
 import { compileSummary } from './compiled-summary';
+import { messageKeys, type MessageKeys } from './message-keys';
 
 /**
  * The stored form of a message (a `message_cache` row): what FETCH and SEARCH read for every
@@ -21,6 +22,8 @@ export interface MetadataRecord {
   header: string;
   /** JSON of the message (body included). */
   message: string;
+  /** What SORT, THREAD and SEARCH compare of it, from the header lines (stored in message_keys). */
+  keys: MessageKeys;
   /** Why the message could not be converted and a placeholder stands in for it (not stored). */
   unconvertible?: string;
 }
@@ -32,6 +35,7 @@ export function metadataRecord(message: MailMessage, description: MessageDescrip
     summary: JSON.stringify(compileSummary(description.envelope, description.bodystructure)),
     header: JSON.stringify(description.mimeTree.header),
     message: JSON.stringify(message),
+    keys: messageKeys(description.mimeTree.header),
   };
 }
 

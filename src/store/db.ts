@@ -172,6 +172,29 @@ export const migrations: string[] = [
     PRIMARY KEY (account, label)
   ) WITHOUT ROWID;
   `,
+  `
+  -- per message, what SORT, THREAD and SEARCH compare of it (./message-keys-table.ts); written
+  -- when a message is described, and for messages described before this, on their first use
+  CREATE TABLE message_keys (
+    account TEXT NOT NULL,
+    message_uid TEXT NOT NULL,
+    sent_date INTEGER,
+    base_subject TEXT NOT NULL,
+    reply_or_forward INTEGER NOT NULL,
+    from_mailbox TEXT NOT NULL,
+    to_mailbox TEXT NOT NULL,
+    cc_mailbox TEXT NOT NULL,
+    display_from TEXT NOT NULL,
+    display_to TEXT NOT NULL,
+    message_id TEXT,
+    parents TEXT NOT NULL,
+    subject_text TEXT NOT NULL,
+    from_text TEXT NOT NULL,
+    to_text TEXT NOT NULL,
+    cc_text TEXT NOT NULL,
+    PRIMARY KEY (account, message_uid)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 function migrate(db: Database): void {

@@ -10,6 +10,8 @@ import type {
 } from '../model/mail-rows';
 import type { MailMessage } from '../domain/message';
 import { readStoredMessage } from './stored-message';
+import type { MessageKey, MessageKeys } from '../mime/message-keys';
+import { keyColumns, keyValues, messageKeyNames, readKeys } from './message-keys-table';
 import { openDatabase, type Database } from './db';
 import { LocalMessages } from './local-messages';
 import { WalDurability } from './wal-durability';
@@ -103,6 +105,8 @@ export class MailStore implements MailState {
   /** folder id -> its rows by uid. Rows are never mutated, only replaced, so handed-out lists stay valid snapshots. */
   private readonly rowCache = new LRUCache<number, MessageRow[]>({ max: rowCacheFolders });
   private readonly stmt;
+  /** Reads of message_keys by the columns they read: a command reads only the keys it compares. */
+  private readonly keyReads = new Map<string, { all(...args: unknown[]): unknown[] }>();
   readonly local: LocalMessages;
 
   /** `durability`: when the writes are durable; a mirror of PostgreSQL (./pg) says when they reached it. */
@@ -167,6 +171,10 @@ export class MailStore implements MailState {
       putMetadata: p(
         'INSERT OR REPLACE INTO message_cache (account, message_uid, size, summary, header, message) VALUES (?, ?, ?, ?, ?, ?)',
       ),
+      putKeys: p(
+        `INSERT OR REPLACE INTO message_keys (account, message_uid, ${messageKeyNames.map((k) => keyColumns[k].name).join(', ')})
+         VALUES (?, ?, ${messageKeyNames.map(() => '?').join(', ')})`,
+      ),
       getSummaries: p(
         'SELECT message_uid, size, summary FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?))',
       ).raw(true),
@@ -190,6 +198,9 @@ export class MailStore implements MailState {
       ).pluck(),
       pruneMetadata: p(
         'DELETE FROM message_cache WHERE account = ? AND NOT EXISTS (SELECT 1 FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.account = message_cache.account AND m.message_uid = message_cache.message_uid)',
+      ),
+      pruneKeys: p(
+        'DELETE FROM message_keys WHERE account = ? AND NOT EXISTS (SELECT 1 FROM message_cache c WHERE c.account = message_keys.account AND c.message_uid = message_keys.message_uid)',
       ),
     };
   }
@@ -490,6 +501,7 @@ export class MailStore implements MailState {
     this.db.transaction(() => {
       for (const r of records) {
         this.stmt.putMetadata.run(account, r.messageUid, r.size, r.summary, r.header, r.message);
+        this.stmt.putKeys.run(account, r.messageUid, ...keyValues(r.keys));
         // rare (a re-described message of another size): drop those folders' cached rows
         for (const folderId of this.stmt.metadataSizeToRows.all(r.size, r.size, r.messageUid, account) as number[])
           this.rowCache.delete(folderId);
@@ -511,6 +523,46 @@ export class MailStore implements MailState {
   /** Top-level header lines: header FETCH sections and SEARCH read nothing else of a message. */
   getHeaders(account: string, messageUids: readonly string[]): Map<string, string[]> {
     return this.column<string[]>(this.stmt.getHeaders, account, messageUids);
+  }
+
+  /**
+   * The `keys` of each message that has them stored (messages described before they were stored
+   * have not). With `folder`, holding most of `messageUids`, those of the folder's messages
+   * are read through its rows (maybe a few more than asked for), which costs half the look-up
+   * by a list of 10,000 ids.
+   */
+  getMessageKeys(
+    account: string,
+    messageUids: readonly string[],
+    keys: readonly MessageKey[],
+    folder?: string,
+  ): Map<string, Partial<MessageKeys>> {
+    const folderId = folder === undefined ? undefined : this.folderId(account, folder);
+    const byFolder = folderId !== undefined && messageUids.length * 2 >= this.folderRows(folderId).length;
+    const columns = keys.map((k) => `k.${keyColumns[k].name}`).join(', ');
+    const read = `${byFolder ? 'folder' : 'ids'}: ${columns}`;
+    let stmt = this.keyReads.get(read);
+    if (!stmt) {
+      stmt = this.db
+        .prepare(
+          byFolder
+            ? `SELECT m.message_uid, ${columns} FROM messages m JOIN message_keys k ON k.account = ? AND k.message_uid = m.message_uid WHERE m.folder_id = ?`
+            : `SELECT k.message_uid, ${columns} FROM message_keys k WHERE k.account = ? AND k.message_uid IN (SELECT value FROM json_each(?))`,
+        )
+        .raw(true);
+      this.keyReads.set(read, stmt);
+    }
+    const out = new Map<string, Partial<MessageKeys>>();
+    for (const row of stmt.all(account, byFolder ? folderId : JSON.stringify(messageUids)) as unknown[][])
+      out.set(row[0] as string, readKeys(keys, row));
+    return out;
+  }
+
+  /** Stores keys computed from the header lines of messages described before keys were stored. */
+  putMessageKeys(account: string, entries: ReadonlyMap<string, MessageKeys>): void {
+    this.db.transaction(() => {
+      for (const [uid, keys] of entries) this.stmt.putKeys.run(account, uid, ...keyValues(keys));
+    })();
   }
 
   /** The thread id of each message ("" when it has none). */
@@ -538,6 +590,8 @@ export class MailStore implements MailState {
 
   /** Drops cached messages no folder of the account holds any more; returns how many. */
   pruneMetadata(account: string): number {
-    return this.stmt.pruneMetadata.run(account).changes;
+    const pruned = this.stmt.pruneMetadata.run(account).changes;
+    this.stmt.pruneKeys.run(account);
+    return pruned;
   }
 }

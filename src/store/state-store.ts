@@ -1,4 +1,5 @@
 import type { MetadataRecord } from '../mime';
+import type { MessageKey, MessageKeys } from '../mime/message-keys';
 import type { MailMessage } from '../domain/message';
 import type { FolderState, MessageRow, MessageSummary, NewMessage, UidChange } from '../model/mail-rows';
 import type { QuarantineRecord, QuarantineStatus } from '../model/quarantine-record';
@@ -54,6 +55,13 @@ export interface MailState extends Durability {
   getHeaders(account: string, messageUids: readonly string[]): Map<string, string[]>;
   getMessages(account: string, messageUids: readonly string[]): Map<string, MailMessage>;
   getThreadIds(account: string, messageUids: readonly string[]): Map<string, string>;
+  getMessageKeys(
+    account: string,
+    messageUids: readonly string[],
+    keys: readonly MessageKey[],
+    folder?: string,
+  ): Map<string, Partial<MessageKeys>>;
+  putMessageKeys(account: string, entries: ReadonlyMap<string, MessageKeys>): void;
   pruneMetadata(account: string): number;
 }
 

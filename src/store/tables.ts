@@ -1,3 +1,5 @@
+import { keyColumns, messageKeyNames } from './message-keys-table';
+
 /**
  * The state's tables, described once. From this description come the SQLite schema of a new
  * state file and of a node's mirror (./db.ts), the PostgreSQL schema of a new shared database
@@ -120,6 +122,18 @@ export const tables: readonly TableDescription[] = [
     ],
     key: ['account', 'message_uid'],
     sqliteRowid: true,
+    replicated: { deletable: true },
+  },
+  {
+    // per message, what SORT, THREAD and SEARCH compare of it, one column a key (./message-keys-table.ts)
+    name: 'message_keys',
+    stores: ['sqlite', 'pg'],
+    columns: [
+      account,
+      { name: 'message_uid', type: 'text' },
+      ...messageKeyNames.map((k) => keyColumns[k]).map(({ name, type, nullable }) => ({ name, type, nullable })),
+    ],
+    key: ['account', 'message_uid'],
     replicated: { deletable: true },
   },
   {

@@ -45,6 +45,10 @@ declare module '@mailbridge/imap-core' {
     ): unknown[];
     isUTF8Enabled(): boolean;
     earlierVanished(uids: readonly number[], set: string): unknown;
+    /** NOTIFY (RFC 5465): messages of a mailbox other than the selected one changed. */
+    notifyMailbox(path: string, events: readonly string[]): void;
+    /** NOTIFY: a mailbox was created, deleted or renamed. */
+    notifyMailboxName(change: { path: string; oldPath?: string; deleted?: boolean }): void;
   }
 
   export class IMAPServer extends EventEmitter {
@@ -133,6 +137,8 @@ declare module '@mailbridge/imap-core' {
     ): void;
     /** The selected session's \Recent count, announced as `* n RECENT` when it changed. */
     onRecentCount?(session: CoreSession): number;
+    /** NOTIFY SET (what it asked, opaque here) or NOTIFY NONE (null); NOTIFY is offered only with this hook. */
+    onNotify?(spec: unknown, session: CoreSession): void;
   }
 
   export const imapHandler: {
@@ -187,10 +193,24 @@ declare module '@mailbridge/imap-core/lib/indexer/parse-mime-tree' {
       _node: ParserNode;
       processNodeHeader(): void;
       processContentType(): void;
+      /** 'text/plain; charset=utf-8' -> {value, type, subtype, params, hasParams} */
+      parseValueParams(value: string): Record<string, unknown>;
     };
   }
   const parse: ParseMimeTree;
   export = parse;
+}
+
+declare module '@mailbridge/imap-core/lib/indexer/create-envelope' {
+  /** ENVELOPE of a parsed header (the indexer's getEnvelope). */
+  function createEnvelope(parsedHeader: Record<string, unknown>): unknown[];
+  export = createEnvelope;
+}
+
+declare module '@mailbridge/imap-core/lib/indexer/source-routes' {
+  /** Gives each address addressparser made from an angle-addr with a source route its `route` (in place). */
+  function withSourceRoutes<T>(text: string, addresses: T[]): T[];
+  export = withSourceRoutes;
 }
 
 declare module '@mailbridge/imap-core/lib/binary' {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { baseSubject } from '../../src/imap/base-subject';
+import { baseSubject } from '../../src/mime/base-subject';
 
 /** RFC 5256 2.1: the base subject, in i;unicode-casemap form, and whether the subject marked a reply or forward. */
 describe('RFC 5256 base subject', () => {

@@ -67,6 +67,7 @@ function backend(extra: Partial<MailboxBackend> = {}): MailboxBackend {
     append: unused,
     search: unused,
     recentCount: () => 0,
+    folderPath: unused,
     close: () => undefined,
     ...extra,
   };
@@ -74,8 +75,9 @@ function backend(extra: Partial<MailboxBackend> = {}): MailboxBackend {
 
 async function start(b: MailboxBackend): Promise<RawSession> {
   const server = new IMAPServer({ logger: createLogger('fatal'), ignoreSTARTTLS: true });
-  server.notifier = new ChangeJournal();
-  bindEngine(server, b, host, createLogger('fatal'));
+  const journal = new ChangeJournal();
+  server.notifier = journal;
+  bindEngine(server, b, host, createLogger('fatal'), journal);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   servers.push(server);
   const s = await rawSession((server.server.address() as AddressInfo).port, 'u', 'right');
@@ -141,7 +143,8 @@ test('untagged data goes out through the session’s writer, in the session’s 
 
 test('a login the host refuses is NO [AUTHENTICATIONFAILED]; a thrown ImapError answers with its code', async () => {
   const server = new IMAPServer({ logger: createLogger('fatal'), ignoreSTARTTLS: true });
-  server.notifier = new ChangeJournal();
+  const journal = new ChangeJournal();
+  server.notifier = journal;
   bindEngine(
     server,
     backend(),
@@ -153,6 +156,7 @@ test('a login the host refuses is NO [AUTHENTICATIONFAILED]; a thrown ImapError 
       },
     },
     createLogger('fatal'),
+    journal,
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   servers.push(server);

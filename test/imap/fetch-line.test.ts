@@ -142,6 +142,8 @@ function sessionOf(uidList: number[], utf8: boolean): CoreSession {
     getQueryResponse,
     isUTF8Enabled: () => utf8,
     earlierVanished: () => false,
+    notifyMailbox: () => undefined,
+    notifyMailboxName: () => undefined,
   };
 }
 

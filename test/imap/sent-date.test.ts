@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { parseDateHeader, sentDate } from '../../src/imap/sent-date';
+import { parseDateHeader, sentDate } from '../../src/mime/sent-date';
 
 describe('RFC 5256 sent date', () => {
   test('Date headers as instants, zones applied', () => {

@@ -1,13 +1,17 @@
 import { describe, expect, test } from 'vitest';
 import { OrderingKeys } from '../../src/imap/ordering-keys';
+import { messageKeys } from '../../src/mime/message-keys';
 import { orderedSubjectThreads, referencesThreads, type ThreadNode } from '../../src/imap/thread';
+
+/** The ordering keys of a message with these header lines. */
+const orderingKeys = (lines: string[]) => new OrderingKeys(messageKeys(lines));
 
 /** A message: UID, subject, sent day of March 2023, and extra header lines. */
 const m = (uid: number, subject: string, day: number, ...headers: string[]) => ({
   uid,
   idate: 0,
   size: 0,
-  keys: new OrderingKeys([
+  keys: orderingKeys([
     `Message-ID: <${uid}@t>`,
     `Subject: ${subject}`,
     `Date: ${day} Mar 2023 10:00:00 +0000`,
@@ -72,7 +76,7 @@ describe('THREAD=REFERENCES', () => {
     const threads = referencesThreads([
       m(1, 'A', 1, 'References: <2@t>'),
       m(2, 'B', 2, 'References: <1@t>'),
-      { ...m(3, 'C', 3), keys: new OrderingKeys(['Message-ID: <1@t>', 'Subject: C', 'Date: 3 Mar 2023 10:00 +0000']) },
+      { ...m(3, 'C', 3), keys: orderingKeys(['Message-ID: <1@t>', 'Subject: C', 'Date: 3 Mar 2023 10:00 +0000']) },
     ]);
     expect(write(threads)).toBe('(2 (1))(3)');
   });

@@ -10,16 +10,17 @@ import { attachmentBytes, richVendorMessage } from './fixtures';
 import { composed, realWorld } from './real-world-mail';
 
 /**
- * The messages describing is checked against (composed-tree.test.ts, describe-caches.test.ts):
- * the sandbox corpus, the real-world shapes of the round trip, the rows stored by earlier
- * versions and the rich fixture, each as the bridge stores it.
+ * The messages describing is checked against (composed-tree.test.ts, describe-caches.test.ts,
+ * model-description.test.ts): the sandbox corpus, the round trip's (round-trip.test.ts) sandbox
+ * corpus and real-world shapes, the rows stored by earlier versions and the rich fixture, each
+ * as the bridge stores it.
  */
 
-function sandboxCorpus(): MailMessage[] {
+function sandboxCorpus(seed = 11, count = 800): MailMessage[] {
   const corpus = generateCorpus({
-    seed: 11,
+    seed,
     owner: 'alice@sandbox.test',
-    count: 800,
+    count,
     anchor: Date.UTC(2026, 0, 1),
     firstSeq: 1,
   });
@@ -37,7 +38,8 @@ function earlierRows(): MailMessage[] {
 }
 
 export const corpora: Record<string, () => MailMessage[]> = {
-  'the sandbox corpus': sandboxCorpus,
+  'the sandbox corpus': () => sandboxCorpus(),
+  "the round trip's sandbox corpus": () => sandboxCorpus(7, 200),
   'real-world shapes': () => Object.values(realWorld).map(composed),
   'rows stored by earlier versions': earlierRows,
   'the rich fixture, with and without a composition': () => [

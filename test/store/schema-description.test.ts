@@ -52,6 +52,7 @@ it('a new SQLite state file has the tables the migrations give an old one', () =
     'local_labels',
     'local_messages',
     'message_cache',
+    'message_keys',
     'messages',
     'quarantine',
     'submissions',

@@ -5,6 +5,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/store';
+import { messageKeys } from '../../src/mime/message-keys';
+import { messageKeyNames } from '../../src/store/message-keys-table';
 import { openPgState } from '../../src/store/pg/pg-state';
 import { openSqliteState } from '../../src/store/sqlite-state';
 import { type Postgres, startPostgres } from '../support/postgres';
@@ -23,7 +25,19 @@ const record = (messageUid: string, size: number) => ({
   summary: JSON.stringify({ envelope: `(NIL "${messageUid}")`, bodystructure: '("TEXT" "PLAIN")' }),
   header: JSON.stringify([`Subject: ${messageUid}`]),
   message: JSON.stringify({ message_uid: messageUid }),
+  keys: keysOf(messageUid),
 });
+
+/** Keys with a value of every column type: a date, a reply's subject, ids, a missing Cc. */
+const keysOf = (messageUid: string) =>
+  messageKeys([
+    `Subject: Re: =?UTF-8?Q?=C3=9Cbergabe?= ${messageUid}`,
+    'Date: Mon, 2 Jan 2023 23:30 -0500',
+    'From: Jürgen <j@example.de>',
+    'To: Team: a@x, b@x;',
+    `Message-ID: <${messageUid}@x>`,
+    'References: <a@x> <b@x>',
+  ]);
 
 let postgres: Postgres;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-contract-'));
@@ -153,6 +167,11 @@ describe.each(backends)('state store contract: $name', (backend) => {
     expect(s.mail.listMessages(A, 'INBOX')[0].size).toBe(120);
     expect([...s.mail.getSummaries(A, ['m1', 'gone']).keys()]).toEqual(['m1']);
     expect(s.mail.getHeaders(A, ['m1']).get('m1')).toEqual(['Subject: m1']);
+    // the keys stored with the message, each read back as it was; those of a pruned message gone
+    expect(s.mail.getMessageKeys(A, ['m1', 'gone'], messageKeyNames)).toEqual(new Map([['m1', keysOf('m1')]]));
+    expect(s.mail.getMessageKeys(A, ['m1'], ['sentDate', 'replyOrForward'])).toEqual(
+      new Map([['m1', { sentDate: Date.parse('2023-01-03T04:30:00Z'), replyOrForward: true }]]),
+    );
     expect(s.mail.local.get(A, draft)?.raw.toString()).toBe('Subject: draft\r\n\r\nbody\r\n');
     expect(s.mail.local.get(A, dropped)).toBeNull();
     expect(s.mail.local.wasSubmitted(A, '<id@example.com>')).toBe(true);

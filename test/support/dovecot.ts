@@ -86,6 +86,8 @@ function config(
     // "/" as the hierarchy separator, as the bridge's Labels/<name> folders use
     `mail_location = maildir:${maildir}:LAYOUT=fs`,
     ...(options.ownMaildir ? ['maildir_very_dirty_syncs = yes'] : []),
+    // Dovecot offers NOTIFY (RFC 5465) only with its notify plugin loaded
+    ...(options.notify ? ['mail_plugins = $mail_plugins notify'] : []),
     `namespace inbox {\n  inbox = yes\n  separator = /\n${mailboxes}\n}`,
     `service imap-login {\n  inet_listener imap {\n    address = 127.0.0.1\n    port = ${port}\n  }\n}`,
     'service stats {\n  unix_listener stats-writer {\n    mode = 0666\n  }\n}',
@@ -108,6 +110,8 @@ export interface DovecotOptions {
    * conformance suite keeps the default.
    */
   ownMaildir?: boolean;
+  /** Loads the notify plugin, so that Dovecot offers NOTIFY (the conformance cases of RFC 5465). */
+  notify?: boolean;
 }
 
 export async function startDovecot(

@@ -52,6 +52,7 @@ export const commandNames = [
   'THREAD',
   'UID THREAD',
   'CANCELUPDATE',
+  'NOTIFY',
   'ENABLE',
   'GETQUOTAROOT',
   'SETQUOTA',
@@ -179,6 +180,13 @@ const words = [
   'RETURN',
   '(SPECIAL-USE)',
   '(STORAGE 10)',
+  'SET',
+  'NONE',
+  'STATUS',
+  '(SELECTED (MessageNew (UID BODY.PEEK[HEADER]) MessageExpunge FlagChange))',
+  '(SELECTED-DELAYED NONE)',
+  '(PERSONAL (MessageNew MessageExpunge MailboxName SubscriptionChange))',
+  '(SUBTREE "Labels" (FlagChange))',
 ];
 const sequences = [
   '1',

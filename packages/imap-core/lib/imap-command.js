@@ -3,6 +3,7 @@
 const errors = require('./errors.js');
 const metrics = require('./metrics.js');
 const imapHandler = require('./handler/imap-handler');
+const notifyDelivery = require('./notify-delivery');
 const MAX_MESSAGE_SIZE = 1 * 1024 * 1024;
 const MAX_BAD_COMMANDS = 50;
 // no untagged EXPUNGE while answering these (RFC 3501 7.4.1); their UID forms may send it
@@ -54,6 +55,7 @@ const commands = new Map([
     ['UID SEARCH', require('./commands/search')],
     ['SORT', require('./commands/sort')],
     ['CANCELUPDATE', require('./commands/cancelupdate')],
+    ['NOTIFY', require('./commands/notify')],
     ['UID SORT', require('./commands/sort')],
     ['THREAD', require('./commands/thread')],
     ['UID THREAD', require('./commands/thread')],
@@ -512,28 +514,33 @@ class IMAPCommand {
     }
 
     sendNotifications(handler, callback) {
+        // NOTIFY's STATUS and LIST of other mailboxes go before any command's answer (RFC 5465 3)
+        let done = () => notifyDelivery.flushMailboxes(this.connection, callback);
         if (this.connection.state !== 'Selected') {
             // nothing to advertise if not in Selected state
-            return callback();
+            return done();
         }
         if (handler.disableNotifications) {
             // STORE and FETCH send no queued notifications; a STORE changes search results all the
             // same, and Dovecot answers their ADDTO and REMOVEFROM before its OK (RFC 5267 4.3)
             if (!CHANGING_COMMANDS.has(this.command) || !this.connection.hasSearchUpdates()) {
-                return callback();
+                return done();
             }
-            return this.connection.pullNotifications(() => this.connection.sendSearchUpdates(callback));
+            return this.connection.pullNotifications(() => this.connection.sendSearchUpdates(done));
         }
 
         // changes the command itself made (an APPEND into the selected mailbox) are in the
         // journal already, but the listener reads it only on its next wake-up: read it now
         this.connection.pullNotifications(() => {
             let changed = this.connection.emitNotifications(!NO_EXPUNGE_COMMANDS.has(this.command));
-            if (!changed && !CHANGING_COMMANDS.has(this.command)) {
-                return callback();
-            }
-            // the search contexts' ADDTO and REMOVEFROM follow the changes, before the tagged answer
-            this.connection.sendSearchUpdates(callback);
+            // the fetch-atts NOTIFY asks for new messages follow their EXISTS (RFC 5465 5.2)
+            notifyDelivery.fetchNew(this.connection, () => {
+                if (!changed && !CHANGING_COMMANDS.has(this.command)) {
+                    return done();
+                }
+                // the search contexts' ADDTO and REMOVEFROM follow the changes, before the tagged answer
+                this.connection.sendSearchUpdates(done);
+            });
         });
     }
 

@@ -7,6 +7,8 @@ const imapTools = require('./imap-tools');
 const { uidsInSet, vanishedLine } = require('./qresync');
 const search = require('./search');
 const searchUpdates = require('./search-updates');
+const notifyDelivery = require('./notify-delivery');
+const { selectedAllows } = require('./notify');
 const dns = require('dns');
 const crypto = require('crypto');
 const os = require('os');
@@ -143,6 +145,9 @@ class IMAPConnection extends EventEmitter {
 
         // indicates if QRESYNC is enabled for the session (ENABLE QRESYNC, RFC 7162 3.2.3)
         this.qresyncEnabled = false;
+
+        // what NOTIFY SET asked for (lib/notify.js), null without NOTIFY or after NOTIFY NONE (RFC 5465)
+        this.notify = null;
 
         // Resolved hostname for remote IP address
         this.clientHostname = false;
@@ -707,9 +712,18 @@ class IMAPConnection extends EventEmitter {
             });
         } else {
             this._currentCommand = false;
-            currentCommand.end(command, (err, ...args) => {
-                resetCompressedInput();
-                callback(err, ...args);
+            // a command runs after an unsolicited NOTIFY push, never within it; while it runs, what
+            // NOTIFY reports waits for its answer
+            notifyDelivery.whenQuiet(this, () => {
+                this._commandRunning = true;
+                currentCommand.end(command, (err, ...args) => {
+                    this._commandRunning = false;
+                    resetCompressedInput();
+                    callback(err, ...args);
+                    if (this.notify) {
+                        notifyDelivery.schedule(this);
+                    }
+                });
             });
         }
     }
@@ -737,6 +751,11 @@ class IMAPConnection extends EventEmitter {
             commandCounters: {},
 
             isUTF8Enabled: () => this.acceptUTF8Enabled,
+
+            // the host's reports for NOTIFY (RFC 5465): messages of a mailbox changed (`events`:
+            // MessageNew, MessageExpunge, FlagChange), a mailbox name came, went or changed
+            notifyMailbox: (path, events) => notifyDelivery.queueStatus(this, path, events),
+            notifyMailboxName: change => notifyDelivery.queueName(this, change),
 
             // `* VANISHED (EARLIER) ...` for those of `uids` (expunged) a client's UID set names, or false
             earlierVanished: (uids, set) => {
@@ -840,7 +859,10 @@ class IMAPConnection extends EventEmitter {
                         queued++;
                     }
 
-                    if (conn.idling) {
+                    if (queued && conn.notify) {
+                        // NOTIFY: sent once no command runs (lib/notify-delivery.js), in IDLE too
+                        notifyDelivery.schedule(conn);
+                    } else if (conn.idling) {
                         // when idling emit notifications immediately, and the search contexts' updates after them
                         if (queued && conn.emitNotifications()) {
                             conn.sendSearchUpdates(() => false);
@@ -998,6 +1020,16 @@ class IMAPConnection extends EventEmitter {
                 continue; // skip this
             }
 
+            // a NOTIFY without MessageNew (or FlagChange) for the selected mailbox: no EXISTS (or
+            // FETCH of another session's flags), as Dovecot; the new messages stay out of the view
+            if ((update.command === 'EXISTS' && !selectedAllows(this.notify, 'MessageNew')) || (update.command === 'FETCH' && !selectedAllows(this.notify, 'FlagChange'))) {
+                continue;
+            }
+            if (update.command === 'EXISTS' && this.notify && this.notify.selected && this.notify.selected.fetch) {
+                // kept with the selection, so a SELECT in between drops them
+                (this.selected.notifyNew = this.selected.notifyNew || []).push(update.uid);
+            }
+
             this.logger.debug(
                 {
                     tnx: 'notifications',
@@ -1119,7 +1151,7 @@ class IMAPConnection extends EventEmitter {
      * is the host's `onRecentCount(session)`; without that hook nothing is sent.
      */
     announceRecent() {
-        if (this.state !== 'Selected' || !this.selected || typeof this._server.onRecentCount !== 'function') {
+        if (this.state !== 'Selected' || !this.selected || typeof this._server.onRecentCount !== 'function' || !selectedAllows(this.notify, 'MessageNew')) {
             return;
         }
         let count = this._server.onRecentCount(this.session);

@@ -1027,6 +1027,10 @@ module.exports.sendCapabilityResponse = connection => {
     if (typeof connection._server.onThread === 'function') {
         capabilities.push('THREAD=ORDEREDSUBJECT', 'THREAD=REFERENCES');
     }
+    // RFC 5465: offered only by a server whose host reports the changes of every mailbox
+    if (typeof connection._server.onNotify === 'function') {
+        capabilities.push('NOTIFY');
+    }
 
     // extensions added in this package (README.md, "What differs from upstream"), offered in both states
     capabilities.push(...extensionCapabilities);

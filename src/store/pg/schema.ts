@@ -116,6 +116,29 @@ export const pgMigrations: string[] = [
     PRIMARY KEY (account, label)
   );
   `,
+  `
+  -- per message, what SORT, THREAD and SEARCH compare of it (../message-keys-table.ts); written
+  -- when a message is described, and for messages described before this, on their first use
+  CREATE TABLE message_keys (
+    account text NOT NULL,
+    message_uid text NOT NULL,
+    sent_date bigint,
+    base_subject text NOT NULL,
+    reply_or_forward smallint NOT NULL,
+    from_mailbox text NOT NULL,
+    to_mailbox text NOT NULL,
+    cc_mailbox text NOT NULL,
+    display_from text NOT NULL,
+    display_to text NOT NULL,
+    message_id text,
+    parents text NOT NULL,
+    subject_text text NOT NULL,
+    from_text text NOT NULL,
+    to_text text NOT NULL,
+    cc_text text NOT NULL,
+    PRIMARY KEY (account, message_uid)
+  );
+  `,
 ];
 
 /** Any fixed number: nodes starting together migrate one after the other. */

@@ -1,7 +1,7 @@
 import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { control, mailbox, startHarness, vendorFolder, type Harness } from '../../support/bridge-harness';
-import { startDovecot, type Dovecot } from '../../support/dovecot';
+import { startDovecot, type Dovecot, type DovecotOptions } from '../../support/dovecot';
 import { rawSession } from '../../support/raw-session';
 import { requireTools } from '../../support/tools';
 import { normalise } from './normalise';
@@ -135,8 +135,8 @@ async function mirror(h: Harness, d: Dovecot): Promise<void> {
   }
 }
 
-/** Sandbox + bridge and a Dovecot with the same messages, for one test file. */
-export function useServers(): { current: Servers } {
+/** Sandbox + bridge and a Dovecot with the same messages, for one test file; `dovecot` configures the latter. */
+export function useServers(dovecot: DovecotOptions = {}): { current: Servers } {
   const ctx = {} as { current: Servers };
   let h: Harness | undefined;
   let d: Dovecot | undefined;
@@ -145,7 +145,7 @@ export function useServers(): { current: Servers } {
     // a fixed corpus: same seed, same clock base (the corpus's dates follow the sandbox's day)
     const started = Date.now();
     h = await startHarness({ sandbox: { messages: 24, seed: 7, now: () => corpusDay + Date.now() - started } });
-    d = await startDovecot();
+    d = await startDovecot([], dovecot);
     await mirror(h, d);
     ctx.current = {
       bridge: { port: h.bridge.ports.imap, user: mailbox, password: h.password },

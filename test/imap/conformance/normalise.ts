@@ -75,6 +75,12 @@ function write(t: Token): string {
   return t.text;
 }
 
+/** Quoted strings as atoms (LIST's extended data: `"CHILDINFO"`, `("OLDNAME" ("name"))`, RFC 5258 and 5465). */
+function unquoted(t: Token): Token {
+  if (t.kind === 'list') return { kind: 'list', items: t.items.map(unquoted) };
+  return t.kind === 'quoted' ? { kind: 'atom', text: JSON.parse(t.text) as string } : t;
+}
+
 /** Strings of ENVELOPE/BODY/BODYSTRUCTURE: encoded words decoded, letter case folded. */
 function foldStrings(t: Token, upper: boolean): Token {
   if (t.kind === 'list') return { kind: 'list', items: t.items.map((i) => foldStrings(i, upper)) };
@@ -156,7 +162,7 @@ function normaliseResponse(r: string, options: NormaliseOptions): string | null 
     // the name, then any extended data (RFC 5258 CHILDINFO), whose tag may be an atom or quoted
     const [name, ...extended] = new Reader(list[4]).tokens(null);
     const text = name.kind === 'quoted' ? (JSON.parse(name.text) as string) : write(name);
-    const data = extended.map((t) => ` ${write(t).replace(/"CHILDINFO"/i, 'CHILDINFO')}`).join('');
+    const data = extended.map((t) => ` ${write(unquoted(t))}`).join('');
     return `* ${list[1]} (${attributes.join(' ')}) ${list[3]} ${text}${data}`;
   }
   const statusData = /^\* STATUS ("(?:[^"\\]|\\.)*"|\S+) (\(.*\))$/s.exec(r);

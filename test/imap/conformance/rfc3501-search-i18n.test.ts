@@ -3,7 +3,7 @@ import { section, useServers } from './harness';
 /**
  * RFC 3501 6.4.4 SEARCH in any language: header fields on their RFC 2047-decoded text,
  * bodies on their text decoded from the declared charset, address fields on their parsed
- * addresses, all under i;unicode-casemap (RFC 5051, src/imap/casemap.ts). The messages are
+ * addresses, all under i;unicode-casemap (RFC 5051, src/mime/casemap.ts). The messages are
  * drafts appended to both servers, so the bridge answers from its own copy.
  */
 

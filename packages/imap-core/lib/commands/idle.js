@@ -1,5 +1,7 @@
 'use strict';
 
+const notifyDelivery = require('../notify-delivery');
+
 module.exports = {
     state: ['Authenticated', 'Selected'],
 
@@ -35,8 +37,11 @@ module.exports = {
 
         this.idling = true;
         this.send('+ idling');
-        // emit any pending notifications, and the search contexts' updates after them
-        if (this.emitNotifications()) {
+        if (this.notify) {
+            // NOTIFY's push sends them, with MessageNew's fetch-atts, once IDLE no longer counts as running
+            notifyDelivery.schedule(this);
+        } else if (this.emitNotifications()) {
+            // emit any pending notifications, and the search contexts' updates after them
             this.sendSearchUpdates(() => false);
         }
 

@@ -37,8 +37,13 @@ function leaderLength(s: string): { length: number; refwd: boolean } {
 }
 
 export function baseSubject(subject: string): BaseSubject {
-  // (1) encoded words decoded, then every run of white space one space
-  let s = casemap(headerText(subject)).replace(/[ \t\r\n]+/g, ' ');
+  return baseOfSubjectText(casemap(headerText(subject)));
+}
+
+/** baseSubject of a subject already decoded and in casemap form (what SEARCH SUBJECT matches). */
+export function baseOfSubjectText(text: string): BaseSubject {
+  // (1) encoded words decoded (by the caller), then every run of white space one space
+  let s = text.replace(/[ \t\r\n]+/g, ' ');
   let replyOrForward = false;
   for (;;) {
     // (2) subj-trailer = "(fwd)" / WSP, repeatedly

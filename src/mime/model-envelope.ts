@@ -1,0 +1,44 @@
+import createEnvelope from '@mailbridge/imap-core/lib/indexer/create-envelope';
+import { addressSource } from './header-fields';
+
+/**
+ * ENVELOPE of a header block header-fields.ts parsed, as the indexer's getEnvelope makes it
+ * (imap-core's create-envelope.js), with each address list remembered by the field value it
+ * was read from: decoding names and punycode domains was most of ENVELOPE, and a mailbox's
+ * correspondents repeat. The lists are shared between messages, so nothing may change them
+ * (compiled-summary.ts only reads, and copies what it encodes).
+ */
+
+const lists = new Map<string, unknown[] | null>();
+
+/** create-envelope's processAddress of a parsed address list: null when it holds none. */
+function addressList(parsed: unknown): unknown[] | null {
+  if (!Array.isArray(parsed) || !parsed.length) return null;
+  const value = addressSource(parsed);
+  const made = () => createEnvelope({ from: parsed })[2] as unknown[] | null;
+  if (value === undefined) return made();
+  let list = lists.get(value);
+  if (list === undefined) {
+    list = made();
+    if (lists.size >= 10_000) lists.clear();
+    lists.set(value, list);
+  }
+  return list;
+}
+
+const unstructured = ['date', 'subject', 'in-reply-to', 'message-id'];
+
+export function modelEnvelope(parsedHeader: Record<string, unknown>): unknown[] {
+  const rest: Record<string, unknown> = {};
+  for (const key of unstructured) if (parsedHeader[key] !== undefined) rest[key] = parsedHeader[key];
+  const envelope = createEnvelope(rest);
+  const from = addressList(parsedHeader.from);
+  // Sender and Reply-To default to From (RFC 3501 7.4.2)
+  envelope[2] = from;
+  envelope[3] = addressList(parsedHeader.sender) ?? from;
+  envelope[4] = addressList(parsedHeader['reply-to']) ?? from;
+  envelope[5] = addressList(parsedHeader.to);
+  envelope[6] = addressList(parsedHeader.cc);
+  envelope[7] = addressList(parsedHeader.bcc);
+  return envelope;
+}

@@ -5,7 +5,7 @@ import type { LocalState, MailState, MessageRow, MessageSummary } from '../store
 import type { Connector, Lane, MailFolder } from './connector';
 import type { MailMessage } from './message';
 import { SyncScheduler } from './sync-scheduler';
-import { createAttachmentStorage, type AttachmentStorage } from '../mime';
+import { createAttachmentStorage, type AttachmentStorage, type SummaryBytes } from '../mime';
 import type { MessageKey, MessageKeys } from '../mime/message-keys';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -332,6 +332,17 @@ export class AccountView {
   /** Size and compiled ENVELOPE/BODYSTRUCTURE of each message: a metadata FETCH needs nothing else. */
   summaries(messageUids: string[]): Promise<Map<string, MessageSummary>> {
     return this.messages.summaries(messageUids);
+  }
+
+  /**
+   * The summaries' ENVELOPE/BODYSTRUCTURE as a session of the kind gets them, in the order
+   * given, and how many of them were read from the store.
+   */
+  summaryBytes(
+    messageUids: readonly string[],
+    utf8: boolean,
+  ): Promise<{ bytes: Array<SummaryBytes | undefined>; read: number }> {
+    return this.messages.summaryBytes(messageUids, utf8);
   }
 
   /** Top-level header lines of each message (header sections, SEARCH). */

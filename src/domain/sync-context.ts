@@ -11,7 +11,7 @@ export interface SyncContext {
   store: MailState;
   logger: Logger;
   state: StateApplier;
-  /** Drops built MIME trees of messages whose stored form was replaced. */
+  /** Drops what was built (MIME trees, summary bytes) of messages whose stored form was replaced. */
   forgetContent(messageUids: string[]): void;
 }
 

@@ -14,6 +14,7 @@ import {
 import type { FetchQueryItem } from './fetch-query';
 import { toImapError } from './imap-error';
 import { isActive, trackActivity } from './activity';
+import { WireChunks } from './wire-chunks';
 import { type MailboxEvents, NotifyFeed } from './notify-feed';
 import { accountId } from '../model/account-id';
 
@@ -46,19 +47,26 @@ class CoreUntagged implements UntaggedWriter {
 
   fetchLines(): FetchLineWriter {
     const sequence = sequenceNumbers(this.core);
-    let pending: string[] = [];
+    const out = new WireChunks();
     return {
-      add: (uid, items) => {
+      begin: (uid) => {
         const seq = sequence(uid);
-        if (seq) pending.push(`* ${seq} FETCH (${items})`);
-        return seq > 0;
+        if (!seq) return null;
+        out.text('* ');
+        out.text(String(seq));
+        out.text(' FETCH (');
+        return out;
       },
+      end: () => {
+        out.text(')');
+        out.endLine();
+      },
+      drop: () => out.dropLine(),
       flush: () => {
-        if (!pending.length) return null;
-        // the composer ends each `compiled` chunk with CRLF, so the lines are joined with it
-        const chunk = pending.join('\r\n');
-        pending = [];
-        return this.write({ compiled: chunk });
+        let written: Promise<void> | null = null;
+        // the composer ends each `compiled` chunk with CRLF: each goes without its last one
+        for (const chunk of out.take()) written = this.write({ compiled: chunk.subarray(0, chunk.length - 2) });
+        return written;
       },
     };
   }

@@ -4,6 +4,7 @@ import type { FetchQueryItem } from './fetch-query';
 import type { SearchTerm } from './search';
 import type { SortCriterion } from './sort';
 import type { ThreadNode } from './thread';
+import type { WireChunks } from './wire-chunks';
 
 /**
  * The typed boundary between the IMAP engine (imap-core) and the bridge, in the spirit of
@@ -35,11 +36,18 @@ export interface Opening {
   readonly qresync?: QresyncParameter | null;
 }
 
-/** `* n FETCH (items)` responses, gathered and written as one chunk per flush. */
+/** `* n FETCH (items)` responses written into large chunks (wire-chunks.ts), written out at each flush. */
 export interface FetchLineWriter {
-  /** Adds `uid`'s response; false (and nothing added) when `uid` is not in the session's view. */
-  add(uid: number, items: string): boolean;
-  /** Writes what was added since the last flush; resolves once written, null when there was nothing. */
+  /**
+   * Starts `uid`'s response (`* n FETCH (`) and returns where its items are written; null (and
+   * nothing started) when `uid` is not in the session's view.
+   */
+  begin(uid: number): WireChunks | null;
+  /** Ends the response begun (`)` CRLF). */
+  end(): void;
+  /** Forgets the response begun. */
+  drop(): void;
+  /** Writes the responses ended since the last flush; resolves once written, null when there were none. */
   flush(): Promise<void> | null;
 }
 
@@ -182,11 +190,16 @@ export interface ExpungeUpdate {
 /** The search keys as the engine parsed them (EMAILID and THREADID still to be resolved). */
 export type SearchQuery = SearchTerm[];
 
+/** The MODSEQ of a matched message by its UID. */
+export interface ModseqLookup {
+  get(uid: number): number | undefined;
+}
+
 export interface SearchResult {
   uidList: number[];
   highestModseq: number;
   /** Each match's MODSEQ by UID: ESEARCH with MIN or MAX alone answers those of the messages it returns. */
-  modseqs?: ReadonlyMap<number, number>;
+  modseqs?: ModseqLookup;
 }
 
 /** One message of a MULTIAPPEND: its flags, the client's INTERNALDATE if it gave one, its bytes. */

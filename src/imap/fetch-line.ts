@@ -1,9 +1,10 @@
 import compiler from '@mailbridge/imap-core/lib/handler/imap-compiler';
 import { formatInternalDate } from '@mailbridge/imap-core/lib/imap-tools';
-import { compiledToken } from '../mime';
-import type { MessageRow, MessageSummary } from '../store';
+import type { SummaryBytes } from '../mime';
+import type { MessageRow } from '../store';
 import type { FetchQueryItem } from './fetch-query';
 import type { Session } from './engine';
+import type { WireChunks } from './wire-chunks';
 
 declare module '@mailbridge/imap-core/lib/imap-tools' {
   /** INTERNALDATE text as imap-core's formatResponse writes it. */
@@ -14,7 +15,8 @@ declare module '@mailbridge/imap-core/lib/imap-tools' {
  * The items of metadata FETCH responses written as text, byte for byte what imap-core's
  * formatResponse + compiler make of the same values (test/imap/fetch-line.test.ts), without
  * their costs per message: the compiler walks every token again. The session's writer
- * (UntaggedWriter.fetchLines) adds the sequence number.
+ * (UntaggedWriter.fetchLines) starts and ends each response; the items are written into its
+ * chunks, ENVELOPE and BODYSTRUCTURE copied from their kept bytes (MessageCache.summaryBytes).
  */
 
 const lineItems = new Set(['uid', 'flags', 'modseq', 'internaldate', 'rfc822.size', 'envelope', 'bodystructure']);
@@ -24,19 +26,19 @@ export function isLineQuery(query: readonly FetchQueryItem[]): boolean {
   return query.every((q) => lineItems.has(q.item));
 }
 
-/** One value's text; undefined when imap-core's own path has to answer the message. */
-type Part = (row: MessageRow, summary: MessageSummary | undefined) => string | undefined;
+/** Writes one item of a message; false when imap-core's path has to answer the message. */
+type Part = (out: WireChunks, row: MessageRow, summary: SummaryBytes | undefined, recent: boolean) => boolean;
+
+/** Writes a message's items (between the parentheses of its response); false as for Part. */
+export type LineItems = Part;
 
 /**
- * A FETCH's item builder: for each message the text between the parentheses of its response,
- * undefined when imap-core's path has to answer it: an ENVELOPE/BODYSTRUCTURE without a
- * summary, or RFC822.SIZE 0 (not known yet), from which imap-core computes a size of its own.
+ * A FETCH's item writer: for each message the items of its response, or false when
+ * imap-core's path has to answer it: an ENVELOPE/BODYSTRUCTURE without a summary, or
+ * RFC822.SIZE 0 (not known yet), from which imap-core computes a size of its own. `recent`:
+ * the session sees the message as \Recent (its FLAGS end with it).
  */
-export function fetchLines(
-  session: Session,
-  query: readonly FetchQueryItem[],
-  utf8: boolean,
-): (row: MessageRow, summary: MessageSummary | undefined) => string | undefined {
+export function fetchLines(session: Session, query: readonly FetchQueryItem[]): LineItems {
   // quoting rules (and quirks) stay imap-core's: each distinct flag is compiled once
   const atoms = new Map<string, string>();
   const atom = (value: string) => {
@@ -53,48 +55,84 @@ export function fetchLines(
     const name = `${compiler({ attributes: [q.original] })} `;
     switch (q.item) {
       case 'uid':
-        return (row) => name + row.uid;
+        return (out, row) => {
+          out.text(name);
+          out.text(String(row.uid));
+          return true;
+        };
       case 'flags':
-        return (row) => {
-          session.untagged.keywords(row.flags);
-          return name + flagList(row.flags.map(atom));
+        return (out, row, _summary, recent) => {
+          if (row.flags.some(isKeyword)) session.untagged.keywords(row.flags);
+          out.text(name);
+          flagList(out, row.flags, recent, atom);
+          return true;
         };
       case 'modseq':
-        return (row) => name + (row.modseq ? `(${row.modseq})` : '()');
+        return (out, row) => {
+          out.text(name);
+          out.text(row.modseq ? `(${row.modseq})` : '()');
+          return true;
+        };
       case 'internaldate':
-        return (row) => name + JSON.stringify(formatInternalDate(new Date(row.idate)));
+        return (out, row) => {
+          out.text(name);
+          out.text(JSON.stringify(formatInternalDate(new Date(row.idate))));
+          return true;
+        };
       case 'rfc822.size':
-        return (row) => (row.size ? name + row.size : undefined);
+        return (out, row) => {
+          if (!row.size) return false;
+          out.text(name);
+          out.text(String(row.size));
+          return true;
+        };
       case 'envelope':
-      case 'bodystructure': {
-        const item = q.item;
-        return (_row, summary) => summary && `${name}(${compiledToken(summary.compiled, item, utf8)[0].value})`;
-      }
+        return (out, _row, summary) => {
+          if (!summary) return false;
+          out.text(name);
+          out.bytes(summary.envelope);
+          return true;
+        };
+      case 'bodystructure':
+        return (out, _row, summary) => {
+          if (!summary) return false;
+          out.text(name);
+          out.bytes(summary.bodystructure);
+          return true;
+        };
       default:
         throw new Error(`FETCH ${q.item} is not answered as a line`);
     }
   });
 
-  return (row, summary) => {
-    let items = '';
-    for (const part of parts) {
-      const text = part(row, summary);
-      if (text === undefined) return undefined;
-      items += items ? ` ${text}` : text;
+  return (out, row, summary, recent) => {
+    for (let i = 0; i < parts.length; i++) {
+      if (i) out.text(' ');
+      if (!parts[i](out, row, summary, recent)) return false;
     }
-    return items;
+    return true;
   };
 }
 
+/** A flag imap-core's announceKeywords looks at: not a system flag, not empty. */
+function isKeyword(flag: string): boolean {
+  return flag !== '' && flag[0] !== '\\';
+}
+
 /**
- * A list of compiled atoms as imap-core's compiler joins them: no space after "(", "<" or "["
- * (so `a[` and `b` become `(a[b)`), and an empty flag is an empty atom.
+ * A message's flags (and \Recent last when `recent`) as imap-core's compiler joins their
+ * compiled atoms: no space after "(", "<" or "[" (so `a[` and `b` become `(a[b)`), and an empty
+ * flag is an empty atom.
  */
-function flagList(atoms: string[]): string {
-  let list = '(';
-  for (const text of atoms) {
-    if (!'(<['.includes(list[list.length - 1])) list += ' ';
-    list += text;
+function flagList(out: WireChunks, flags: readonly string[], recent: boolean, atom: (flag: string) => string): void {
+  let last = '(';
+  out.text('(');
+  const count = flags.length + (recent ? 1 : 0);
+  for (let i = 0; i < count; i++) {
+    const text = atom(i < flags.length ? flags[i] : '\\Recent');
+    if (last !== '(' && last !== '<' && last !== '[') out.text(' ');
+    out.text(text);
+    if (text) last = text[text.length - 1];
   }
-  return `${list})`;
+  out.text(')');
 }

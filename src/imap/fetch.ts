@@ -14,6 +14,7 @@ import { binarySections, isBinaryItem } from './binary';
 import { emailId, threadId } from './object-ids';
 import type { FetchQueryItem } from './fetch-query';
 import { RecentMessages } from './recent';
+import { collectAfter } from '../util/memory';
 import type { FetchOptions, Session } from './engine';
 
 /** Items answered from the UID row (and THREADID its stored thread), without the cached MIME metadata. */
@@ -139,8 +140,6 @@ export async function fetchMessages(
     }
   }
 
-  if (recent.size) rows = rows.map((r) => ({ ...r, flags: RecentMessages.flagsOf(recent, r.uid, r.flags) }));
-
   const needsSummary = options.query.some((q) => isCompiledItem(q.item));
   const wantsEmailId = options.query.some((q) => q.item === 'emailid');
   const wantsThreadId = options.query.some((q) => q.item === 'threadid');
@@ -155,33 +154,48 @@ export async function fetchMessages(
     fetchOptions: {},
   };
   // metadata answers written as text (fetch-line.ts): the same bytes without imap-core's costs per message
-  const lines = isLineQuery(options.query) ? fetchLines(session, options.query, queryOptions.acceptUTF8Enabled) : null;
+  const lines = isLineQuery(options.query) ? fetchLines(session, options.query) : null;
   const lineWriter = lines && session.untagged.fetchLines();
 
+  let readFromStore = 0;
   for (let i = 0; i < rows.length; i += batchSize) {
     const batch = rows.slice(i, i + batchSize);
     const ids = batch.map((r) => r.messageUid);
-    const summaries = needsSummary ? await view.summaries(ids) : new Map<string, MessageSummary>();
+    // a line query reads the summaries' bytes; imap-core's path the summaries
+    const kept = lines && needsSummary ? await view.summaryBytes(ids, queryOptions.acceptUTF8Enabled) : null;
+    const summaryBytes = kept?.bytes;
+    readFromStore += kept?.read ?? 0;
+    const summaries = needsSummary && !summaryBytes ? await view.summaries(ids) : new Map<string, MessageSummary>();
     const threads = wantsThreadId ? await view.threadIds(ids) : null;
     const trees = new Map<string, MimeTreeNode>();
     if (needsContentTree) for (const [uid, c] of await view.contents(ids)) trees.set(uid, c.mimeTree);
     else if (treeItems.length) for (const [uid, header] of await view.headers(ids)) trees.set(uid, headerTree(header));
     let written: Promise<void> = Promise.resolve();
-    // a batch's lines go out as one chunk: one socket write, not one per message
+    // a batch's lines go out in a few large chunks, not one write per message
     const flush = () => {
       written = lineWriter?.flush() ?? written;
     };
-    for (const row of batch) {
+    for (let at = 0; at < batch.length; at++) {
+      const row = batch[at];
+      if (lines && lineWriter) {
+        const bytes = summaryBytes?.[at];
+        // no summary: as below
+        if (needsSummary && !bytes) continue;
+        const out = lineWriter.begin(row.uid);
+        if (!out) continue; // expunged from this session's view meanwhile
+        if (lines(out, row, bytes, recent.has(row.uid))) {
+          lineWriter.end();
+          continue;
+        }
+        lineWriter.drop();
+        // imap-core's path answers this one (RFC822.SIZE not known yet), from its summary
+        if (needsSummary)
+          for (const [uid, summary] of await view.summaries([row.messageUid])) summaries.set(uid, summary);
+      }
       const summary = summaries.get(row.messageUid);
       const tree = trees.get(row.messageUid);
       // the vendor no longer has it and nothing is cached: its removal reaches the session with the next poll
       if ((needsSummary && !summary) || (treeItems.length && !tree)) continue;
-      const items = lines?.(row, summary);
-      // (a message expunged from this session's view meanwhile is left out)
-      if (items !== undefined && lineWriter) {
-        lineWriter.add(row.uid, items);
-        continue;
-      }
       flush();
       if (needsContent && tree)
         await view.prefetchAttachments(await attachmentsToServe(tree, options.query), rows.length);
@@ -190,7 +204,9 @@ export async function fetchMessages(
         threadId: threads ? threadId(view.account, threads.get(row.messageUid) ?? '') : undefined,
         binary: wantsBinary && tree ? await binarySections(tree, options.query, view.attachmentStorage) : undefined,
       };
-      const values = fetchValues(session, options.query, row, summary, tree, hookValues, queryOptions);
+      const flags = RecentMessages.flagsOf(recent, row.uid, row.flags);
+      const shown = flags === row.flags ? row : { ...row, flags };
+      const values = fetchValues(session, options.query, shown, summary, tree, hookValues, queryOptions);
       const response = session.untagged.fetchValues(row.uid, options.query, values, needsContent);
       if (!response) continue; // expunged from this session's view meanwhile
       // content streams one message at a time; short metadata answers are written in a row and
@@ -201,4 +217,7 @@ export async function fetchMessages(
     flush();
     await written;
   }
+  // the bytes of a large folder's summaries, kept at once, are promoted to the old generation:
+  // its collection is made now, not during the next commands
+  collectAfter(readFromStore);
 }

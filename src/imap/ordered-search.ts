@@ -6,7 +6,7 @@ import { keysOf } from './kept-keys';
 import { keptOrderings } from './kept-orderings';
 import { OrderingKeys } from './ordering-keys';
 import { matchingRows, modseqsOf } from './search-handler';
-import type { SearchQuery, Session, ThreadAlgorithm } from './engine';
+import type { ModseqLookup, SearchQuery, Session, ThreadAlgorithm } from './engine';
 import { sortMessages, type Sortable, type SortCriterion, type SortKey } from './sort';
 import { orderedSubjectThreads, referencesThreads, type ThreadNode } from './thread';
 
@@ -67,7 +67,7 @@ export async function sortedSearch(
   options: { query: SearchQuery; sort: SortCriterion[]; context?: object },
   session: Session,
   recent: ReadonlySet<number>,
-): Promise<{ uidList: number[]; highestModseq: number; modseqs: ReadonlyMap<number, number> }> {
+): Promise<{ uidList: number[]; highestModseq: number; modseqs: ModseqLookup }> {
   const { rows, highestModseq } = await matchingRows(view, folder, options.query, session, recent, options.context);
   const criterion = options.sort.map((c) => `${c.reverse ? '-' : ''}${c.key}`).join(' ');
   const order = await keptSorts(view, folder, criterion, rows, async () =>

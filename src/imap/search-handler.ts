@@ -5,7 +5,7 @@ import { resolveObjectIdTerms } from './object-ids';
 import { rowTests } from './row-tests';
 import { contextMatches } from './search-context';
 import { visibleRows } from './visible-rows';
-import type { SearchQuery, Session } from './engine';
+import type { ModseqLookup, SearchQuery, Session } from './engine';
 
 /**
  * The session's view of the folder matching a query (SEARCH, SORT and THREAD), in UID order,
@@ -40,6 +40,8 @@ async function allMatches(
   rows: readonly MessageRow[],
   recent: ReadonlySet<number>,
 ): Promise<MessageRow[]> {
+  // ALL (as webmails SORT and THREAD) matches every row: no candidate is made of each
+  if (rawQuery.every((t) => t.key === 'all')) return [...rows];
   const query = await resolveObjectIdTerms(view, rawQuery, rows);
   const test = (await rowTests(view, folder, query, rows, recent, 'content'))(query);
   return rows.filter(test);
@@ -53,7 +55,7 @@ export async function searchMessages(
   session: Session,
   recent: ReadonlySet<number>,
   context?: object,
-): Promise<{ uidList: number[]; highestModseq: number; modseqs: Map<number, number> }> {
+): Promise<{ uidList: number[]; highestModseq: number; modseqs: ModseqLookup }> {
   const { rows, highestModseq } = await matchingRows(view, folder, query, session, recent, context);
   return {
     uidList: rows.map((r) => r.uid),
@@ -62,7 +64,23 @@ export async function searchMessages(
   };
 }
 
-/** Each match's MODSEQ: ESEARCH (and ESORT) with MIN or MAX alone carries those of the messages it returns. */
-export function modseqsOf(rows: readonly MessageRow[]): Map<number, number> {
-  return new Map(rows.map((r) => [r.uid, r.modseq]));
+/**
+ * Each match's MODSEQ, looked up among the matches (ascending UIDs) when asked: only ESEARCH
+ * (and ESORT) with MIN or MAX alone asks, for the messages it returns, so no map of every
+ * match is made for each answer.
+ */
+export function modseqsOf(rows: readonly MessageRow[]): ModseqLookup {
+  return {
+    get(uid) {
+      let lo = 0;
+      let hi = rows.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (rows[mid].uid === uid) return rows[mid].modseq;
+        if (rows[mid].uid < uid) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return undefined;
+    },
+  };
 }

@@ -134,3 +134,19 @@ export function compiledToken(
   const text = ((utf8 && summary.utf8) || summary)[item];
   return [{ type: 'TEXT', value: text.slice(1, -1) }];
 }
+
+/**
+ * A compiled summary's ENVELOPE and BODYSTRUCTURE for one session kind as the bytes on the
+ * wire (each with its parentheses): imap-core's composer writes compiled text as latin1
+ * ('binary'), one byte a character. Two Buffers, so that each is copied whole (a copy of part
+ * of a Buffer makes a view of it every time).
+ */
+export interface SummaryBytes {
+  envelope: Buffer;
+  bodystructure: Buffer;
+}
+
+export function summaryBytes(summary: CompiledSummary, utf8: boolean): SummaryBytes {
+  const { envelope, bodystructure } = (utf8 && summary.utf8) || summary;
+  return { envelope: Buffer.from(envelope, 'latin1'), bodystructure: Buffer.from(bodystructure, 'latin1') };
+}

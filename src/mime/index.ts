@@ -35,5 +35,7 @@ export {
   compileSummary,
   compiledToken,
   isCompiledItem,
+  summaryBytes,
+  type SummaryBytes,
 } from './compiled-summary';
 export type { CompiledSummary } from '../model/mail-rows';

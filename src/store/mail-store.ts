@@ -88,6 +88,12 @@ function findUid(rows: readonly MessageRow[], uid: number): number {
   return -1;
 }
 
+/** Whether every UID is greater than the one before it. */
+function ascending(uids: readonly number[]): boolean {
+  for (let i = 1; i < uids.length; i++) if (uids[i] <= uids[i - 1]) return false;
+  return true;
+}
+
 /** A commit counts as durable when it returns: databases MailStore.open did not open (a migration's source). */
 const immediate: Durability = {
   afterCommit: (fn) => fn(),
@@ -313,7 +319,8 @@ export class MailStore implements MailState {
     if (!cached) return (this.stmt.byUids.all(id, JSON.stringify(uids)) as RawRow[]).map(toRow);
     // a FETCH of 50 messages looks up 50 rows, not a pass over the folder's 10,000
     const rows: MessageRow[] = [];
-    for (const uid of [...new Set(uids)].sort((a, b) => a - b)) {
+    // a range such as 1:* comes ascending already (engines keep their UID lists so)
+    for (const uid of ascending(uids) ? uids : [...new Set(uids)].sort((a, b) => a - b)) {
       const at = findUid(cached, uid);
       if (at >= 0) rows.push(cached[at]);
     }

@@ -20,6 +20,12 @@ test('a message that cannot be converted is served as a placeholder; a full sync
     expect(await header(2)).toContain('Subject: =?UTF-8?B?');
     expect(await header(1)).not.toContain('X-Mailbridge-Unconvertible');
     expect((await view.summaries(['odd-2'])).get('odd-2')!.size).toBeGreaterThan(0);
+    // what a metadata FETCH copies (kept once read) is the placeholder's too
+    const envelope = async () => {
+      const [kept] = (await view.summaryBytes(['odd-2'], false)).bytes;
+      return kept!.envelope.toString('latin1');
+    };
+    expect(await envelope()).not.toContain('sender@example.org');
 
     // the vendor's data becomes usable (or the bridge learns to read it): the next full sync
     vendor.messages.get('odd-2')!.from = { address: 'sender@example.org' };
@@ -31,6 +37,7 @@ test('a message that cannot be converted is served as a placeholder; a full sync
     expect(view.allRows(inbox).map((r) => `${r.uid}:${r.messageUid}`)).toEqual(['1:good-1', '3:good-3', '4:odd-2']);
     expect(await header(4)).not.toContain('X-Mailbridge-Unconvertible');
     expect(await header(4)).toContain('sender@example.org');
+    expect(await envelope()).toContain('"sender" "example.org"');
   } finally {
     close();
   }

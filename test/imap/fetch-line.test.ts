@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createIndexer } from '../../src/mime';
+import { createIndexer, summaryBytes } from '../../src/mime';
 import { cloneImapStructure } from '../support/imap-structure';
 import type { FetchQueryItem } from '../../src/imap/fetch-query';
 import { fetchLines, isLineQuery } from '../../src/imap/fetch-line';
@@ -84,25 +84,33 @@ function queryOf(command: string, uidList: number[]): FetchQueryItem[] {
   return query;
 }
 
-/** The chunks the sessions of sessionOf were written. */
+/** Text as the bytes imap-core's composer writes of it ('binary': one byte a character), one character a byte. */
+const onTheWire = (text: string) => Buffer.from(text, 'binary').toString('latin1');
+
+/** The chunks the sessions of sessionOf were written, each as its bytes on the wire. */
 const written: string[] = [];
 
 /**
  * The bridge's line for each message: fetchLines' items through the session's writer (one
- * message a chunk), false when the writer left it out, undefined when imap-core's path answers it.
+ * message a chunk), false when the writer left it out, undefined when imap-core's path answers
+ * it; `recent`: the session sees the message as \Recent.
  */
 function bridgeLines(
   core: CoreSession,
   query: FetchQueryItem[],
   utf8: boolean,
-): (row: MessageRow, summary: MessageSummary | undefined) => string | false | undefined {
+): (row: MessageRow, summary: MessageSummary | undefined, recent?: boolean) => string | false | undefined {
   const session = typedSession(core);
-  const items = fetchLines(session, query, utf8);
+  const items = fetchLines(session, query);
   const writer = session.untagged.fetchLines();
-  return (row, summary) => {
-    const text = items(row, summary);
-    if (text === undefined) return undefined;
-    if (!writer.add(row.uid, text)) return false;
+  return (row, summary, recent = false) => {
+    const out = writer.begin(row.uid);
+    if (!out) return false;
+    if (!items(out, row, summary && summaryBytes(summary.compiled, utf8), recent)) {
+      writer.drop();
+      return writer.flush() ? 'written though dropped' : undefined;
+    }
+    writer.end();
     void writer.flush();
     return written.pop() ?? 'nothing written';
   };
@@ -122,7 +130,8 @@ function sessionOf(uidList: number[], utf8: boolean): CoreSession {
     // what the bridge writes, each chunk's text
     writeStream: {
       write: (chunk: unknown, done?: () => void) => {
-        written.push((chunk as { compiled: string }).compiled);
+        const { compiled } = chunk as { compiled: string | Buffer };
+        written.push(typeof compiled === 'string' ? onTheWire(compiled) : compiled.toString('latin1'));
         done?.();
         return true;
       },
@@ -154,7 +163,7 @@ function imapCoreLine(session: CoreSession, query: FetchQueryItem[], row: Messag
     query,
     values: session.getQueryResponse(query, message, { acceptUTF8Enabled: utf8 }),
   });
-  return response ? imapHandler.compiler(response) : false;
+  return response ? onTheWire(imapHandler.compiler(response)) : false;
 }
 
 const lineCommands = [
@@ -183,10 +192,10 @@ test.each([
   ['a plain session', false],
   ['a UTF8=ACCEPT session', true],
 ])('each line is the bytes imap-core makes, in %s', (_name, utf8) => {
-  // every corpus message as it is, and again with each flag set and a MODSEQ of 0
+  // every corpus message as it is, and again with each flag set and a MODSEQ of 0, some \Recent
   const variants = rows.flatMap((row, i) => [
-    row,
-    { ...row, flags: flagSets[i % flagSets.length], modseq: i % 7 ? row.modseq : 0 },
+    { row, recent: i % 3 === 0 },
+    { row: { ...row, flags: flagSets[i % flagSets.length], modseq: i % 7 ? row.modseq : 0 }, recent: i % 2 === 0 },
   ]);
   expect(variants.length).toBeGreaterThan(400);
   expect(new Set(rows.flatMap((r) => r.flags)).size).toBeGreaterThan(1);
@@ -197,8 +206,12 @@ test.each([
     const query = queryOf(command, uidList);
     expect(isLineQuery(query)).toBe(true);
     const lines = bridgeLines(session, query, utf8);
-    for (const row of variants) {
-      expect(lines(row, summaries.get(row.messageUid)), command).toBe(imapCoreLine(session, query, row, utf8));
+    for (const { row, recent } of variants) {
+      // imap-core's path shows \Recent as the last of the message's flags
+      const shown = recent ? { ...row, flags: [...row.flags, '\\Recent'] } : row;
+      expect(lines(row, summaries.get(row.messageUid), recent), command).toBe(
+        imapCoreLine(session, query, shown, utf8),
+      );
       compared++;
     }
   }
@@ -314,5 +327,32 @@ test.each([
     expect(await session.run('FETCH 1:4 (FLAGS)')).toMatch(/\$Forwarded/);
   } finally {
     session.close();
+  }
+});
+
+test('FETCH again after other sessions changed flags: the new flags and MODSEQ, the same bytes as imap-core’s path', async () => {
+  const session = await rawSession(h.bridge.ports.imap, mailbox, h.password);
+  const other = await rawSession(h.bridge.ports.imap, mailbox, h.password);
+  try {
+    const command = 'UID FETCH 1:* (FLAGS ENVELOPE BODYSTRUCTURE RFC822.SIZE MODSEQ)';
+    const slowCommand = command.replace('MODSEQ)', 'MODSEQ BODY.PEEK[HEADER.FIELDS (X-NONE)])');
+    await session.run('SELECT INBOX');
+    // the first FETCH reads the summaries from the store and keeps their bytes
+    const before = await session.run(command);
+    await other.run('SELECT INBOX');
+    expect(await other.run('STORE 5 +FLAGS (\\Answered Zeta)')).toMatch(/^t\d+ OK/m);
+    const modseq = /^\* 5 FETCH \(.*MODSEQ \((\d+)\)/m.exec(await other.run('FETCH 5 (MODSEQ)'))?.[1];
+    expect(modseq).toBeDefined();
+    await session.run('NOOP');
+    // the second is answered from the kept bytes and the rows' flags as they are now
+    const after = (await session.run(command)).replace(/^t\d+ .*\r\n/m, '');
+    const line = (text: string) => text.split('\r\n').find((l) => l.startsWith('* 5 FETCH'));
+    expect(line(before)).not.toMatch(/Zeta/);
+    expect(line(after)).toMatch(/FLAGS \([^)]*\\Answered[^)]*Zeta\)/);
+    expect(line(after)).toContain(`MODSEQ (${modseq})`);
+    expect(after).toBe(withoutSection(await session.run(slowCommand)));
+  } finally {
+    session.close();
+    other.close();
   }
 });

@@ -85,10 +85,33 @@ function messageIds(value: string | undefined): string[] {
   return value ? [...value.matchAll(/<([^<>\s]+)>/g)].map((m) => m[1]) : [];
 }
 
-/** An address field's keys: each value parsed once, for SORT's first address and SEARCH's text. */
+/** One address field value's keys: its first address (only read, never changed) and SEARCH's text. */
+interface AddressValueKeys {
+  first: Address | undefined;
+  text: string;
+}
+
+/**
+ * Remembered by value, as header-fields.ts remembers parsed address fields: correspondents
+ * repeat from message to message, and parsing them was most of what the keys cost a sync.
+ */
+const addressValueKeys = new Map<string, AddressValueKeys>();
+
+function keysOfAddressValue(value: string): AddressValueKeys {
+  let keys = addressValueKeys.get(value);
+  if (keys === undefined) {
+    const addresses = addressparser(value);
+    keys = { first: addresses[0], text: casemap(writtenAddresses(addresses)) };
+    if (addressValueKeys.size >= 10_000) addressValueKeys.clear();
+    addressValueKeys.set(value, keys);
+  }
+  return keys;
+}
+
+/** An address field's keys: each value's, for SORT's first address and SEARCH's text. */
 function addressKeys(values: readonly string[] = []): { first: Address | undefined; text: string[] } {
-  const parsed = values.map((v) => addressparser(v));
-  return { first: parsed[0]?.[0], text: parsed.map((addresses) => casemap(writtenAddresses(addresses))) };
+  const keys = values.map(keysOfAddressValue);
+  return { first: keys[0]?.first, text: keys.map((k) => k.text) };
 }
 
 export function messageKeys(headerLines: readonly string[]): MessageKeys {

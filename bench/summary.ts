@@ -32,11 +32,6 @@ export function summaryTable(report: Record<string, unknown>): string {
   const fetch = at(report, 'imap', 'fetch') as Json;
   rows.push(...coldRow('cold sync', fetch?.cold as Json));
   rows.push(...coldRow('cold sync, MAILBRIDGE_DESCRIBE_WORKERS=0', at(report, 'imap', 'coldInlineDescribe') as Json));
-  const dovecot = fetch?.dovecotWarm as Json;
-  if (dovecot && Number.isFinite(dovecot.ms))
-    rows.push(
-      `| warm metadata FETCH against Dovecot | ${at(fetch, 'warm', 'ms')} ms / ${dovecot.ms} ms = ${dovecot.bridgeOverDovecot}x time | <= 1.0x |`,
-    );
   const orderings = (fetch?.orderings ?? {}) as Record<string, Json>;
   for (const [command, o] of Object.entries(orderings)) rows.push(againstDovecotRow(`warm \`${command}\``, o));
   const qresync = fetch?.qresyncSelectAfterExpunges as Json;

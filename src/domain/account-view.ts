@@ -336,12 +336,9 @@ export class AccountView {
 
   /**
    * The summaries' ENVELOPE/BODYSTRUCTURE as a session of the kind gets them, in the order
-   * given, and how many of them were read from the store.
+   * given.
    */
-  summaryBytes(
-    messageUids: readonly string[],
-    utf8: boolean,
-  ): Promise<{ bytes: Array<SummaryBytes | undefined>; read: number }> {
+  summaryBytes(messageUids: readonly string[], utf8: boolean): Promise<Array<SummaryBytes | undefined>> {
     return this.messages.summaryBytes(messageUids, utf8);
   }
 

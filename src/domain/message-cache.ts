@@ -132,17 +132,13 @@ export class MessageCache {
 
   /**
    * Each message's ENVELOPE and BODYSTRUCTURE as a session of the kind gets them (in the order
-   * given; undefined for a message that has no summary), and how many were read from the store
-   * (not kept yet).
+   * given; undefined for a message that has no summary).
    */
-  async summaryBytes(
-    messageUids: readonly string[],
-    utf8: boolean,
-  ): Promise<{ bytes: Array<SummaryBytes | undefined>; read: number }> {
+  async summaryBytes(messageUids: readonly string[], utf8: boolean): Promise<Array<SummaryBytes | undefined>> {
     const kept = this.summaryBytesKept[utf8 ? 1 : 0];
     const bytes = messageUids.map((uid) => kept.get(uid));
     const missing = messageUids.filter((_, i) => !bytes[i]);
-    if (!missing.length) return { bytes, read: 0 };
+    if (!missing.length) return bytes;
     const summaries = await this.summaries(missing);
     for (let i = 0; i < bytes.length; i++) {
       if (bytes[i]) continue;
@@ -151,7 +147,7 @@ export class MessageCache {
       bytes[i] = summaryBytes(summary.compiled, utf8);
       kept.set(messageUids[i], bytes[i]);
     }
-    return { bytes, read: summaries.size };
+    return bytes;
   }
 
   async headers(messageUids: string[]): Promise<Map<string, string[]>> {

@@ -14,7 +14,6 @@ import { binarySections, isBinaryItem } from './binary';
 import { emailId, threadId } from './object-ids';
 import type { FetchQueryItem } from './fetch-query';
 import { RecentMessages } from './recent';
-import { collectAfter } from '../util/memory';
 import type { FetchOptions, Session } from './engine';
 
 /** Items answered from the UID row (and THREADID its stored thread), without the cached MIME metadata. */
@@ -157,14 +156,11 @@ export async function fetchMessages(
   const lines = isLineQuery(options.query) ? fetchLines(session, options.query) : null;
   const lineWriter = lines && session.untagged.fetchLines();
 
-  let readFromStore = 0;
   for (let i = 0; i < rows.length; i += batchSize) {
     const batch = rows.slice(i, i + batchSize);
     const ids = batch.map((r) => r.messageUid);
     // a line query reads the summaries' bytes; imap-core's path the summaries
-    const kept = lines && needsSummary ? await view.summaryBytes(ids, queryOptions.acceptUTF8Enabled) : null;
-    const summaryBytes = kept?.bytes;
-    readFromStore += kept?.read ?? 0;
+    const summaryBytes = lines && needsSummary ? await view.summaryBytes(ids, queryOptions.acceptUTF8Enabled) : null;
     const summaries = needsSummary && !summaryBytes ? await view.summaries(ids) : new Map<string, MessageSummary>();
     const threads = wantsThreadId ? await view.threadIds(ids) : null;
     const trees = new Map<string, MimeTreeNode>();
@@ -217,7 +213,4 @@ export async function fetchMessages(
     flush();
     await written;
   }
-  // the bytes of a large folder's summaries, kept at once, are promoted to the old generation:
-  // its collection is made now, not during the next commands
-  collectAfter(readFromStore);
 }

@@ -2,7 +2,6 @@ import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import { messageKeys, type MessageKey, type MessageKeys } from '../mime/message-keys';
 import { perAccountCache } from './message-derived-cache';
-import { collectAfter } from '../util/memory';
 
 /**
  * The keys SORT, THREAD and SEARCH compare of each message (../mime/message-keys.ts), read
@@ -41,9 +40,5 @@ export async function keysOf(
     else if (found) kept.set(uid, found);
     out.set(uid, known ?? found ?? headerless);
   }
-  // the keys of a large folder, read at once (its first SORT or THREAD), are promoted to the old
-  // generation: its collection is made now, not during the next commands, which repeat the
-  // answer kept from this one
-  collectAfter(lacking.length);
   return out;
 }

@@ -6,10 +6,15 @@ import { WireChunks } from '../../src/imap/wire-chunks';
 import { setupView } from '../domain/view-harness';
 
 /**
- * What a large folder's first SORT or THREAD (the keys it compares) and first metadata FETCH (its
- * summaries' bytes) read at once and keep is followed by a full collection (src/util/memory.ts),
- * so that the commands after them, which repeat kept answers, do not pay for collecting it;
- * smaller reads and kept answers are not.
+ * A client's command never forces a full collection, not even a large folder's first SORT,
+ * THREAD or metadata FETCH, which read and keep the keys or summaries' bytes of every message:
+ * a forced collection stops every session of the daemon for its length, and the client waiting
+ * pays it. With one after the first `UID SORT (DATE)` of 10,041 messages it took 100 ms against
+ * Dovecot's 43 ms, and the first `SEARCH SUBJECT Übergabe` 113 ms against 17; without, 45 and
+ * 39 ms (BENCH_ONLY=imap, quiet machine, 2026-11-27, the same code otherwise). V8 collects
+ * what they promote concurrently, on its own schedule; the repeated commands answer from kept
+ * answers (median 2 ms for that SORT). Only background jobs (a folder's first sync, a takeover)
+ * end with a forced collection (src/util/memory.ts).
  */
 
 const gc = vi.fn();
@@ -64,56 +69,31 @@ const metadataFetch = (uids: number[]): FetchOptions => ({
   isUid: true,
 });
 
-test('the first metadata FETCH of 5,000 messages is followed by a full collection, its repetition not', async () => {
+test('the first metadata FETCH of 5,000 messages and its repetition force no collection', async () => {
   const { view, inbox, session, lines, close } = await folderOf(5000);
   try {
     globalThis.gc = gc;
     const uids = view.allRows(inbox).map((r) => r.uid);
     await fetchMessages(view, inbox, metadataFetch(uids), session, new Set());
-    expect(lines()).toBe(5000);
-    expect(gc).toHaveBeenCalledTimes(1);
     await fetchMessages(view, inbox, metadataFetch(uids), session, new Set());
     expect(lines()).toBe(10_000);
-    expect(gc).toHaveBeenCalledTimes(1);
-    // a FETCH of fewer messages whose bytes are not kept: none
-    await fetchMessages(view, inbox, metadataFetch(uids.slice(0, 300)), { ...session, utf8: () => true }, new Set());
-    expect(lines()).toBe(10_300);
-    expect(gc).toHaveBeenCalledTimes(1);
-  } finally {
-    close();
-  }
-}, 60_000);
-
-test('the first SORT of 5,000 messages is followed by a full collection, its repetition not, a THREAD reading other keys too', async () => {
-  const { view, inbox, session, close } = await folderOf(5000);
-  try {
-    globalThis.gc = gc;
-    const sort = { query: [{ key: 'all' }], sort: [{ key: 'date' as const, reverse: false }] };
-    const first = await sortedSearch(view, inbox, sort, session, new Set());
-    expect(first.uidList).toHaveLength(5000);
-    expect(gc).toHaveBeenCalledTimes(1);
-    // the same answer kept
-    expect((await sortedSearch(view, inbox, sort, session, new Set())).uidList).toEqual(first.uidList);
-    expect(gc).toHaveBeenCalledTimes(1);
-    // THREAD reads the keys SORT (DATE) did not (subjects, Message-IDs), once
-    const thread = { query: [{ key: 'all' }], algorithm: 'references' as const };
-    await threadedSearch(view, inbox, thread, session, new Set());
-    expect(gc).toHaveBeenCalledTimes(2);
-    await threadedSearch(view, inbox, thread, session, new Set());
-    expect(gc).toHaveBeenCalledTimes(2);
-  } finally {
-    close();
-  }
-}, 60_000);
-
-test('a first SORT of fewer messages is not followed by one', async () => {
-  const { view, inbox, session, close } = await folderOf(300);
-  try {
-    globalThis.gc = gc;
-    const sort = { query: [{ key: 'all' }], sort: [{ key: 'date' as const, reverse: false }] };
-    expect((await sortedSearch(view, inbox, sort, session, new Set())).uidList).toHaveLength(300);
     expect(gc).not.toHaveBeenCalled();
   } finally {
     close();
   }
-});
+}, 60_000);
+
+test('the first SORT and THREAD of 5,000 messages force no collection', async () => {
+  const { view, inbox, session, close } = await folderOf(5000);
+  try {
+    globalThis.gc = gc;
+    const sort = { query: [{ key: 'all' }], sort: [{ key: 'date' as const, reverse: false }] };
+    expect((await sortedSearch(view, inbox, sort, session, new Set())).uidList).toHaveLength(5000);
+    // THREAD reads the keys SORT (DATE) did not (subjects, Message-IDs)
+    const thread = { query: [{ key: 'all' }], algorithm: 'references' as const };
+    await threadedSearch(view, inbox, thread, session, new Set());
+    expect(gc).not.toHaveBeenCalled();
+  } finally {
+    close();
+  }
+}, 60_000);

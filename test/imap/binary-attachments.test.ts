@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { control, mailbox, startHarness, type Harness } from '../support/bridge-harness';
+import { mailbox, startHarness, type Harness } from '../support/bridge-harness';
 import { rawSession, type RawSession } from '../support/raw-session';
+import { attachmentBytes, injectAttachedMessage } from '../support/attached-message';
 
 /**
  * FETCH BINARY (RFC 3516) of a vendor message's attachment, whose bytes the bridge fetches from
@@ -10,7 +11,7 @@ import { rawSession, type RawSession } from '../support/raw-session';
  */
 
 /** 40,000 bytes: every byte value, NULs included. */
-const bytes = Buffer.from(Array.from({ length: 40_000 }, (_, i) => (i * 7) % 256));
+const bytes = attachmentBytes;
 
 let h: Harness;
 let imap: RawSession;
@@ -18,17 +19,7 @@ let uid: string;
 
 beforeAll(async () => {
   h = await startHarness({ sandbox: { messages: 3 } });
-  const { message_id } = await control<{ message_id: string }>(h.sandbox, 'POST', '/inject', {
-    mailbox,
-    message: {
-      from: 'Bob <bob@example.com>',
-      subject: 'The figures',
-      text: 'Attached.',
-      attachments: [
-        { filename: 'figures.bin', contentType: 'application/octet-stream', content: bytes.toString('base64') },
-      ],
-    },
-  });
+  const message_id = await injectAttachedMessage(h, bytes);
   imap = await rawSession(h.bridge.ports.imap, mailbox, h.password);
   await imap.run('SELECT INBOX');
   uid = /SEARCH (\d+)/.exec(await imap.run(`UID SEARCH HEADER Message-ID "${message_id}"`))?.[1] ?? '';

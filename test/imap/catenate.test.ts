@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { control, mailbox, startHarness, type Harness } from '../support/bridge-harness';
 import { rawSession, type RawSession } from '../support/raw-session';
+import { attachmentBytes, injectAttachedMessage } from '../support/attached-message';
 
 /**
  * CATENATE (RFC 4469) of parts of a vendor message whose attachment the bridge has not read:
@@ -11,7 +12,7 @@ import { rawSession, type RawSession } from '../support/raw-session';
  */
 
 /** 40,000 bytes: the attachment, about 54 KB in base64. */
-const bytes = Buffer.from(Array.from({ length: 40_000 }, (_, i) => (i * 7) % 256));
+const bytes = attachmentBytes;
 const limit = 150_000;
 
 let h: Harness;
@@ -22,17 +23,7 @@ let large: string;
 
 beforeAll(async () => {
   h = await startHarness({ sandbox: { messages: 3 }, config: { maxMessageBytes: limit } });
-  const { message_id } = await control<{ message_id: string }>(h.sandbox, 'POST', '/inject', {
-    mailbox,
-    message: {
-      from: 'Bob <bob@example.com>',
-      subject: 'The figures',
-      text: 'Attached.',
-      attachments: [
-        { filename: 'figures.bin', contentType: 'application/octet-stream', content: bytes.toString('base64') },
-      ],
-    },
-  });
+  const message_id = await injectAttachedMessage(h, bytes);
   const injected = await control<{ message_id: string }>(h.sandbox, 'POST', '/inject', {
     mailbox,
     message: {

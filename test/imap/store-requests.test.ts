@@ -6,6 +6,14 @@ import { labelToKeyword } from '../../src/domain/flags';
 const s = useImapSession();
 const mailbox = 'alice@sandbox.test';
 
+/** The STORE just made reached the vendor as one request: one flag command and one label command. */
+function expectOneFlagAndOneLabelCommand(): void {
+  const stats = s.h.sandbox.stats(mailbox);
+  expect(stats.commands.flag).toBe(1);
+  expect(stats.commands.label).toBe(1);
+  expect(stats.requests).toBe(1);
+}
+
 test('a STORE needing several vendor commands (a flag and two labels) sends them in one request; the vendor has them all', async () => {
   await s.client.mailboxOpen('INBOX');
   const inbox = await vendorFolder(s.h.sandbox, 'INBOX');
@@ -21,11 +29,8 @@ test('a STORE needing several vendor commands (a flag and two labels) sends them
   s.h.sandbox.resetStats();
   expect(await s.client.messageFlagsAdd(uids.join(','), ['\\Flagged', 'Alpha', 'Beta'], { uid: true })).toBe(true);
 
-  const stats = s.h.sandbox.stats(mailbox);
   // one flag command (the unstarred two) and one label command adding both keywords
-  expect(stats.commands.flag).toBe(1);
-  expect(stats.commands.label).toBe(1);
-  expect(stats.requests).toBe(1);
+  expectOneFlagAndOneLabelCommand();
   const after = await vendorFolder(s.h.sandbox, 'INBOX');
   for (const m of picked) {
     const now = must(
@@ -55,10 +60,7 @@ test('a STORE whose messages each need a different change sends one flag command
   s.h.sandbox.resetStats();
   expect(await s.client.messageFlagsSet(uids.join(','), ['\\Seen', 'Gamma'], { uid: true })).toBe(true);
 
-  const stats = s.h.sandbox.stats(mailbox);
-  expect(stats.commands.flag).toBe(1);
-  expect(stats.commands.label).toBe(1);
-  expect(stats.requests).toBe(1);
+  expectOneFlagAndOneLabelCommand();
   const after = await vendorFolder(s.h.sandbox, 'INBOX');
   for (const m of picked) {
     const was = must(

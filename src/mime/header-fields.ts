@@ -44,16 +44,6 @@ function addressesOf(value: string): ParsedAddress[] {
   return parsed.map(copy);
 }
 
-const singleValued = [
-  'in-reply-to',
-  'message-id',
-  'content-transfer-encoding',
-  'content-id',
-  'content-description',
-  'content-language',
-  'content-md5',
-  'content-location',
-];
 const addressFields = ['from', 'sender', 'reply-to', 'to', 'cc', 'bcc'];
 
 /** Whether every field is ASCII and would be read as one field (the parser's reading then is parsedFields'). */
@@ -78,7 +68,7 @@ export function parsedFields(fields: readonly string[]): Record<string, unknown>
   if (!parsed['content-type']) parsed['content-type'] = 'text/plain';
   for (const key of ['content-type', 'content-disposition'])
     if (parsed[key]) parsed[key] = parser.parseValueParams(([] as unknown[]).concat(parsed[key]).pop() as string);
-  for (const key of singleValued) {
+  for (const key of parse.SINGLE_VALUED_FIELDS) {
     const value = parsed[key];
     if (Array.isArray(value)) parsed[key] = value.pop();
   }

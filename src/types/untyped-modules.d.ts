@@ -196,6 +196,8 @@ declare module '@mailbridge/imap-core/lib/indexer/parse-mime-tree' {
       /** 'text/plain; charset=utf-8' -> {value, type, subtype, params, hasParams} */
       parseValueParams(value: string): Record<string, unknown>;
     };
+    /** The fields of which a parsed header keeps one value, the last one given. */
+    SINGLE_VALUED_FIELDS: readonly string[];
   }
   const parse: ParseMimeTree;
   export = parse;

@@ -546,3 +546,17 @@ describe('#parseFilename (MIMEParser-driven)', function () {
         });
     });
 });
+
+describe('#SINGLE_VALUED_FIELDS', function () {
+    it('names exactly the fields a parsed header keeps one value of', function () {
+        const parse = require('../lib/indexer/parse-mime-tree');
+        const fields = ['in-reply-to', 'message-id', 'content-id', 'content-description', 'x-other'];
+        const header = fields.map(key => `${key}: first\r\n${key}: second`).join('\r\n');
+        const tree = parse(Buffer.from(`${header}\r\n\r\nbody\r\n`));
+        for (const key of fields) {
+            const single = !Array.isArray(tree.parsedHeader[key]);
+            expect(single, key).to.equal(parse.SINGLE_VALUED_FIELDS.includes(key));
+        }
+        expect(tree.parsedHeader['message-id']).to.equal('second');
+    });
+});

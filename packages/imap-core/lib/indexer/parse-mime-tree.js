@@ -9,6 +9,18 @@ const withSourceRoutes = require('./source-routes');
  * @constructor
  * @param {String|Buffer} rfc822 Raw body of the message
  */
+// fields of which a header keeps one value (the last one given), however many it repeats
+const SINGLE_VALUED_FIELDS = [
+    'in-reply-to',
+    'message-id',
+    'content-transfer-encoding',
+    'content-id',
+    'content-description',
+    'content-language',
+    'content-md5',
+    'content-location'
+];
+
 class MIMEParser {
     constructor(rfc822) {
         // ensure the input is a binary string
@@ -246,16 +258,7 @@ class MIMEParser {
         });
 
         // ensure single value for selected fields
-        [
-            'in-reply-to',
-            'message-id',
-            'content-transfer-encoding',
-            'content-id',
-            'content-description',
-            'content-language',
-            'content-md5',
-            'content-location'
-        ].forEach(key => {
+        SINGLE_VALUED_FIELDS.forEach(key => {
             if (Array.isArray(this._node.parsedHeader[key])) {
                 this._node.parsedHeader[key] = this._node.parsedHeader[key].pop();
             }
@@ -408,5 +411,6 @@ function parse(rfc822) {
 }
 
 parse.MIMEParser = MIMEParser;
+parse.SINGLE_VALUED_FIELDS = SINGLE_VALUED_FIELDS;
 
 module.exports = parse;

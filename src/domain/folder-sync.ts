@@ -76,6 +76,7 @@ function storeRecords(ctx: SyncContext, records: MetadataRecord[]): void {
       'message could not be converted; a placeholder is served until a full sync converts it',
     );
   ctx.store.putMetadataRecords(ctx.account, records);
+  ctx.keepForFetch(records);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AccountId } from '../model/account-id';
+import type { MetadataRecord } from '../mime';
 import type { Logger } from '../log';
 import type { MailState } from '../store';
 import type { Connector } from './connector';
@@ -13,6 +14,8 @@ export interface SyncContext {
   state: StateApplier;
   /** Drops what was built (MIME trees, summary bytes) of messages whose stored form was replaced. */
   forgetContent(messageUids: string[]): void;
+  /** Holds what a metadata FETCH reads of records just stored, for the FETCH that follows the sync (message-cache.ts). */
+  keepForFetch(records: readonly MetadataRecord[]): void;
 }
 
 /**

@@ -1,10 +1,9 @@
 import os from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { MailMessage } from '../domain/message';
 import type { DescribeRequest, DescribeResponse } from './describe-worker';
 import { describeRecord, type MetadataRecord } from './metadata-record';
-import type { Clock } from '../util/clock';
+import { type Clock, unrefClock } from '../util/clock';
 import { workerScript } from '../util/worker-script';
 
 /**
@@ -47,16 +46,6 @@ export interface DescribePoolOptions {
   /** Times the idle end (tests move it). */
   clock: Clock;
 }
-
-/** Real timers that do not keep the process alive: an idle worker's end is no reason to stay. */
-const unrefClock: Clock = {
-  now: () => performance.now(),
-  after(ms, fn) {
-    const timer = setTimeout(fn, ms);
-    timer.unref();
-    return () => clearTimeout(timer);
-  },
-};
 
 /**
  * One worker per core besides the main thread's (at least one, at most 4): the main thread

@@ -18,3 +18,13 @@ export const systemClock: Clock = {
     return () => clearTimeout(timer);
   },
 };
+
+/** Real timers that do not keep the process alive: for ends of idle resources, no reason to stay. */
+export const unrefClock: Clock = {
+  now: () => performance.now(),
+  after(ms, fn) {
+    const timer = setTimeout(fn, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};

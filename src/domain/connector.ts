@@ -86,7 +86,17 @@ export interface Connector {
   listFolders(lane?: Lane): Promise<FolderListing>;
   /** One page of what a scope holds: a sync lists pages until it has seen what changed. */
   listMessages(scope: ListScope, cursor: string | null, lane: Lane): Promise<MessagePage>;
-  getMessages(ids: string[], detail: Detail, lane: Lane): Promise<Fetched>;
+  /**
+   * With `partsAfter` (content only), messages whose composing downloads attachments (message/*
+   * parts) are composed once it settles and come in `later`: a sync's downloads then take no
+   * place in the vendor's window that its next list page needs.
+   */
+  getMessages(
+    ids: string[],
+    detail: Detail,
+    lane: Lane,
+    partsAfter?: Promise<unknown>,
+  ): Promise<Fetched & { later?: Promise<MailMessage[]> }>;
   /**
    * The vendor's state (metadata) of `ids` after a write whose answer was lost: what tells
    * whether the write happened. Lane `write` unless told.

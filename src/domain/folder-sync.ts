@@ -9,6 +9,7 @@ import { placed } from './organize';
 import type { MessagesAdded, StateUpdate } from './state-updates';
 import { inScope } from './mailbox-map';
 import type { SyncContext, SyncMode } from './sync-context';
+import type { MailMessage } from './message';
 
 /**
  * Brings one folder of the local state in line with the vendor.
@@ -43,19 +44,22 @@ interface Arrival {
   flags: string[];
 }
 
-/** A fetched batch: what numbering needs at once, and its description and caching under way. */
-interface FetchedBatch {
+/** Fetched messages: what numbering needs at once, and their description and caching under way. */
+interface Received {
   arrivals: Arrival[];
   cached: Promise<void>;
 }
 
+/** A fetched batch; `later`: its messages composed once the listing is done (see fetchBatch). */
+interface FetchedBatch extends Received {
+  later: Promise<Received> | null;
+}
+
 /**
- * Fetches the messages of `ids` that are (still) in the folder and starts describing and
- * caching them. Only what numbering needs is kept, so a 100k-message sync never holds all
- * bodies at once.
+ * Starts describing and caching the messages that are (still) in the folder. Only what
+ * numbering needs is kept, so a 100k-message sync never holds all bodies at once.
  */
-async function fetchBatch(ctx: SyncContext, target: SyncTarget, ids: string[], lane: Lane): Promise<FetchedBatch> {
-  const { messages } = await ctx.vendor.getMessages(ids, 'content', lane);
+function received(ctx: SyncContext, target: SyncTarget, messages: MailMessage[]): Received {
   const arrived = messages.filter((m) => inScope(m, target.scope));
   // described in worker threads: listing goes on meanwhile (see mime/describe-pool.ts)
   const cached = describePool()
@@ -66,6 +70,25 @@ async function fetchBatch(ctx: SyncContext, target: SyncTarget, ids: string[], l
     arrivals: arrived.map((m) => ({ messageUid: m.id, receivedAt: m.receivedAt, flags: vendorFlags(m) })),
     cached,
   };
+}
+
+/**
+ * Fetches the messages of `ids`. Those whose composing downloads attachments (message/* parts)
+ * come once `listed` settles: the list pages form a chain, one request after another, that
+ * fills the vendor's window of 15 requests a second, so a download among them delays every
+ * later page by a place in the window; after the last page was asked for, the window has room.
+ */
+async function fetchBatch(
+  ctx: SyncContext,
+  target: SyncTarget,
+  ids: string[],
+  lane: Lane,
+  listed: Promise<void>,
+): Promise<FetchedBatch> {
+  const { messages, later } = await ctx.vendor.getMessages(ids, 'content', lane, listed);
+  const rest = later?.then((m) => received(ctx, target, m)) ?? null;
+  rest?.catch(() => undefined); // awaited by the sync; never an unhandled rejection meanwhile
+  return { ...received(ctx, target, messages), later: rest };
 }
 
 /** Stores described messages; one that could not be converted is stored as its placeholder, and said so. */
@@ -117,13 +140,18 @@ async function listAndFetch(
   known: Set<string>,
 ): Promise<{ listed: Set<string>; complete: boolean; arrivals: Arrival[]; cached: Promise<unknown> }> {
   const listed = new Set<string>();
+  // the attachment downloads of fetched messages wait for the last page (fetchBatch)
+  let endListing: () => void = () => undefined;
+  const listingEnded = new Promise<void>((resolve) => {
+    endListing = resolve;
+  });
   const fetches: Array<Promise<FetchedBatch>> = [];
   // fetched or being fetched, and not yet stored (settled either way: errors are seen below)
   const awaiting: Array<Promise<unknown>> = [];
   let batch: string[] = [];
   const flush = () => {
     if (batch.length) {
-      const fetched = fetchBatch(ctx, target, batch, syncLanes[mode]);
+      const fetched = fetchBatch(ctx, target, batch, syncLanes[mode], listingEnded);
       fetches.push(fetched);
       awaiting.push(fetched.then((b) => b.cached).catch(() => undefined));
     }
@@ -158,10 +186,13 @@ async function listAndFetch(
   } catch (err) {
     listError = err;
   }
+  endListing();
   // settle every started fetch before returning or rethrowing: none may fail unobserved
   const settled = await Promise.allSettled(fetches);
-  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  const batches = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const fetched = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const late = await Promise.allSettled(fetched.flatMap((b) => (b.later ? [b.later] : [])));
+  const failed = [...settled, ...late].find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  const batches: Received[] = [...fetched, ...late.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))];
   const cached = Promise.all(batches.map((b) => b.cached));
   if (listError || failed) {
     await Promise.allSettled([cached]); // nothing left writing when the error is handled

@@ -89,6 +89,13 @@ function permanent(err: unknown): boolean {
   return err instanceof VendorError && (err.kind === 'not_found' || err.kind === 'invalid' || err.kind === 'gone');
 }
 
+/** The message/* attachments composing `msg` needs the bytes of (a download each). */
+function partsToFetch(msg: VendorMessage, s: CompositionSettings) {
+  return (msg.attachments ?? []).filter(
+    (att) => /^message\//i.test(att.mime_type ?? '') && att.size_bytes <= s.messagePartsUpTo,
+  );
+}
+
 /**
  * The message/* attachments' bytes. Only a permanent answer (not found, larger than the
  * configured size) leaves one out, served as a file; any other failure is thrown, so no
@@ -103,8 +110,7 @@ async function fetchMessageParts(
   lane: Lane,
 ): Promise<Record<string, string>> {
   const parts: Record<string, string> = {};
-  for (const att of msg.attachments ?? []) {
-    if (!/^message\//i.test(att.mime_type ?? '') || att.size_bytes > s.messagePartsUpTo) continue;
+  for (const att of partsToFetch(msg, s)) {
     const where = { mailbox: api.mailbox, message: msg.message_uid, attachment: att.attachment_id };
     let bytes: Buffer | null;
     try {
@@ -126,7 +132,9 @@ async function fetchMessageParts(
 /**
  * Messages with everything they are composed from: a get_messages with `include` (which asks
  * for bodies) plus full_headers, each message in the model with its composition. The caller's lane goes on
- * to the message/* downloads: a click's stay in `content`.
+ * to the message/* downloads: a click's stay in `content`. With `partsAfter`, messages that
+ * need such downloads are composed only once it settles and come in `later`; the others at
+ * once (a sync starts its downloads when its listing is done: see folder-sync.ts).
  */
 export async function composedMessages(
   api: MailboxApi,
@@ -136,19 +144,30 @@ export async function composedMessages(
   ids: string[],
   include: string[],
   lane: Lane,
-): Promise<{ messages: MailMessage[]; notFound: string[] }> {
+  partsAfter?: Promise<unknown>,
+): Promise<{ messages: MailMessage[]; notFound: string[]; later?: Promise<MailMessage[]> }> {
   const withFull = a.fullHeaders.include && !include.includes(a.fullHeaders.include);
   const { messages, notFound } = await api.getMessages(
     ids,
     withFull ? [...include, a.fullHeaders.include] : include,
     lane,
   );
-  const composed: MailMessage[] = [];
-  // the composition holds what is used of full_headers: the model does not carry them
-  for (const msg of messages)
-    composed.push({
-      ...toMailMessage(msg),
-      composition: compositionOf(msg, a, s, await fetchMessageParts(api, msg, s, logger, lane)),
-    });
-  return { messages: composed, notFound };
+  const composeAll = async (list: VendorMessage[]) => {
+    const composed: MailMessage[] = [];
+    // the composition holds what is used of full_headers: the model does not carry them
+    for (const msg of list)
+      composed.push({
+        ...toMailMessage(msg),
+        composition: compositionOf(msg, a, s, await fetchMessageParts(api, msg, s, logger, lane)),
+      });
+    return composed;
+  };
+  if (!partsAfter) return { messages: await composeAll(messages), notFound };
+  const waiting = messages.filter((m) => partsToFetch(m, s).length);
+  const now = messages.filter((m) => !partsToFetch(m, s).length);
+  return {
+    messages: await composeAll(now),
+    notFound,
+    ...(waiting.length ? { later: partsAfter.then(() => composeAll(waiting)) } : {}),
+  };
 }

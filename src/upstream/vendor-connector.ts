@@ -106,12 +106,12 @@ export function vendorConnector(
             nextCursor,
           })),
       ),
-    getMessages: (ids, detail, lane) =>
-      translated(
-        detail === 'content'
-          ? composedMessages(api, assumptions, composition, logger, ids, contentInclude, lane)
-          : inModel(api.getMessages(ids, assumptions.metadataInclude, lane)),
-      ),
+    getMessages: (ids, detail, lane, partsAfter) =>
+      detail === 'content'
+        ? translated(
+            composedMessages(api, assumptions, composition, logger, ids, contentInclude, lane, partsAfter),
+          ).then(({ later, ...now }) => (later ? { ...now, later: translated(later) } : now))
+        : translated(inModel(api.getMessages(ids, assumptions.metadataInclude, lane))),
     readBack: (ids, lane) => translated(inModel(api.readBack(ids, lane))),
     search: (text, folder, lane) => translated(search(text, folder, lane)),
     setFlags: (ids, change, lane) => translated(api.setFlags(ids, vendorFlagChange(change), lane)),

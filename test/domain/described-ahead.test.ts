@@ -2,6 +2,7 @@ import { expect, test, vi } from 'vitest';
 import type { MailMessage } from '../../src/domain/message';
 import { DescribePool, type MetadataRecord } from '../../src/mime';
 import { setupView } from './view-harness';
+import type { Detail, Lane } from '../../src/domain/connector';
 
 /**
  * A sync fetches messages faster than a loaded machine describes them: every fetched batch
@@ -42,6 +43,42 @@ test('listing waits while fetched batches wait to be described', async () => {
     expect((await view.open(inbox)).uids).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
   } finally {
     spy.mockRestore();
+    close();
+  }
+});
+
+/**
+ * The list pages of a sync form a chain that fills the vendor's window; a message's attachment
+ * download (message/* parts) among them would delay every later page by a place in it. The
+ * sync's fetches start their downloads only once the last page was asked for.
+ */
+test("a sync's attachment downloads wait until its listing is done", async () => {
+  const { vendor, view, close } = setupView();
+  try {
+    vendor.pageSize = 10;
+    for (let i = 0; i < 45; i++) vendor.add(`m-${i}`);
+    // for each fetch: whether it was told to wait, and whether that wait is over
+    const waits: Array<{ told: boolean; over: boolean }> = [];
+    const get = vendor.getMessages.bind(vendor);
+    vendor.getMessages = (ids: string[], _detail?: Detail, _lane?: Lane, partsAfter?: Promise<unknown>) => {
+      const wait = { told: partsAfter !== undefined, over: false };
+      void partsAfter?.then(() => {
+        wait.over = true;
+      });
+      waits.push(wait);
+      return get(ids);
+    };
+    const waitingAtListing: boolean[] = [];
+    const list = vendor.listMessages.bind(vendor);
+    vendor.listMessages = (...args) => {
+      waitingAtListing.push(waits.every((w) => w.told && !w.over));
+      return list(...args);
+    };
+    await view.syncFolder((await view.folder('INBOX'))!, 'full');
+    expect(waits.length).toBe(5);
+    expect(waitingAtListing).toEqual([true, true, true, true, true]);
+    expect(waits.every((w) => w.over)).toBe(true);
+  } finally {
     close();
   }
 });

@@ -94,6 +94,43 @@ describe('message/* parts', () => {
     );
   }
 
+  test('with a wait given, messages needing part downloads come after it, the others at once', async () => {
+    const plain = { ...richVendorMessage(), message_uid: 'plain', attachments: [] };
+    const downloads: string[] = [];
+    const api = {
+      mailbox: 'alice@example.org',
+      getMessages: async () => ({ messages: [vendorMessage, plain], notFound: [] }),
+      rawBytes: async (uid: string) => {
+        downloads.push(uid);
+        return Buffer.from('Feedback-Type: abuse\r\n');
+      },
+    } as unknown as MailboxApi;
+    let go: () => void = () => undefined;
+    const wait = new Promise<void>((resolve) => {
+      go = resolve;
+    });
+    const { messages, later } = await composedMessages(
+      api,
+      resolveAssumptions({}),
+      settings,
+      createLogger('silent'),
+      ['m', 'plain'],
+      [],
+      'sync',
+      wait,
+    );
+    expect(messages.map((m) => m.id)).toEqual(['plain']);
+    await new Promise((r) => setImmediate(r));
+    expect(downloads).toEqual([]);
+    go();
+    const composed = await later!;
+    expect(downloads).toEqual([vendorMessage.message_uid]);
+    expect(composed.map((m) => m.id)).toEqual([vendorMessage.message_uid]);
+    expect(composed[0].composition?.messageParts).toEqual({
+      report: Buffer.from('Feedback-Type: abuse\r\n').toString('base64'),
+    });
+  });
+
   test('fetched bytes are inlined', async () => {
     expect(await parts(async () => Buffer.from('Feedback-Type: abuse\r\n'))).toEqual({
       report: Buffer.from('Feedback-Type: abuse\r\n').toString('base64'),

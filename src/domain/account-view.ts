@@ -19,7 +19,8 @@ import { contentLane } from './lanes';
 import { MessageCache, type MessageContent } from './message-cache';
 import type { FlagAction, FlagUpdateResult } from './flag-update';
 import type { SyncCause, SyncObserver } from './sync-observer';
-import type { Clock } from '../util/clock';
+import { type Clock, unrefClock } from '../util/clock';
+import { CollectionSoonAfter } from '../util/memory';
 import { QuarantineFolder, type HeldSubmission, type QuarantineAccess } from './quarantine-folder';
 import type { FolderStatus, KindContext, MailboxKind } from './mailbox-kinds/kind';
 import { VendorFolderKind } from './mailbox-kinds/vendor-folder';
@@ -122,6 +123,7 @@ export class AccountView {
       logger.debug({ account, label }, 'label not shown as a folder (name unusable or taken)'),
     );
     this.now = now;
+    const collection = new CollectionSoonAfter(clock ?? unrefClock);
     this.sync = {
       account,
       vendor,
@@ -134,6 +136,8 @@ export class AccountView {
       }),
       forgetContent: (messageUids) => this.messages.forget(messageUids),
       keepForFetch: (records) => this.messages.keepForFetch(records),
+      // the SELECT that waited for a first sync is answered first, and the FETCH after it
+      synced: (handled) => collection.job(handled),
     };
     this.syncs = new SyncScheduler({
       ctx: this.sync,

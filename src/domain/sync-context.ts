@@ -16,6 +16,8 @@ export interface SyncContext {
   forgetContent(messageUids: string[]): void;
   /** Holds what a metadata FETCH reads of records just stored, for the FETCH that follows the sync (message-cache.ts). */
   keepForFetch(records: readonly MetadataRecord[]): void;
+  /** A sync that fetched and stored `handled` messages ended (util/memory.ts: the collection after a large job). */
+  synced(handled: number): void;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { AccountId } from '../model/account-id';
 import type { Logger } from '../log';
 import type { ChangeSink } from './changes';
 import type { LocalState, MailState, MessageRow, MessageSummary } from '../store';
-import type { Connector, Lane, MailFolder } from './connector';
+import type { Connector, Lane, ListScope, MailFolder, MessagePage } from './connector';
 import type { MailMessage } from './message';
 import { SyncScheduler } from './sync-scheduler';
 import { createAttachmentStorage, type AttachmentStorage, type SummaryBytes } from '../mime';
@@ -15,7 +15,7 @@ import type { CopyOutcome, MoveOutcome } from './organize';
 import { LabelFolders } from './label-folders';
 import { type ImapFolder, type MailboxKindName, MailboxMap, mailboxAt } from './mailbox-map';
 import { StateApplier } from './state-applier';
-import { contentLane } from './lanes';
+import { contentLane, syncLanes } from './lanes';
 import { MessageCache, type MessageContent } from './message-cache';
 import type { FlagAction, FlagUpdateResult } from './flag-update';
 import type { SyncCause, SyncObserver } from './sync-observer';
@@ -59,6 +59,9 @@ export interface AccountViewOptions {
   quarantine?: QuarantineAccess;
 }
 
+/** What a cold account's first SELECT of INBOX lists with the folder list (AccountView.askInboxPage). */
+const inboxScope = { folder: 'INBOX' };
+
 /**
  * The folder list is re-read at most this often, in the background: LIST and SELECT answer
  * from the list at hand, older or not.
@@ -74,6 +77,8 @@ export interface OpenFolder extends FolderStatus {
 }
 
 export class AccountView {
+  /** INBOX's first page, asked for with a cold account's folder list (askInboxPage). */
+  private inboxPage: Promise<MessagePage> | null = null;
   private folderCache: {
     at: number;
     folders: ImapFolder[];
@@ -136,6 +141,7 @@ export class AccountView {
       }),
       forgetContent: (messageUids) => this.messages.forget(messageUids),
       keepForFetch: (records) => this.messages.keepForFetch(records),
+      firstPage: (scope) => this.firstPage(scope),
       // the SELECT that waited for a first sync is answered first, and the FETCH after it
       synced: (handled) => collection.job(handled),
     };
@@ -250,9 +256,38 @@ export class AccountView {
    * vendor lists no labels (A21), a name under the labels root is still a label folder, whose
    * opening then says what the vendor lacks.
    */
-  async folder(path: string): Promise<ImapFolder | null> {
-    const found = mailboxAt(await this.folders(), path) ?? mailboxAt(await this.folders(true), path);
+  async folder(path: string, opening = false): Promise<ImapFolder | null> {
+    const listed = this.folders();
+    if (opening && !this.folderCache && path.toUpperCase() === 'INBOX') this.askInboxPage(listed);
+    const found = mailboxAt(await listed, path) ?? mailboxAt(await this.folders(true), path);
     return found ?? (this.folderCache?.labels ? null : this.map.viewAt(path));
+  }
+
+  /**
+   * A cold account's first SELECT of INBOX waits for the folder list and then for the folder's
+   * first page: the page is asked for with the list, in the same request (command-batching.ts),
+   * under the name INBOX. The sync that the SELECT starts right after the list came takes it if
+   * INBOX is the vendor's folder of that name (mailbox-map.ts), as with most vendors; otherwise
+   * it lists from the start, and the page is dropped.
+   */
+  private askInboxPage(listed: Promise<unknown>): void {
+    if (this.inboxPage) return;
+    const page = this.vendor.listMessages(inboxScope, null, syncLanes.first);
+    page.catch(() => undefined); // taken by the sync, which sees its failure; never unhandled
+    this.inboxPage = page;
+    const drop = () =>
+      setImmediate(() => {
+        if (this.inboxPage === page) this.inboxPage = null;
+      });
+    listed.then(drop, drop);
+  }
+
+  /** The first page asked for with the folder list (askInboxPage), once, for the first sync of INBOX. */
+  private firstPage(scope: ListScope): Promise<MessagePage> | null {
+    const page = this.inboxPage;
+    if (!page || !('folder' in scope) || scope.folder !== inboxScope.folder) return null;
+    this.inboxPage = null;
+    return page;
   }
 
   /** Where COPY and MOVE put messages: an existing mailbox, or a label folder whose label they create. */

@@ -164,7 +164,7 @@ async function listAndFetch(
       pending.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
       return pending;
     };
-    let next = listPage(null);
+    let next = (mode === 'first' && ctx.firstPage(target.scope)) || listPage(null);
     for (;;) {
       const page = await next;
       const pageUids = page.ids;

@@ -2,7 +2,7 @@ import type { AccountId } from '../model/account-id';
 import type { MetadataRecord } from '../mime';
 import type { Logger } from '../log';
 import type { MailState } from '../store';
-import type { Connector } from './connector';
+import type { Connector, ListScope, MessagePage } from './connector';
 import type { StateApplier } from './state-applier';
 
 /** What a folder sync and the organizing writes (labels, moves) of one account work with. */
@@ -16,6 +16,8 @@ export interface SyncContext {
   forgetContent(messageUids: string[]): void;
   /** Holds what a metadata FETCH reads of records just stored, for the FETCH that follows the sync (message-cache.ts). */
   keepForFetch(records: readonly MetadataRecord[]): void;
+  /** The first page of `scope` if it was asked for already (a cold account's INBOX, see AccountView.folder). */
+  firstPage(scope: ListScope): Promise<MessagePage> | null;
   /** A sync that fetched and stored `handled` messages ended (util/memory.ts: the collection after a large job). */
   synced(handled: number): void;
 }

@@ -107,8 +107,13 @@ export function mailboxBackend(
   };
 
   /** A folder the command names, or the engine's refusal. */
-  const named = async (view: AccountView, path: string, missing: MailboxRefused['code'] = 'NONEXISTENT') => {
-    const folder = await view.folder(path);
+  const named = async (
+    view: AccountView,
+    path: string,
+    missing: MailboxRefused['code'] = 'NONEXISTENT',
+    opening = false,
+  ) => {
+    const folder = await view.folder(path, opening);
     if (!folder) throw new MailboxRefused(missing);
     return folder;
   };
@@ -179,7 +184,7 @@ export function mailboxBackend(
     delete: command('delete', (view, _s, path: string) => view.deleteFolder(path)),
 
     open: command('open', async (view, session, path: string) => {
-      const folder = await named(view, path);
+      const folder = await named(view, path, 'NONEXISTENT', true);
       const before = view.localStatus(folder);
       const known = { uid: before.uidNext - 1, uidValidity: before.uidValidity };
       const opened = await view.open(folder);

@@ -82,3 +82,23 @@ test("a sync's attachment downloads wait until its listing is done", async () =>
     close();
   }
 });
+
+/**
+ * A cold account's SELECT of INBOX asks for INBOX's first page with the folder list; only the
+ * sync that SELECT starts right after the list came takes it. A sync started later lists from
+ * the start: the page may be old by then.
+ */
+test("INBOX's first page asked for with a cold account's folder list is not taken by a later sync", async () => {
+  const { vendor, view, close } = setupView();
+  try {
+    for (let i = 0; i < 5; i++) vendor.add(`m-${i}`);
+    const inbox = (await view.folder('INBOX', true))!;
+    expect(vendor.calls).toEqual(['listFolders', 'listMessages']);
+    await new Promise((r) => setImmediate(r));
+    vendor.add('m-new');
+    expect((await view.open(inbox)).uids).toHaveLength(6);
+    expect(vendor.calls.filter((c) => c === 'listMessages')).toHaveLength(2);
+  } finally {
+    close();
+  }
+});

@@ -195,6 +195,33 @@ export const migrations: string[] = [
     PRIMARY KEY (account, message_uid)
   ) WITHOUT ROWID;
   `,
+  `
+  -- a sync writes message_keys rows in the random order of message ids: in a WITHOUT ROWID table
+  -- each of a commit's rows dirtied a page of its own; a rowid table appends them, only its key's
+  -- index taking them in that order. Same columns, same key, now a rowid table.
+  CREATE TABLE message_keys_rowid (
+    account TEXT NOT NULL,
+    message_uid TEXT NOT NULL,
+    sent_date INTEGER,
+    base_subject TEXT NOT NULL,
+    reply_or_forward INTEGER NOT NULL,
+    from_mailbox TEXT NOT NULL,
+    to_mailbox TEXT NOT NULL,
+    cc_mailbox TEXT NOT NULL,
+    display_from TEXT NOT NULL,
+    display_to TEXT NOT NULL,
+    message_id TEXT,
+    parents TEXT NOT NULL,
+    subject_text TEXT NOT NULL,
+    from_text TEXT NOT NULL,
+    to_text TEXT NOT NULL,
+    cc_text TEXT NOT NULL,
+    PRIMARY KEY (account, message_uid)
+  );
+  INSERT INTO message_keys_rowid SELECT * FROM message_keys;
+  DROP TABLE message_keys;
+  ALTER TABLE message_keys_rowid RENAME TO message_keys;
+  `,
 ];
 
 function migrate(db: Database): void {

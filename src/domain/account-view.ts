@@ -19,8 +19,7 @@ import { contentLane, syncLanes } from './lanes';
 import { MessageCache, type MessageContent } from './message-cache';
 import type { FlagAction, FlagUpdateResult } from './flag-update';
 import type { SyncCause, SyncObserver } from './sync-observer';
-import { type Clock, unrefClock } from '../util/clock';
-import { CollectionSoonAfter } from '../util/memory';
+import type { Clock } from '../util/clock';
 import { QuarantineFolder, type HeldSubmission, type QuarantineAccess } from './quarantine-folder';
 import type { FolderStatus, KindContext, MailboxKind } from './mailbox-kinds/kind';
 import { VendorFolderKind } from './mailbox-kinds/vendor-folder';
@@ -128,7 +127,6 @@ export class AccountView {
       logger.debug({ account, label }, 'label not shown as a folder (name unusable or taken)'),
     );
     this.now = now;
-    const collection = new CollectionSoonAfter(clock ?? unrefClock);
     this.sync = {
       account,
       vendor,
@@ -142,8 +140,6 @@ export class AccountView {
       forgetContent: (messageUids) => this.messages.forget(messageUids),
       keepForFetch: (records) => this.messages.keepForFetch(records),
       firstPage: (scope) => this.firstPage(scope),
-      // the SELECT that waited for a first sync is answered first, and the FETCH after it
-      synced: (handled) => collection.job(handled),
     };
     this.syncs = new SyncScheduler({
       ctx: this.sync,

@@ -2,6 +2,7 @@ import { describePool, type MetadataRecord } from '../mime';
 import { isLocalMessage } from '../store';
 import type { Lane, ListScope } from './connector';
 import { syncLanes } from './lanes';
+import { collectAfter } from '../util/memory';
 import { mergeFlags, vendorFlags } from './flags';
 import { sameFlags } from './state-applier';
 import { placed } from './organize';
@@ -249,7 +250,7 @@ export async function syncFolder(ctx: SyncContext, target: SyncTarget, mode: Syn
   } finally {
     release();
   }
-  ctx.synced(stored);
+  collectAfter(stored);
 }
 
 /** Returns how many messages it fetched and stored. */

@@ -18,8 +18,6 @@ export interface SyncContext {
   keepForFetch(records: readonly MetadataRecord[]): void;
   /** The first page of `scope` if it was asked for already (a cold account's INBOX, see AccountView.folder). */
   firstPage(scope: ListScope): Promise<MessagePage> | null;
-  /** A sync that fetched and stored `handled` messages ended (util/memory.ts: the collection after a large job). */
-  synced(handled: number): void;
 }
 
 /**

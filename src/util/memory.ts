@@ -1,5 +1,4 @@
 import v8 from 'node:v8';
-import type { Clock } from './clock';
 
 /**
  * How far V8 lets a heap grow past what survived its last full collection: 20%, instead of
@@ -33,28 +32,4 @@ const largeJob = 5000;
 
 export function collectAfter(handled: number): void {
   if (handled >= largeJob) collectGarbage();
-}
-
-/**
- * How long the collection after a job a client waited for waits in turn: the client's next
- * command comes a round trip after the answer (the metadata FETCH after a folder's first
- * SELECT) and would otherwise be the one that pays for it (22-28 ms after a 10,041-message
- * sync on a quiet machine).
- */
-export const collectionDelayMs = 2000;
-
-/** collectAfter, `collectionDelayMs` later; jobs that end meanwhile share the one collection. */
-export class CollectionSoonAfter {
-  private due = false;
-
-  constructor(private readonly clock: Clock) {}
-
-  job(handled: number): void {
-    if (handled < largeJob || this.due) return;
-    this.due = true;
-    this.clock.after(collectionDelayMs, () => {
-      this.due = false;
-      collectGarbage();
-    });
-  }
 }

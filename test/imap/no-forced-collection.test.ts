@@ -4,7 +4,6 @@ import { fetchMessages } from '../../src/imap/fetch';
 import { sortedSearch, threadedSearch } from '../../src/imap/ordered-search';
 import { WireChunks } from '../../src/imap/wire-chunks';
 import { setupView } from '../domain/view-harness';
-import { collectionDelayMs } from '../../src/util/memory';
 
 /**
  * A client's command never forces a full collection, not even a large folder's first SORT,
@@ -14,9 +13,8 @@ import { collectionDelayMs } from '../../src/util/memory';
  * Dovecot's 43 ms, and the first `SEARCH SUBJECT Übergabe` 113 ms against 17; without, 45 and
  * 39 ms (BENCH_ONLY=imap, quiet machine, 2026-11-27, the same code otherwise). V8 collects
  * what they promote concurrently, on its own schedule; the repeated commands answer from kept
- * answers (median 2 ms for that SORT). Only large jobs end with a forced collection
- * (src/util/memory.ts): a takeover, and a folder's first sync, whose collection comes a moment
- * after the SELECT that waited for it is answered.
+ * answers (median 2 ms for that SORT). Only background jobs (a folder's first sync, a takeover)
+ * end with a forced collection (src/util/memory.ts).
  */
 
 const gc = vi.fn();
@@ -80,20 +78,6 @@ test('the first metadata FETCH of 5,000 messages and its repetition force no col
     await fetchMessages(view, inbox, metadataFetch(uids), session, new Set());
     expect(lines()).toBe(10_000);
     expect(gc).not.toHaveBeenCalled();
-  } finally {
-    close();
-  }
-}, 60_000);
-
-test("a folder's first sync of 5,000 messages collects after its SELECT was answered, not before", async () => {
-  globalThis.gc = gc;
-  const { vendor, view, timers, close } = setupView();
-  try {
-    for (let i = 0; i < 5000; i++) vendor.add(`m${i}`);
-    await view.open((await view.folder('INBOX'))!);
-    expect(gc).not.toHaveBeenCalled();
-    await timers.advance(collectionDelayMs);
-    expect(gc).toHaveBeenCalledTimes(1);
   } finally {
     close();
   }

@@ -196,14 +196,32 @@ export class AccountView {
    * listFolders at a time, however many sessions ask.
    */
   async folders(refresh = false): Promise<ImapFolder[]> {
+    return this.shown(await this.vendorFolders(refresh));
+  }
+
+  /** The folders and labels of the vendor's list (folders() without what only the bridge has), as folders() gets them. */
+  private async vendorFolders(refresh: boolean): Promise<ImapFolder[]> {
     const cached = this.folderCache;
-    if (refresh || !cached) return this.shown(await this.refreshFolders());
+    if (refresh || !cached) return this.refreshFolders();
     if (this.now() - cached.at >= folderListTtlMs) {
       this.refreshFolders().catch((err) =>
         this.logger.warn({ account: this.account, err: (err as Error).message }, 'folder list refresh failed'),
       );
     }
-    return this.shown(cached.folders);
+    return cached.folders;
+  }
+
+  /**
+   * The first mailbox of folders() that `match` picks. The shown list begins with the vendor's,
+   * so a mailbox found there is the one of the shown list: label folders only the bridge has and
+   * Quarantine (read from the state each time) are looked at only when it is not there.
+   */
+  private async find(
+    match: (list: ImapFolder[]) => ImapFolder | undefined,
+    refresh = false,
+  ): Promise<ImapFolder | undefined> {
+    const listed = await this.vendorFolders(refresh);
+    return match(listed) ?? match(this.shown(listed));
   }
 
   /** The vendor's folders and labels, the label folders only the bridge knows, and Quarantine. */
@@ -242,7 +260,8 @@ export class AccountView {
    * opening then says what the vendor lacks.
    */
   async folder(path: string): Promise<ImapFolder | null> {
-    const found = mailboxAt(await this.folders(), path) ?? mailboxAt(await this.folders(true), path);
+    const at = (list: ImapFolder[]) => mailboxAt(list, path);
+    const found = (await this.find(at)) ?? (await this.find(at, true));
     return found ?? (this.folderCache?.labels ? null : this.map.viewAt(path));
   }
 
@@ -254,7 +273,7 @@ export class AccountView {
   /** The folder a session selected, by the key its selection was made with. */
   async folderByKey(key: string): Promise<ImapFolder | null> {
     const match = (list: ImapFolder[]) => list.find((f) => f.key === key);
-    return match(await this.folders()) ?? match(await this.folders(true)) ?? this.map.viewByKey(key);
+    return (await this.find(match)) ?? (await this.find(match, true)) ?? this.map.viewByKey(key);
   }
 
   /** Syncs one folder now (or joins the running sync): the first listing, or incremental. */

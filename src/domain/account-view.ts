@@ -64,9 +64,22 @@ const folderListTtlMs = 60_000;
 export type { FolderStatus };
 
 export interface OpenFolder extends FolderStatus {
+  /** The session's own list: the engine changes it as messages come and go. */
   uids: number[];
-  /** The folder's messages, UID order (the protocol side reads their flags). */
-  rows: MessageRow[];
+  /** The folder's messages, UID order (the protocol side reads their flags): a snapshot shared by every session. */
+  rows: readonly MessageRow[];
+}
+
+/** The UIDs of a folder snapshot, made once for every session that opens it. */
+const snapshotUids = new WeakMap<readonly MessageRow[], readonly number[]>();
+
+function uidsOf(rows: readonly MessageRow[]): readonly number[] {
+  let uids = snapshotUids.get(rows);
+  if (!uids) {
+    uids = rows.map((r) => r.uid);
+    snapshotUids.set(rows, uids);
+  }
+  return uids;
 }
 
 export class AccountView {
@@ -325,8 +338,8 @@ export class AccountView {
   /** SELECT/EXAMINE: local state; only a folder never listed waits for the vendor. */
   async open(folder: ImapFolder): Promise<OpenFolder> {
     await this.kinds[folder.kind].ready(folder);
-    const rows = this.store.listMessages(this.account, folder.key);
-    return { ...this.localStatus(folder), uids: rows.map((r) => r.uid), rows };
+    const rows = this.store.folderSnapshot(this.account, folder.key);
+    return { ...this.localStatus(folder), uids: uidsOf(rows).slice(), rows };
   }
 
   /** UIDs expunged after `modseq`, and whether the tombstones reach back that far (QRESYNC). */

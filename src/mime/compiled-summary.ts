@@ -113,11 +113,12 @@ export function compileSummary(envelope: unknown[], bodystructure: unknown[]): C
     envelope: `(${items.map((c) => c.utf8).join(' ')})`,
     bodystructure: compile(bodystructure),
   };
-  // all printable ASCII: both session kinds get the same bytes
-  if (!items.some((c) => c.needs) && !needsEncoding(bodystructure)) return utf8;
+  // all printable ASCII: both session kinds get the same bytes (an item at a time, as above)
+  const structureNeeds = needsEncoding(bodystructure);
+  if (!items.some((c) => c.needs) && !structureNeeds) return utf8;
   return {
     envelope: `(${items.map((c) => c.plain).join(' ')})`,
-    bodystructure: compile(plainStructure(bodystructure)),
+    bodystructure: structureNeeds ? compile(plainStructure(bodystructure)) : utf8.bodystructure,
     utf8,
   };
 }

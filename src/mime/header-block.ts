@@ -30,7 +30,16 @@ const encoder = new MimeNode(false as unknown as string, { baseBoundary: 'encode
  * {name, address}), except those of keys whose values are the message's own (remembering them
  * would only fill the table); a full table starts over.
  */
-const ownKeys = new Set(['Subject', 'Date', 'Message-ID', 'In-Reply-To', 'References', 'Content-ID']);
+const ownKeys = new Set([
+  'Subject',
+  'Date',
+  'Message-ID',
+  'In-Reply-To',
+  'References',
+  'Content-ID',
+  // a newsletter's unsubscribe links name the recipient's copy
+  'List-Unsubscribe',
+]);
 const writtenFields = new Map<string, Map<string, string>>();
 let writtenCount = 0;
 

@@ -76,7 +76,7 @@ function received(ctx: SyncContext, target: SyncTarget, messages: MailMessage[])
  * Fetches the messages of `ids`. Those whose composing downloads attachments (message/* parts)
  * come once `listed` settles: the list pages form a chain, one request after another, that
  * fills the vendor's window of 15 requests a second, so a download among them delays every
- * later page by a place in the window; after the last page was asked for, the window has room.
+ * later request of the chain by a place in the window; after the chain's last request, none.
  */
 async function fetchBatch(
   ctx: SyncContext,
@@ -186,9 +186,12 @@ async function listAndFetch(
   } catch (err) {
     listError = err;
   }
-  endListing();
   // settle every started fetch before returning or rethrowing: none may fail unobserved
   const settled = await Promise.allSettled(fetches);
+  // downloads only once the last page's messages came: the window counts the vendor's requests
+  // over a sliding second, so one that started beside the last get_messages would take a place
+  // that request needs
+  endListing();
   const fetched = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const late = await Promise.allSettled(fetched.flatMap((b) => (b.later ? [b.later] : [])));
   const failed = [...settled, ...late].find((r): r is PromiseRejectedResult => r.status === 'rejected');

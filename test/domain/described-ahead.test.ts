@@ -52,7 +52,7 @@ test('listing waits while fetched batches wait to be described', async () => {
  * download (message/* parts) among them would delay every later page by a place in it. The
  * sync's fetches start their downloads only once the last page was asked for.
  */
-test("a sync's attachment downloads wait until its listing is done", async () => {
+test("a sync's attachment downloads wait until its last page's messages came", async () => {
   const { vendor, view, close } = setupView();
   try {
     vendor.pageSize = 10;
@@ -68,13 +68,22 @@ test("a sync's attachment downloads wait until its listing is done", async () =>
       waits.push(wait);
       return get(ids);
     };
+    // the last page's messages are held: no download may start before they came
+    let release: () => void = () => undefined;
+    vendor.beforeGetMessages = () =>
+      waits.length === 5 ? new Promise<void>((resolve) => (release = resolve)) : undefined;
     const waitingAtListing: boolean[] = [];
     const list = vendor.listMessages.bind(vendor);
     vendor.listMessages = (...args) => {
       waitingAtListing.push(waits.every((w) => w.told && !w.over));
       return list(...args);
     };
-    await view.syncFolder((await view.folder('INBOX'))!, 'full');
+    const sync = view.syncFolder((await view.folder('INBOX'))!, 'full');
+    while (waits.length < 5) await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+    expect(waits.some((w) => w.over)).toBe(false);
+    release();
+    await sync;
     expect(waits.length).toBe(5);
     expect(waitingAtListing).toEqual([true, true, true, true, true]);
     expect(waits.every((w) => w.over)).toBe(true);

@@ -2,7 +2,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { MailMessage } from '../domain/message';
-import type { DescribeRequest, DescribeResponse } from './describe-worker';
+import type { DescribeRequest, DescribeResponse, DescribedRow } from './describe-worker';
 import { describeRecord, type MetadataRecord } from './metadata-record';
 import type { Clock } from '../util/clock';
 import { workerScript } from '../util/worker-script';
@@ -86,8 +86,14 @@ async function describeInSlices(messages: readonly MailMessage[], slice: number)
   return records;
 }
 
+/** The worker's rows completed with the messages' JSON they were described from. */
+function withMessages(rows: DescribedRow[], messages: string[]): MetadataRecord[] {
+  return rows.map((row, i) => ({ ...row, message: messages[i] }));
+}
+
 interface Task {
-  messages: MailMessage[];
+  /** JSON of each message: what the worker reads them from, and the rows' `message`. */
+  messages: string[];
   resolve(records: MetadataRecord[]): void;
   reject(err: Error): void;
 }
@@ -126,9 +132,10 @@ export class DescribePool {
   async describe(messages: readonly MailMessage[]): Promise<MetadataRecord[]> {
     if (messages.length < this.opts.inlineBelow) return messages.map(describeRecord);
     if (this.opts.workers <= 0) return describeInSlices(messages, this.opts.slice);
-    const chunks: MailMessage[][] = [];
+    const chunks: string[][] = [];
     const size = Math.max(1, Math.min(this.opts.chunk, Math.ceil(messages.length / this.opts.workers)));
-    for (let i = 0; i < messages.length; i += size) chunks.push(messages.slice(i, i + size));
+    for (let i = 0; i < messages.length; i += size)
+      chunks.push(messages.slice(i, i + size).map((m) => JSON.stringify(m)));
     const parts = await Promise.all(
       chunks.map(
         (c) => new Promise<MetadataRecord[]>((resolve, reject) => this.enqueue({ messages: c, resolve, reject })),
@@ -222,9 +229,8 @@ export class DescribePool {
       }
     }
     if (task) {
-      if (res.error !== undefined || !res.records)
-        task.reject(new Error(res.error ?? 'describe worker sent no records'));
-      else task.resolve(res.records);
+      if (res.error !== undefined || !res.rows) task.reject(new Error(res.error ?? 'describe worker sent no records'));
+      else task.resolve(withMessages(res.rows, task.messages));
     }
     this.pump();
   }

@@ -39,7 +39,10 @@ export interface DescribePoolOptions {
   idleMs: number;
   /**
    * V8 young generation of a worker. Describing allocates short-lived garbage only, and the
-   * default (tens of MB per thread) would stay resident while the worker lives.
+   * default (tens of MB per thread) would stay resident while the worker lives. Each young
+   * collection copies the chunks waiting in the worker, so a smaller one costs CPU: 8 MB
+   * collected twice as often as 16 (565 against 282 times over 24,000 messages), and 32 MB
+   * raised a 100,000-message sync's peak RSS to 281 MB where 16 MB peaked at 243 MB.
    */
   youngGenerationMb: number;
   /** Scheduling priority of worker threads (Linux nice value, 0-19): below the main thread's. */
@@ -121,7 +124,7 @@ export class DescribePool {
       slice: 20,
       tasksPerWorker: 3,
       idleMs: 1000,
-      youngGenerationMb: 8,
+      youngGenerationMb: 16,
       nice: 10,
       clock: unrefClock,
       ...opts,

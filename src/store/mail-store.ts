@@ -193,8 +193,13 @@ export class MailStore implements MailState {
       unconvertible: p(
         `SELECT message_uid FROM message_cache WHERE account = ? AND message_uid IN (SELECT value FROM json_each(?)) AND header LIKE '%${unconvertibleHeader}:%'`,
       ).pluck(),
+      // the rows of the account's folders whose size is not their message's stored one
       metadataSizeToRows: p(
-        'UPDATE messages SET size = ? WHERE size != ? AND message_uid = ? AND folder_id IN (SELECT id FROM folders WHERE account = ?) RETURNING folder_id',
+        `UPDATE messages SET size = c.size FROM message_cache c
+         WHERE c.account = @account AND c.message_uid = messages.message_uid AND messages.size != c.size
+           AND messages.message_uid IN (SELECT value FROM json_each(@ids))
+           AND messages.folder_id IN (SELECT id FROM folders WHERE account = @account)
+         RETURNING messages.folder_id`,
       ).pluck(),
       pruneMetadata: p(
         'DELETE FROM message_cache WHERE account = ? AND NOT EXISTS (SELECT 1 FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.account = message_cache.account AND m.message_uid = message_cache.message_uid)',
@@ -502,10 +507,12 @@ export class MailStore implements MailState {
       for (const r of records) {
         this.stmt.putMetadata.run(account, r.messageUid, r.size, r.summary, r.header, r.message);
         this.stmt.putKeys.run(account, r.messageUid, ...keyValues(r.keys));
-        // rare (a re-described message of another size): drop those folders' cached rows
-        for (const folderId of this.stmt.metadataSizeToRows.all(r.size, r.size, r.messageUid, account) as number[])
-          this.rowCache.delete(folderId);
       }
+      // rare (a re-described message of another size): one statement for the batch, and those
+      // folders' cached rows dropped
+      const ids = JSON.stringify(records.map((r) => r.messageUid));
+      for (const folderId of this.stmt.metadataSizeToRows.all({ account, ids }) as number[])
+        this.rowCache.delete(folderId);
     })();
   }
 

@@ -41,7 +41,10 @@ export interface TableDescription {
   key: readonly string[];
   /** SQLite: rows numbered by an `id` of their own (the key then unique), rather than keyed as in PostgreSQL. */
   sqliteId?: boolean;
-  /** SQLite: a rowid table, which keeps rows of kilobytes off the key b-tree; the others are WITHOUT ROWID. */
+  /**
+   * SQLite: a rowid table, which keeps rows of kilobytes off the key b-tree and appends rows
+   * written in random key order; the others are WITHOUT ROWID.
+   */
   sqliteRowid?: boolean;
   /** SQLite: unique indexes besides the key (`folder` as in `key`). */
   sqliteUnique?: ReadonlyArray<{ name: string; columns: readonly string[] }>;
@@ -134,6 +137,8 @@ export const tables: readonly TableDescription[] = [
       ...messageKeyNames.map((k) => keyColumns[k]).map(({ name, type, nullable }) => ({ name, type, nullable })),
     ],
     key: ['account', 'message_uid'],
+    // written in the random order of message ids: a rowid table appends them (./db.ts)
+    sqliteRowid: true,
     replicated: { deletable: true },
   },
   {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compileSummary, describeMessage, describeRecord } from '../../src/mime';
 import { MailStore, migrations, openDatabase, schemaVersion } from '../../src/store';
@@ -37,6 +38,20 @@ describe('MailStore', () => {
     const again = openDatabase(dir); // migrations are not re-run
     expect(schemaVersion(again)).toBe(migrations.length);
     again.close();
+  });
+
+  it('makes a new file with 16 KiB pages and keeps the page size of a file made before', () => {
+    expect(store.db.pragma('page_size', { simple: true })).toBe(16_384);
+    const old = path.join(root, `old${n++}`);
+    fs.mkdirSync(old, { mode: 0o700 });
+    const made = new BetterSqlite3(path.join(old, databaseFileName));
+    made.pragma('page_size = 4096');
+    made.pragma('journal_mode = WAL');
+    made.close();
+    const reopened = MailStore.open(old);
+    expect(reopened.db.pragma('page_size', { simple: true })).toBe(4096);
+    expect(reopened.assignUids(A, 'INBOX', ['a']).map((r) => r.uid)).toEqual([1]);
+    reopened.close();
   });
 
   it('keeps UIDs and UIDVALIDITY across close/reopen; new messages go after existing ones', () => {
@@ -165,11 +180,14 @@ describe('MailStore', () => {
   it('stores metadata per account/message, shares it between folders, and puts its size on the rows', () => {
     const msg = richMessage();
     const description = describeMessage(msg);
-    store.assignUids(A, 'Archive', [msg.id]);
+    store.assignUids(A, 'Archive', ['before', msg.id]);
+    store.assignUids('other@example.com', 'INBOX', [msg.id]);
+    expect(store.listMessages(A, 'Archive').map((r) => r.size)).toEqual([0, 0]); // its rows kept in memory
     store.putMetadataRecords(A, [describeRecord(msg)]);
     store.assignUids(A, 'INBOX', [msg.id]);
     expect(store.listMessages(A, 'INBOX')[0].size).toBe(description.size);
-    expect(store.listMessages(A, 'Archive')[0].size).toBe(description.size);
+    expect(store.listMessages(A, 'Archive').map((r) => r.size)).toEqual([0, description.size]);
+    expect(store.listMessages('other@example.com', 'INBOX')[0].size).toBe(0); // another account's message
     store.close();
 
     store = MailStore.open(dir);

@@ -64,9 +64,22 @@ const folderListTtlMs = 60_000;
 export type { FolderStatus };
 
 export interface OpenFolder extends FolderStatus {
+  /** The session's own list: the engine changes it as messages come and go. */
   uids: number[];
-  /** The folder's messages, UID order (the protocol side reads their flags). */
-  rows: MessageRow[];
+  /** The folder's messages, UID order (the protocol side reads their flags): a snapshot shared by every session. */
+  rows: readonly MessageRow[];
+}
+
+/** The UIDs of a folder snapshot, made once for every session that opens it. */
+const snapshotUids = new WeakMap<readonly MessageRow[], readonly number[]>();
+
+function uidsOf(rows: readonly MessageRow[]): readonly number[] {
+  let uids = snapshotUids.get(rows);
+  if (!uids) {
+    uids = rows.map((r) => r.uid);
+    snapshotUids.set(rows, uids);
+  }
+  return uids;
 }
 
 export class AccountView {
@@ -196,14 +209,32 @@ export class AccountView {
    * listFolders at a time, however many sessions ask.
    */
   async folders(refresh = false): Promise<ImapFolder[]> {
+    return this.shown(await this.vendorFolders(refresh));
+  }
+
+  /** The folders and labels of the vendor's list (folders() without what only the bridge has), as folders() gets them. */
+  private async vendorFolders(refresh: boolean): Promise<ImapFolder[]> {
     const cached = this.folderCache;
-    if (refresh || !cached) return this.shown(await this.refreshFolders());
+    if (refresh || !cached) return this.refreshFolders();
     if (this.now() - cached.at >= folderListTtlMs) {
       this.refreshFolders().catch((err) =>
         this.logger.warn({ account: this.account, err: (err as Error).message }, 'folder list refresh failed'),
       );
     }
-    return this.shown(cached.folders);
+    return cached.folders;
+  }
+
+  /**
+   * The first mailbox of folders() that `match` picks. The shown list begins with the vendor's,
+   * so a mailbox found there is the one of the shown list: label folders only the bridge has and
+   * Quarantine (read from the state each time) are looked at only when it is not there.
+   */
+  private async find(
+    match: (list: ImapFolder[]) => ImapFolder | undefined,
+    refresh = false,
+  ): Promise<ImapFolder | undefined> {
+    const listed = await this.vendorFolders(refresh);
+    return match(listed) ?? match(this.shown(listed));
   }
 
   /** The vendor's folders and labels, the label folders only the bridge knows, and Quarantine. */
@@ -242,7 +273,8 @@ export class AccountView {
    * opening then says what the vendor lacks.
    */
   async folder(path: string): Promise<ImapFolder | null> {
-    const found = mailboxAt(await this.folders(), path) ?? mailboxAt(await this.folders(true), path);
+    const at = (list: ImapFolder[]) => mailboxAt(list, path);
+    const found = (await this.find(at)) ?? (await this.find(at, true));
     return found ?? (this.folderCache?.labels ? null : this.map.viewAt(path));
   }
 
@@ -254,7 +286,7 @@ export class AccountView {
   /** The folder a session selected, by the key its selection was made with. */
   async folderByKey(key: string): Promise<ImapFolder | null> {
     const match = (list: ImapFolder[]) => list.find((f) => f.key === key);
-    return match(await this.folders()) ?? match(await this.folders(true)) ?? this.map.viewByKey(key);
+    return (await this.find(match)) ?? (await this.find(match, true)) ?? this.map.viewByKey(key);
   }
 
   /** Syncs one folder now (or joins the running sync): the first listing, or incremental. */
@@ -306,8 +338,8 @@ export class AccountView {
   /** SELECT/EXAMINE: local state; only a folder never listed waits for the vendor. */
   async open(folder: ImapFolder): Promise<OpenFolder> {
     await this.kinds[folder.kind].ready(folder);
-    const rows = this.store.listMessages(this.account, folder.key);
-    return { ...this.localStatus(folder), uids: rows.map((r) => r.uid), rows };
+    const rows = this.store.folderSnapshot(this.account, folder.key);
+    return { ...this.localStatus(folder), uids: uidsOf(rows).slice(), rows };
   }
 
   /** UIDs expunged after `modseq`, and whether the tombstones reach back that far (QRESYNC). */

@@ -28,8 +28,20 @@ export function threadId(account: string, vendorThreadId: string): string | null
  * vendor recreated it) is another mailbox to the client, as RFC 8474 4 asks.
  */
 export function mailboxId(account: string, folder: ImapFolder, uidValidity: number): string {
-  return objectId('F', account, folder.key, String(uidValidity));
+  const input = `${account}\0${folder.key}\0${uidValidity}`;
+  let id = mailboxIds.get(input);
+  if (!id) {
+    id = objectId('F', account, folder.key, String(uidValidity));
+    // a few names per account; a bound keeps a daemon of many accounts from growing it without end
+    if (mailboxIds.size >= maxMailboxIds) mailboxIds.clear();
+    mailboxIds.set(input, id);
+  }
+  return id;
 }
+
+/** MAILBOXIDs made, by their input: every SELECT and STATUS names one, a hash each time otherwise. */
+const mailboxIds = new Map<string, string>();
+const maxMailboxIds = 10_000;
 
 /** The query's EMAILID and THREADID terms, at any depth. */
 function objectIdTerms(query: readonly SearchTerm[]): SearchTerm[] {

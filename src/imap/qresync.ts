@@ -37,7 +37,7 @@ export function vanishedSince(
 export function resync(
   view: AccountView,
   folder: ImapFolder,
-  opened: { uidValidity: number; uidNext: number; uids: number[]; rows: MessageRow[] },
+  opened: { uidValidity: number; uidNext: number; uids: number[]; rows: readonly MessageRow[] },
   param: QresyncParameter,
   recent: ReadonlySet<number>,
 ): { vanished: number[]; changed: Array<{ uid: number; flags: readonly string[]; modseq: number }> } {

@@ -23,6 +23,18 @@ export function isCompiledItem(item: string): item is (typeof compiledItems)[num
   return (compiledItems as readonly string[]).includes(item);
 }
 
+/**
+ * JSON.stringify of a string, which is how imap-compiler quotes one. Most ENVELOPE and
+ * BODYSTRUCTURE strings hold nothing JSON escapes (a quote, a backslash, a control character,
+ * a surrogate), and quoting those directly costs a fraction of JSON.stringify, which is called
+ * for some forty strings a message.
+ */
+const unescaped = /^[^"\\\x00-\x1f\ud800-\udfff]*$/;
+
+function quoted(text: string): string {
+  return unescaped.test(text) ? `"${text}"` : JSON.stringify(text);
+}
+
 /** imap-compiler's form of a list of strings, Buffers, numbers, NIL and lists. */
 function compile(node: unknown): string {
   if (Array.isArray(node)) {
@@ -38,8 +50,8 @@ function compile(node: unknown): string {
     return `${out})`;
   }
   if (node === null || node === undefined || node === false) return 'NIL';
-  if (typeof node === 'string') return JSON.stringify(node);
-  if (Buffer.isBuffer(node)) return JSON.stringify(node.toString('binary'));
+  if (typeof node === 'string') return quoted(node);
+  if (Buffer.isBuffer(node)) return quoted(node.toString('binary'));
   if (typeof node === 'number') return String(Math.round(node) || 0);
   throw new Error(`not an ENVELOPE or BODYSTRUCTURE value: ${typeof node}`);
 }
@@ -113,11 +125,12 @@ export function compileSummary(envelope: unknown[], bodystructure: unknown[]): C
     envelope: `(${items.map((c) => c.utf8).join(' ')})`,
     bodystructure: compile(bodystructure),
   };
-  // all printable ASCII: both session kinds get the same bytes
-  if (!items.some((c) => c.needs) && !needsEncoding(bodystructure)) return utf8;
+  // all printable ASCII: both session kinds get the same bytes (an item at a time, as above)
+  const structureNeeds = needsEncoding(bodystructure);
+  if (!items.some((c) => c.needs) && !structureNeeds) return utf8;
   return {
     envelope: `(${items.map((c) => c.plain).join(' ')})`,
-    bodystructure: compile(plainStructure(bodystructure)),
+    bodystructure: structureNeeds ? compile(plainStructure(bodystructure)) : utf8.bodystructure,
     utf8,
   };
 }

@@ -22,25 +22,26 @@ const encoder = new MimeNode(false as unknown as string, { baseBoundary: 'encode
 
 /**
  * Writing a header field is the costliest part of describing, and most fields repeat from
- * message to message: a mailbox's correspondents (address parsing, punycode, encoded words)
- * and the parts' own fields (Content-Type, Content-Transfer-Encoding, ...). A written field
- * depends on its key and value alone (the encoder's settings are fixed), so fields of these
- * keys are remembered for values made of strings only (what compose.ts gives: addresses as
- * strings or {name, address}); a full table starts over.
+ * message to message: a mailbox's correspondents (address parsing, punycode, encoded words),
+ * the parts' own fields (Content-Type, Content-Transfer-Encoding, ...) and the root's
+ * bookkeeping (Authentication-Results, X-Spam-Score, List-Id). A written field depends on its
+ * key and value alone (the encoder's settings are fixed), so fields are remembered by key and
+ * value for values made of strings only (what compose.ts gives: addresses as strings or
+ * {name, address}), except those of keys whose values are the message's own (remembering them
+ * would only fill the table); a full table starts over.
  */
-const rememberedKeys = new Set([
-  'From',
-  'Sender',
-  'To',
-  'Cc',
-  'Bcc',
-  'Reply-To',
-  'Content-Type',
-  'Content-Transfer-Encoding',
-  'Content-Disposition',
-  'MIME-Version',
+const ownKeys = new Set([
+  'Subject',
+  'Date',
+  'Message-ID',
+  'In-Reply-To',
+  'References',
+  'Content-ID',
+  // a newsletter's unsubscribe links name the recipient's copy
+  'List-Unsubscribe',
 ]);
-const writtenFields = new Map<string, string>();
+const writtenFields = new Map<string, Map<string, string>>();
+let writtenCount = 0;
 
 function stringsOnly(value: unknown): boolean {
   if (typeof value === 'string') return true;
@@ -49,20 +50,62 @@ function stringsOnly(value: unknown): boolean {
   return Object.values(value).every(stringsOnly);
 }
 
+/** Keys MimeNode.encodeHeaderValue gives a value of their own form (addresses, ids, parameters). */
+const structuredKeys = new Set([
+  'From',
+  'Sender',
+  'To',
+  'Cc',
+  'Bcc',
+  'Reply-To',
+  'Message-ID',
+  'In-Reply-To',
+  'Content-ID',
+  'OTP-Token',
+  'References',
+  'Content-Type',
+  'Content-Disposition',
+]);
+
+/**
+ * A line encodeHeaderValue leaves as it is and foldLines does not fold: a string of printable
+ * ASCII without quotes or encoded-word openers (those are what encodeWords encodes), written
+ * on fewer than 76 characters; a message id that way already holds its angle brackets. Most of
+ * the fields that are the message's own are such, so they skip the encoder; null otherwise.
+ */
+function unchangedLine(key: string, value: unknown): string | null {
+  if (typeof value !== 'string' || !/^[\x20\x21\x23-\x7e]*$/.test(value) || value.includes('=?')) return null;
+  const line = `${key}: ${value}`;
+  if (line.length >= 76 || !value.trim()) return null;
+  if (!structuredKeys.has(key)) return line;
+  return (key === 'Message-ID' || key === 'In-Reply-To') && value.startsWith('<') && value.endsWith('>') ? line : null;
+}
+
 /** MimeNode.buildHeaders' line of one field: encoded, folded at 76; '' when it writes none. */
 function writeField(key: string, value: unknown): string {
+  const unchanged = unchangedLine(key, value);
+  if (unchanged !== null) return unchanged;
   const encoded = encoder.encodeHeaderValue(key, value as Parameters<MimeNode['encodeHeaderValue']>[1]);
   return (encoded || '').toString().trim() ? foldLines(`${key}: ${encoded}`, 76) : '';
 }
 
 function rememberedField(key: string, value: unknown): string {
-  if (!rememberedKeys.has(key) || !stringsOnly(value)) return writeField(key, value);
-  const id = `${key}\u0000${typeof value === 'string' ? value : JSON.stringify(value)}`;
-  let line = writtenFields.get(id);
+  if (ownKeys.has(key) || !stringsOnly(value)) return writeField(key, value);
+  const id = typeof value === 'string' ? value : JSON.stringify(value);
+  let lines = writtenFields.get(key);
+  if (lines === undefined) {
+    lines = new Map();
+    writtenFields.set(key, lines);
+  }
+  let line = lines.get(id);
   if (line === undefined) {
     line = writeField(key, value);
-    if (writtenFields.size >= 10_000) writtenFields.clear();
-    writtenFields.set(id, line);
+    if (writtenCount >= 10_000) {
+      for (const known of writtenFields.values()) known.clear();
+      writtenCount = 0;
+    }
+    lines.set(id, line);
+    writtenCount++;
   }
   return line;
 }

@@ -7,7 +7,8 @@ import libmime from 'libmime';
  * after. Bytes that are not UTF-8 stay one character each, as Latin-1.
  */
 export function headerText(raw: string): string {
-  if (!/[\x80-\xff]/.test(raw)) return libmime.decodeWords(raw);
+  // ASCII without an encoded word (or the NUL of decodeWords' own join marker) reads as it is
+  if (!/[\x80-\xff]/.test(raw)) return raw.includes('=?') || raw.includes('\0') ? libmime.decodeWords(raw) : raw;
   const bytes = Buffer.from(raw, 'latin1');
   const text = bytes.toString('utf8');
   return libmime.decodeWords(Buffer.from(text, 'utf8').equals(bytes) ? text : raw);

@@ -85,15 +85,17 @@ function messageIds(value: string | undefined): string[] {
   return value ? [...value.matchAll(/<([^<>\s]+)>/g)].map((m) => m[1]) : [];
 }
 
-/** One address field value's keys: its first address (only read, never changed) and SEARCH's text. */
+/** One address field value's keys: its first address's SORT values (firstMailbox, displaySortValue) and SEARCH's text. */
 interface AddressValueKeys {
-  first: Address | undefined;
+  mailbox: string;
+  display: string;
   text: string;
 }
 
 /**
  * Remembered by value, as header-fields.ts remembers parsed address fields: correspondents
- * repeat from message to message, and parsing them was most of what the keys cost a sync.
+ * repeat from message to message, and parsing them and decoding their names was most of what
+ * the keys cost a sync.
  */
 const addressValueKeys = new Map<string, AddressValueKeys>();
 
@@ -101,17 +103,21 @@ function keysOfAddressValue(value: string): AddressValueKeys {
   let keys = addressValueKeys.get(value);
   if (keys === undefined) {
     const addresses = addressparser(value);
-    keys = { first: addresses[0], text: casemap(writtenAddresses(addresses)) };
+    keys = {
+      mailbox: firstMailbox(addresses[0]),
+      display: displaySortValue(addresses[0]),
+      text: casemap(writtenAddresses(addresses)),
+    };
     if (addressValueKeys.size >= 10_000) addressValueKeys.clear();
     addressValueKeys.set(value, keys);
   }
   return keys;
 }
 
-/** An address field's keys: each value's, for SORT's first address and SEARCH's text. */
-function addressKeys(values: readonly string[] = []): { first: Address | undefined; text: string[] } {
+/** An address field's keys: its first value's SORT values ("" without one) and each value's SEARCH text. */
+function addressKeys(values: readonly string[] = []): { mailbox: string; display: string; text: string[] } {
   const keys = values.map(keysOfAddressValue);
-  return { first: keys[0]?.first, text: keys.map((k) => k.text) };
+  return { mailbox: keys[0]?.mailbox ?? '', display: keys[0]?.display ?? '', text: keys.map((k) => k.text) };
 }
 
 export function messageKeys(headerLines: readonly string[]): MessageKeys {
@@ -133,11 +139,11 @@ export function messageKeys(headerLines: readonly string[]): MessageKeys {
     sentDate: date === undefined ? null : parseDateHeader(date),
     baseSubject: base,
     replyOrForward,
-    fromMailbox: firstMailbox(from.first),
-    toMailbox: firstMailbox(to.first),
-    ccMailbox: firstMailbox(cc.first),
-    displayFrom: displaySortValue(from.first),
-    displayTo: displaySortValue(to.first),
+    fromMailbox: from.mailbox,
+    toMailbox: to.mailbox,
+    ccMailbox: cc.mailbox,
+    displayFrom: from.display,
+    displayTo: to.display,
     messageId: messageIds(first('message-id'))[0] ?? null,
     parents: references.length ? references : messageIds(first('in-reply-to')).slice(0, 1),
     subjectText,

@@ -41,8 +41,21 @@ interface Element {
   contentTransferEncoding?: string;
 }
 
+/** Normalized keys by key: compose.ts gives a few keys only, for every message. */
+const normalizedKeys = new Map<string, string>();
+
 /** MimeNode._normalizeHeaderKey: Camel-Case, with MIME and the -ID/-MD5/-SPF/-FBL endings upper case. */
 export function normalizeHeaderKey(key: string): string {
+  let normalized = normalizedKeys.get(key);
+  if (normalized === undefined) {
+    normalized = normalizedKey(key);
+    if (normalizedKeys.size >= 1_000) normalizedKeys.clear();
+    normalizedKeys.set(key, normalized);
+  }
+  return normalized;
+}
+
+function normalizedKey(key: string): string {
   return key
     .replace(/[\s\x00-\x20\x7f:]/g, '')
     .toLowerCase()

@@ -28,10 +28,24 @@ function addressList(parsed: unknown): unknown[] | null {
 
 const unstructured = ['date', 'subject', 'in-reply-to', 'message-id'];
 
+/**
+ * create-envelope's subject of one Subject field that is ASCII without an encoded word (or the
+ * NUL of libmime's join marker): decoding leaves it as it is, so it is only trimmed. null for
+ * any other, which create-envelope decodes.
+ */
+function plainSubject(subject: unknown): Buffer | null {
+  return typeof subject === 'string' && /^[\x01-\x7f]*$/.test(subject) && !subject.includes('=?')
+    ? Buffer.from(subject.trim())
+    : null;
+}
+
 export function modelEnvelope(parsedHeader: Record<string, unknown>): unknown[] {
+  const subject = plainSubject(parsedHeader.subject);
   const rest: Record<string, unknown> = {};
-  for (const key of unstructured) if (parsedHeader[key] !== undefined) rest[key] = parsedHeader[key];
+  for (const key of unstructured)
+    if (parsedHeader[key] !== undefined && !(subject && key === 'subject')) rest[key] = parsedHeader[key];
   const envelope = createEnvelope(rest);
+  if (subject) envelope[1] = subject;
   const from = addressList(parsedHeader.from);
   // Sender and Reply-To default to From (RFC 3501 7.4.2)
   envelope[2] = from;

@@ -308,6 +308,10 @@ export class MailStore implements MailState {
     return this.folderRows(this.folderId(account, folder)).slice();
   }
 
+  folderSnapshot(account: string, folder: string): readonly MessageRow[] {
+    return this.folderRows(this.folderId(account, folder));
+  }
+
   private folderRows(id: number): MessageRow[] {
     let rows = this.rowCache.get(id);
     if (!rows) {

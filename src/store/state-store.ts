@@ -36,6 +36,11 @@ export interface MailState extends Durability {
   folderState(account: string, folder: string): FolderState;
   assignUids(account: string, folder: string, messages: ReadonlyArray<NewMessage | string>): UidChange[];
   listMessages(account: string, folder: string): MessageRow[];
+  /**
+   * The folder's rows by ascending UID as one list shared by every caller: never changed, a
+   * change of the folder makes a new list. Reads that keep nothing of it use this, not a copy.
+   */
+  folderSnapshot(account: string, folder: string): readonly MessageRow[];
   getByUids(account: string, folder: string, uids: readonly number[]): MessageRow[];
   rowsByMessageUid(account: string, folder: string, messageUids: readonly string[]): MessageRow[];
   atomically<T>(fn: () => T): T;

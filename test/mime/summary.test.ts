@@ -74,4 +74,13 @@ describe('compiled summaries are what imap-core compiles', () => {
     expect(summary.utf8).toBeDefined();
     expectImapCore(summary, d.envelope, d.bodystructure, 'crafted');
   });
+
+  test('strings the compiler escapes: quotes, backslashes, control characters, surrogates', () => {
+    const texts = ['say "hi"', 'C:\\dir', 'tab\there', 'nul\u0000', 'emoji \u{1f600}', 'lone \ud800', 'plain'];
+    for (const text of texts) {
+      const envelope = [text, Buffer.from(text), null, null, null, null, null, null, text, `<${text}>`];
+      const bodystructure = ['TEXT', 'PLAIN', ['CHARSET', Buffer.from(text)], text, null, '7BIT', 2, 1];
+      expectImapCore(compileSummary(envelope, bodystructure), envelope, bodystructure, JSON.stringify(text));
+    }
+  });
 });

@@ -110,6 +110,30 @@ describe('MailStore', () => {
     expect(store.folderState(A, 'INBOX')).toEqual(fresh());
   });
 
+  it('hands every reader one folder snapshot until a change makes a new one; old ones stay as they were', () => {
+    store.assignUids(A, 'INBOX', ['a', 'b']);
+    const first = store.folderSnapshot(A, 'INBOX');
+    expect(store.folderSnapshot(A, 'INBOX')).toBe(first);
+    expect(store.listMessages(A, 'INBOX')).not.toBe(first);
+    expect(store.listMessages(A, 'INBOX')).toEqual(first);
+    store.setFlags(A, 'INBOX', 1, ['\\Seen']);
+    const flagged = store.folderSnapshot(A, 'INBOX');
+    expect(flagged).not.toBe(first);
+    store.assignUids(A, 'INBOX', ['c']);
+    const added = store.folderSnapshot(A, 'INBOX');
+    store.expunge(A, 'INBOX', ['b']);
+    expect(store.folderSnapshot(A, 'INBOX').map((r) => r.uid)).toEqual([1, 3]);
+    expect(first.map((r) => [r.uid, r.flags])).toEqual([
+      [1, []],
+      [2, []],
+    ]);
+    expect(flagged.map((r) => [r.uid, r.flags])).toEqual([
+      [1, ['\\Seen']],
+      [2, []],
+    ]);
+    expect(added.map((r) => r.uid)).toEqual([1, 2, 3]);
+  });
+
   it('bumps MODSEQ on flag changes and expunges, keeping tombstones', () => {
     const [a, b, c] = store.assignUids(A, 'INBOX', ['a', 'b', 'c']);
     const snapshot = store.listMessages(A, 'INBOX'); // from here on the folder's rows are cached in memory

@@ -4,6 +4,7 @@ const errors = require('./errors.js');
 const metrics = require('./metrics.js');
 const imapHandler = require('./handler/imap-handler');
 const notifyDelivery = require('./notify-delivery');
+const { logsDebug } = require('./debug-log');
 const MAX_MESSAGE_SIZE = 1 * 1024 * 1024;
 const MAX_BAD_COMMANDS = 50;
 // no untagged EXPUNGE while answering these (RFC 3501 7.4.1); their UID forms may send it
@@ -378,15 +379,17 @@ class IMAPCommand {
                 this.connection.session.commandCounters[this.command]++;
             }
 
-            this.connection.logger.debug(
-                {
-                    tnx: 'client',
-                    cid: this.connection.id
-                },
-                '[%s] C:',
-                this.connection.id,
-                imapHandler.compiler(this.parsed, false, true)
-            );
+            if (logsDebug(this.connection.logger)) {
+                this.connection.logger.debug(
+                    {
+                        tnx: 'client',
+                        cid: this.connection.id
+                    },
+                    '[%s] C:',
+                    this.connection.id,
+                    imapHandler.compiler(this.parsed, false, true)
+                );
+            }
 
             this.validateCommand(this.parsed, handler, err => {
                 if (err) {

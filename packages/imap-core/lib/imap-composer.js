@@ -2,6 +2,7 @@
 
 const imapHandler = require('./handler/imap-handler');
 const Transform = require('stream').Transform;
+const { logsDebug } = require('./debug-log');
 
 class IMAPComposer extends Transform {
     constructor(options) {
@@ -22,7 +23,7 @@ class IMAPComposer extends Transform {
         if (typeof obj.pipe === 'function') {
             // pipe stream to socket and wait until it finishes before continuing
 
-            if (!this.skipFetchLog) {
+            if (!this.skipFetchLog && logsDebug(this.connection.logger)) {
                 let description = [obj.description, obj._mailbox, obj._message, obj._uid].filter(v => v).join('/');
                 this.connection.logger.debug(
                     {
@@ -48,7 +49,7 @@ class IMAPComposer extends Transform {
 
         let compiled = obj.compiled ? obj.compiled : imapHandler.compiler(obj);
 
-        if (!this.skipFetchLog || (!obj.compiled && this.skipFetchLog)) {
+        if ((!this.skipFetchLog || (!obj.compiled && this.skipFetchLog)) && logsDebug(this.connection.logger)) {
             this.connection.logger.debug(
                 {
                     tnx: 'send',

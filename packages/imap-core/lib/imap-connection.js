@@ -8,6 +8,7 @@ const { uidsInSet, vanishedLine } = require('./qresync');
 const search = require('./search');
 const searchUpdates = require('./search-updates');
 const notifyDelivery = require('./notify-delivery');
+const { logsDebug } = require('./debug-log');
 const { selectedAllows } = require('./notify');
 const dns = require('dns');
 const crypto = require('crypto');
@@ -347,15 +348,17 @@ class IMAPConnection extends EventEmitter {
                 // make sure we transmit the message immediately
                 this._deflate.flush();
             }
-            this.logger.debug(
-                {
-                    tnx: 'send',
-                    cid: this.id
-                },
-                '[%s] S:',
-                this.id,
-                payload
-            );
+            if (logsDebug(this.logger)) {
+                this.logger.debug(
+                    {
+                        tnx: 'send',
+                        cid: this.id
+                    },
+                    '[%s] S:',
+                    this.id,
+                    payload
+                );
+            }
         } else {
             // socket is not there anymore
             this.close();

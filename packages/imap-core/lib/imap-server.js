@@ -7,6 +7,7 @@ const IMAPConnection = require('./imap-connection').IMAPConnection;
 const tlsOptions = require('./tls-options');
 const EventEmitter = require('events').EventEmitter;
 const shared = require('nodemailer/lib/shared');
+const { hostLogsDebug } = require('./debug-log');
 const punycode = require('punycode.js');
 const base32 = require('base32.js');
 const errors = require('./errors.js');
@@ -32,6 +33,8 @@ class IMAPServer extends EventEmitter {
         this.logger = shared.getLogger(this.options, {
             component: this.options.component || 'imap-server'
         });
+        // mailbridge (change 122): connections build debug lines only when the host logs them
+        this.logger.logsDebug = () => hostLogsDebug(this.options.logger);
 
         // apply shorthand handlers
         ['onConnect', 'onClose'].forEach(handler => {

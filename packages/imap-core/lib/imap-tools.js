@@ -12,8 +12,12 @@ module.exports.systemFlags = ['\\answered', '\\flagged', '\\draft', '\\deleted',
 /** A flag as STORE and APPEND list it: the parser reads the atom NIL as null, and as a flag it is the keyword NIL. */
 module.exports.flagName = flag => (flag === null ? 'NIL' : ((flag && flag.value) || '').toString());
 
-const utf7encode = str => iconv.encode(str, 'utf-7-imap').toString();
-const utf7decode = str => iconv.decode(Buffer.from(str), 'utf-7-imap').toString();
+// mailbridge (change 123): printable ASCII other than "&" stands for itself in modified UTF-7
+// (RFC 3501 5.1.3), so such a name, as nearly every name is, needs no codec: SELECT, STATUS and
+// each line of LIST convert names, a codec call and Buffers each time otherwise
+const PLAIN_NAME = /^[\x20-\x25\x27-\x7e]*$/;
+const utf7encode = str => (PLAIN_NAME.test(str) ? str : iconv.encode(str, 'utf-7-imap').toString());
+const utf7decode = str => (PLAIN_NAME.test(str) ? str : iconv.decode(Buffer.from(str), 'utf-7-imap').toString());
 
 module.exports.utf7encode = utf7encode;
 module.exports.utf7decode = utf7decode;

@@ -87,3 +87,39 @@ describe('#sendCapabilityResponse', function() {
         expect(capabilities.filter(capability => capability === 'WITHIN')).to.have.length(1);
     });
 });
+
+// mailbridge (change 123)
+describe('#utf7encode / #utf7decode of plain names', function() {
+    const iconv = require('iconv-lite');
+    const printable = Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)).filter(c => c !== '&');
+    const plain = ['INBOX', 'Archive/2024', 'Labels/Work items', printable.join('')];
+
+    it('gives what the codec gives for printable ASCII without "&"', function() {
+        for (const name of plain.concat(printable)) {
+            expect(imapTools.utf7encode(name)).to.equal(iconv.encode(name, 'utf-7-imap').toString());
+            expect(imapTools.utf7decode(name)).to.equal(iconv.decode(Buffer.from(name), 'utf-7-imap').toString());
+        }
+    });
+
+    it('calls no codec for them, and the codec for any other name', function() {
+        const calls = [];
+        const { encode, decode } = iconv;
+        iconv.encode = (...args) => (calls.push('encode'), encode.apply(iconv, args));
+        iconv.decode = (...args) => (calls.push('decode'), decode.apply(iconv, args));
+        try {
+            for (const name of plain) {
+                imapTools.utf7encode(name);
+                imapTools.utf7decode(name);
+                expect(imapTools.normalizeMailbox(name, true)).to.equal(name.replace(/^inbox$/i, 'INBOX'));
+            }
+            expect(calls).to.deep.equal([]);
+            expect(imapTools.utf7encode('Entwürfe')).to.equal('Entw&APw-rfe');
+            expect(imapTools.utf7decode('Entw&APw-rfe')).to.equal('Entwürfe');
+            expect(imapTools.utf7encode('A&B')).to.equal('A&-B');
+            expect(imapTools.utf7decode('A&-B')).to.equal('A&B');
+            expect(calls).to.include.members(['encode', 'decode']);
+        } finally {
+            Object.assign(iconv, { encode, decode });
+        }
+    });
+});

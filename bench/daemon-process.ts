@@ -14,8 +14,8 @@ export interface Daemon {
   peakRssMb(): number;
   /** CPU time (user + system, every thread) the daemon has used so far. */
   cpuSeconds(): number;
-  /** CPU seconds per thread (diagnostics). */
-  threadCpu(): string;
+  /** CPU seconds of each thread alive now, by thread id (diagnostics). */
+  threadCpu(): Map<string, number>;
   stop(): Promise<void>;
 }
 
@@ -71,14 +71,17 @@ export async function startDaemon(
   return {
     password,
     cpuSeconds: () => processCpuSeconds(child.pid),
-    threadCpu: () =>
-      fs
-        .readdirSync(`/proc/${child.pid}/task`)
-        .map((tid) => {
-          const comm = fs.readFileSync(`/proc/${child.pid}/task/${tid}/comm`, 'utf8').trim();
-          return `${comm}=${processCpuSeconds(child.pid, `/proc/${child.pid}/task/${tid}/stat`).toFixed(2)}`;
-        })
-        .join(' '),
+    threadCpu: () => {
+      const cpu = new Map<string, number>();
+      for (const tid of fs.readdirSync(`/proc/${child.pid}/task`)) {
+        try {
+          cpu.set(tid, processCpuSeconds(child.pid, `/proc/${child.pid}/task/${tid}/stat`));
+        } catch {
+          // the thread ended meanwhile
+        }
+      }
+      return cpu;
+    },
     rssMb: () => statusMb(child.pid, 'VmRSS'),
     peakRssMb: () => statusMb(child.pid, 'VmHWM'),
     stop: () =>

@@ -325,6 +325,30 @@ function againstDovecot<T extends { ms: number }>(bridge: T, dovecot: { ms: numb
   };
 }
 
+/**
+ * BENCH_THREADS: samples the daemon's threads every 100 ms from now on; the function returned
+ * stops sampling and gives each thread's CPU seconds since, the largest first (a describe
+ * worker ends with the sync: its last sample stands for it).
+ */
+function threadSampler(daemon: Daemon): () => string {
+  const first = daemon.threadCpu();
+  const last = new Map(first);
+  const sample = () => {
+    for (const [tid, cpu] of daemon.threadCpu()) last.set(tid, cpu);
+  };
+  const timer = setInterval(sample, 100);
+  return () => {
+    clearInterval(timer);
+    sample();
+    return [...last]
+      .map(([tid, cpu]) => [tid, cpu - (first.get(tid) ?? 0)] as const)
+      .filter(([, cpu]) => cpu > 0)
+      .sort((a, b) => b[1] - a[1])
+      .map(([tid, cpu]) => `${tid}${first.has(tid) ? '' : ' (new)'}=${cpu.toFixed(2)}`)
+      .join(' ');
+  };
+}
+
 /** The cold sync of INBOX on a fresh daemon: SELECT (the sync) then the metadata FETCH. */
 async function coldSync(
   sandbox: SandboxProcess,
@@ -343,12 +367,13 @@ async function coldSync(
   progress(`INBOX holds ${folderMessages} messages in ${threads} threads; cold SELECT + FETCH`);
   const raw = await RawImap.login(port, mailbox, daemon.password);
   await sandbox.control('POST', '/stats/reset', {});
+  const perThread = process.env.BENCH_THREADS ? threadSampler(daemon) : null;
   const cpuBefore = { bridge: daemon.cpuSeconds(), sandbox: sandbox.cpuSeconds() };
   const coldStart = performance.now();
   const selected = await raw.command('SELECT INBOX');
   if (selected.status !== 'OK') throw new Error(`SELECT failed: ${selected.text}`);
   const selectMs = performance.now() - coldStart;
-  if (process.env.BENCH_THREADS) progress(daemon.threadCpu());
+  if (perThread) progress(`CPU seconds per thread in the SELECT: ${perThread()}`);
   const selectCpu = {
     bridge: daemon.cpuSeconds() - cpuBefore.bridge,
     sandbox: sandbox.cpuSeconds() - cpuBefore.sandbox,

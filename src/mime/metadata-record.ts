@@ -28,20 +28,37 @@ export interface MetadataRecord {
   unconvertible?: string;
 }
 
-export function metadataRecord(message: MailMessage, description: MessageDescription): MetadataRecord {
+/** `json`: the message's JSON, when the caller has it already. */
+export function metadataRecord(
+  message: MailMessage,
+  description: MessageDescription,
+  json = JSON.stringify(message),
+): MetadataRecord {
   return {
     messageUid: message.id,
     size: description.size,
     summary: JSON.stringify(compileSummary(description.envelope, description.bodystructure)),
     header: JSON.stringify(description.mimeTree.header),
-    message: JSON.stringify(message),
+    message: json,
     keys: messageKeys(description.mimeTree.header),
   };
 }
 
+function recordOf(msg: MailMessage, json: string): MetadataRecord {
+  const description = describeMailMessage(msg);
+  const record = metadataRecord(msg, description, json);
+  return description.unconvertible ? { ...record, unconvertible: description.unconvertible } : record;
+}
+
 /** describeMailMessage + metadataRecord: what a sync stores for a fetched message. */
 export function describeRecord(msg: MailMessage): MetadataRecord {
-  const description = describeMailMessage(msg);
-  const record = metadataRecord(msg, description);
-  return description.unconvertible ? { ...record, unconvertible: description.unconvertible } : record;
+  return recordOf(msg, JSON.stringify(msg));
+}
+
+/**
+ * describeRecord of a message given as its JSON (what the row stores of it, and how describe
+ * workers receive messages): the row is the same as describeRecord's of the parsed message.
+ */
+export function describeJson(json: string): MetadataRecord {
+  return recordOf(JSON.parse(json) as MailMessage, json);
 }

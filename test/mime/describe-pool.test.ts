@@ -27,6 +27,14 @@ describe('DescribePool', () => {
     expect(new Set(pooled.map((r) => r.summary)).size).toBe(30);
   });
 
+  it('describes messages from their JSON: a field the JSON leaves out gives the row describing inline gives', async () => {
+    // structured cloning keeps an undefined field, JSON drops it: the worker sees the stored form
+    const input = messages(10).map((m) => ({ ...m, listUnsubscribe: undefined, composition: undefined }));
+    const pooled = await pool.describe(input);
+    expect(pooled).toEqual(input.map(describeRecord));
+    expect(pooled.map((r) => r.message)).toEqual(input.map((m) => JSON.stringify(m)));
+  });
+
   it('keeps idle workers while held and ends them as soon as the last hold ends', async () => {
     const clock = new ManualClock();
     const quick = new DescribePool({ workers: 2, inlineBelow: 5, chunk: 7, idleMs: 20, clock });

@@ -19,7 +19,6 @@ import { contentLane, syncLanes } from './lanes';
 import { MessageCache, type MessageContent } from './message-cache';
 import type { FlagAction, FlagUpdateResult } from './flag-update';
 import type { SyncCause, SyncObserver } from './sync-observer';
-import type { Clock } from '../util/clock';
 import { QuarantineFolder, type HeldSubmission, type QuarantineAccess } from './quarantine-folder';
 import type { FolderStatus, KindContext, MailboxKind } from './mailbox-kinds/kind';
 import { VendorFolderKind } from './mailbox-kinds/vendor-folder';
@@ -52,8 +51,6 @@ export interface AccountViewOptions {
   now?: () => number;
   /** Told about every folder sync (status, readiness, metrics). */
   syncObserver?: SyncObserver;
-  /** Times how long what a sync stored stays at hand for the next FETCH (tests move it). */
-  clock?: Clock;
   /** The quarantine log behind the Quarantine mailbox; without it there is none. */
   quarantine?: QuarantineAccess;
 }
@@ -130,7 +127,6 @@ export class AccountView {
     copyToFolder,
     syncObserver,
     quarantine,
-    clock,
   }: AccountViewOptions) {
     this.account = account;
     this.vendor = vendor;
@@ -151,7 +147,6 @@ export class AccountView {
         named: (change) => changes.named(account, change),
       }),
       forgetContent: (messageUids) => this.messages.forget(messageUids),
-      keepForFetch: (records) => this.messages.keepForFetch(records),
       firstPage: (scope) => this.firstPage(scope),
     };
     this.syncs = new SyncScheduler({
@@ -197,7 +192,7 @@ export class AccountView {
       // without a quarantine log no mailbox is of this kind
       quarantine: this.quarantine ? new QuarantineKind(kinds, this.quarantine) : vendorFolders,
     };
-    this.messages = new MessageCache(account, vendor, store, this.local, undefined, clock);
+    this.messages = new MessageCache(account, vendor, store, this.local);
     this.attachmentStorage = createAttachmentStorage(
       {
         open: async (messageUid, attachmentId, lane) =>

@@ -99,7 +99,6 @@ function storeRecords(ctx: SyncContext, records: MetadataRecord[]): void {
       'message could not be converted; a placeholder is served until a full sync converts it',
     );
   ctx.store.putMetadataRecords(ctx.account, records);
-  ctx.keepForFetch(records);
 }
 
 /**

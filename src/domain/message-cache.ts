@@ -6,7 +6,6 @@ import {
   metadataRecord,
   readableText,
   summaryBytes,
-  type CompiledSummary,
   type MetadataRecord,
   type MimeTreeNode,
   type SummaryBytes,
@@ -15,7 +14,6 @@ import { messageKeys, type MessageKey, type MessageKeys } from '../mime/message-
 import { isLocalMessage, type LocalState, type MailState, type MessageSummary } from '../store';
 import type { Connector } from './connector';
 import type { MailMessage } from './message';
-import { type Clock, unrefClock } from '../util/clock';
 
 /**
  * What FETCH and SEARCH read of a message, from the store: summaries (size, compiled
@@ -51,13 +49,6 @@ export const summaryCacheBytes = 16 * 1024 * 1024;
 
 /** Bookkeeping of a kept summary's entry and Buffers beyond their bytes. */
 const summaryOverhead = 240;
-
-/**
- * How long the bytes a sync kept for the metadata FETCH after it wait for that FETCH
- * (keepForFetch): a client fetches a folder's messages as soon as its SELECT is answered, a
- * round trip later.
- */
-export const keptForFetchMs = 2000;
 
 /** Bookkeeping of a tree node (parsed header, sizes) beyond its strings and body bytes. */
 const nodeOverhead = 512;
@@ -118,10 +109,6 @@ export class MessageCache {
   private readonly trees: LRUCache<string, MessageContent>;
   /** Plain sessions' summary bytes, then UTF8=ACCEPT sessions'. */
   private readonly summaryBytesKept: [LRUCache<string, SummaryBytes>, LRUCache<string, SummaryBytes>];
-  /** Plain sessions' kept bytes that a sync put there and no FETCH has read yet (keepForFetch). */
-  private readonly fresh = new Set<string>();
-  private freshBytes = 0;
-  private dropFresh: (() => void) | null = null;
 
   constructor(
     private readonly account: string,
@@ -129,7 +116,6 @@ export class MessageCache {
     private readonly store: MailState,
     private readonly local: LocalState,
     keptBytes = treeCacheBytes,
-    private readonly clock: Clock = unrefClock,
   ) {
     this.trees = new LRUCache({ maxSize: keptBytes, sizeCalculation: contentBytes });
     const kept = () =>
@@ -151,7 +137,6 @@ export class MessageCache {
   async summaryBytes(messageUids: readonly string[], utf8: boolean): Promise<Array<SummaryBytes | undefined>> {
     const kept = this.summaryBytesKept[utf8 ? 1 : 0];
     const bytes = messageUids.map((uid) => kept.get(uid));
-    if (this.fresh.size && !utf8) for (const uid of messageUids) this.fresh.delete(uid);
     const missing = messageUids.filter((_, i) => !bytes[i]);
     if (!missing.length) return bytes;
     const summaries = await this.summaries(missing);
@@ -163,35 +148,6 @@ export class MessageCache {
       kept.set(messageUids[i], bytes[i]);
     }
     return bytes;
-  }
-
-  /**
-   * Keeps plain sessions' ENVELOPE and BODYSTRUCTURE bytes of records a sync stored, for the
-   * metadata FETCH that follows it (a folder's first SELECT waits for its sync, and the
-   * client's next command fetches every message's ENVELOPE and BODYSTRUCTURE): that FETCH
-   * copies them as a repeated one does, instead of reading each summary from the store,
-   * parsing its JSON and making its bytes, which made the first FETCH of a synced
-   * 10,041-message folder 4-6 times slower than the next. The bytes are made while the sync
-   * waits for the vendor. At most summaryCacheBytes a sync, and what no FETCH read within
-   * keptForFetchMs after the last records came is dropped again: a sync no FETCH follows (a
-   * poll, a folder nobody reads) leaves nothing behind.
-   */
-  keepForFetch(records: readonly MetadataRecord[]): void {
-    const [plain] = this.summaryBytesKept;
-    for (const r of records) {
-      if (this.freshBytes >= summaryCacheBytes) break;
-      const bytes = summaryBytes(JSON.parse(r.summary) as CompiledSummary, false);
-      plain.set(r.messageUid, bytes);
-      this.fresh.add(r.messageUid);
-      this.freshBytes += bytes.envelope.length + bytes.bodystructure.length + summaryOverhead;
-    }
-    this.dropFresh?.();
-    this.dropFresh = this.clock.after(keptForFetchMs, () => {
-      for (const uid of this.fresh) plain.delete(uid);
-      this.fresh.clear();
-      this.freshBytes = 0;
-      this.dropFresh = null;
-    });
   }
 
   async headers(messageUids: string[]): Promise<Map<string, string[]>> {
@@ -248,7 +204,6 @@ export class MessageCache {
   forget(messageUids: string[]): void {
     for (const uid of messageUids) {
       this.trees.delete(uid);
-      this.fresh.delete(uid);
       for (const kept of this.summaryBytesKept) kept.delete(uid);
     }
   }

@@ -1,5 +1,4 @@
 import type { AccountId } from '../model/account-id';
-import type { MetadataRecord } from '../mime';
 import type { Logger } from '../log';
 import type { MailState } from '../store';
 import type { Connector, ListScope, MessagePage } from './connector';
@@ -14,8 +13,6 @@ export interface SyncContext {
   state: StateApplier;
   /** Drops what was built (MIME trees, summary bytes) of messages whose stored form was replaced. */
   forgetContent(messageUids: string[]): void;
-  /** Holds what a metadata FETCH reads of records just stored, for the FETCH that follows the sync (message-cache.ts). */
-  keepForFetch(records: readonly MetadataRecord[]): void;
   /** The first page of `scope` if it was asked for already (a cold account's INBOX, see AccountView.folder). */
   firstPage(scope: ListScope): Promise<MessagePage> | null;
 }

@@ -1,6 +1,5 @@
-import { expect, test, vi } from 'vitest';
-import { contentBytes, keptForFetchMs, MessageCache } from '../../src/domain/message-cache';
-import { summaryBytes } from '../../src/mime';
+import { expect, test } from 'vitest';
+import { contentBytes, MessageCache } from '../../src/domain/message-cache';
 import { accountId } from '../../src/model/account-id';
 import { setupView } from './view-harness';
 
@@ -43,45 +42,6 @@ test('the least recently read tree is dropped once the budget is spent', async (
     const again = await content('m-1');
     expect(again).not.toBe(first);
     expect(again.mimeTree.header).toEqual(first.mimeTree.header);
-  } finally {
-    close();
-  }
-});
-
-/** A synced INBOX of 30 messages on a view whose timers the test moves, with reads of summaries from the store counted. */
-async function freshlySynced() {
-  const setup = setupView();
-  for (let i = 1; i <= 30; i++) setup.vendor.add(`m-${i}`);
-  const { rows } = await setup.view.open((await setup.view.folder('INBOX'))!);
-  const ids = rows.map((r) => r.messageUid);
-  const stored = setup.store.getSummaries(setup.view.account, ids);
-  const reads = vi.spyOn(setup.store, 'getSummaries');
-  return { ...setup, ids, stored, reads };
-}
-
-test("a folder's first metadata FETCH copies the bytes its sync kept, reading no summary from the store", async () => {
-  const { view, timers, ids, stored, reads, close } = await freshlySynced();
-  try {
-    const plain = await view.summaryBytes(ids, false);
-    expect(reads).not.toHaveBeenCalled();
-    expect(plain).toEqual(ids.map((id) => summaryBytes(stored.get(id)!.compiled, false)));
-    // what a FETCH read stays kept as before
-    await timers.advance(keptForFetchMs);
-    expect(await view.summaryBytes(ids, false)).toEqual(plain);
-    expect(reads).not.toHaveBeenCalled();
-  } finally {
-    close();
-  }
-});
-
-test('the bytes a sync kept that no FETCH read are dropped after a while', async () => {
-  const { view, timers, ids, reads, close } = await freshlySynced();
-  try {
-    await view.summaryBytes(ids.slice(0, 10), false);
-    await timers.advance(keptForFetchMs);
-    await view.summaryBytes(ids, false);
-    expect(reads).toHaveBeenCalledTimes(1);
-    expect(reads.mock.calls[0][1]).toEqual(ids.slice(10));
   } finally {
     close();
   }

@@ -10,7 +10,6 @@ import { folderKey } from '../../src/model/folder-key';
 import { accountId } from '../../src/model/account-id';
 import { MailStore } from '../../src/store';
 import { FakeVendor } from './fake-vendor';
-import { ManualClock } from '../support/manual-clock';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -25,8 +24,6 @@ export function setupView(opts: { freshnessMs?: number } = {}) {
   const store = MailStore.open(dir);
   const notifier = new ChangeJournal();
   const clock = { now: 1_000_000 };
-  // the view's timers (what a sync keeps for the next FETCH)
-  const timers = new ManualClock();
   const view = new AccountView({
     account: accountId(vendor.mailbox),
     vendor,
@@ -38,7 +35,6 @@ export function setupView(opts: { freshnessMs?: number } = {}) {
     copyToFolder: 'refuse',
     freshnessMs: opts.freshnessMs ?? 15_000,
     now: () => clock.now,
-    clock: timers,
   });
   // a session hears of changes once they are durable (the store publishes them then)
   const updates = async (since: number, folder = 'INBOX') => {
@@ -49,5 +45,5 @@ export function setupView(opts: { freshnessMs?: number } = {}) {
       ),
     );
   };
-  return { vendor, store, view, clock, timers, updates, close: () => store.close() };
+  return { vendor, store, view, clock, updates, close: () => store.close() };
 }

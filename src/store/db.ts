@@ -18,6 +18,28 @@ export const databaseFileName = 'mailbridge.db';
  * entry. A new file is created from the description (./tables.ts) at the last version; a new
  * entry changes the description to match (test/store/schema-description.test.ts).
  */
+/**
+ * The columns of message_keys, which two migrations create: the table, and the same table as a
+ * rowid table (a later migration, which copies the rows over).
+ */
+const messageKeysColumns = `account TEXT NOT NULL,
+    message_uid TEXT NOT NULL,
+    sent_date INTEGER,
+    base_subject TEXT NOT NULL,
+    reply_or_forward INTEGER NOT NULL,
+    from_mailbox TEXT NOT NULL,
+    to_mailbox TEXT NOT NULL,
+    cc_mailbox TEXT NOT NULL,
+    display_from TEXT NOT NULL,
+    display_to TEXT NOT NULL,
+    message_id TEXT,
+    parents TEXT NOT NULL,
+    subject_text TEXT NOT NULL,
+    from_text TEXT NOT NULL,
+    to_text TEXT NOT NULL,
+    cc_text TEXT NOT NULL,
+    PRIMARY KEY (account, message_uid)`;
+
 export const migrations: string[] = [
   `
   CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -176,23 +198,7 @@ export const migrations: string[] = [
   -- per message, what SORT, THREAD and SEARCH compare of it (./message-keys-table.ts); written
   -- when a message is described, and for messages described before this, on their first use
   CREATE TABLE message_keys (
-    account TEXT NOT NULL,
-    message_uid TEXT NOT NULL,
-    sent_date INTEGER,
-    base_subject TEXT NOT NULL,
-    reply_or_forward INTEGER NOT NULL,
-    from_mailbox TEXT NOT NULL,
-    to_mailbox TEXT NOT NULL,
-    cc_mailbox TEXT NOT NULL,
-    display_from TEXT NOT NULL,
-    display_to TEXT NOT NULL,
-    message_id TEXT,
-    parents TEXT NOT NULL,
-    subject_text TEXT NOT NULL,
-    from_text TEXT NOT NULL,
-    to_text TEXT NOT NULL,
-    cc_text TEXT NOT NULL,
-    PRIMARY KEY (account, message_uid)
+    ${messageKeysColumns}
   ) WITHOUT ROWID;
   `,
   `
@@ -200,23 +206,7 @@ export const migrations: string[] = [
   -- each of a commit's rows dirtied a page of its own; a rowid table appends them, only its key's
   -- index taking them in that order. Same columns, same key, now a rowid table.
   CREATE TABLE message_keys_rowid (
-    account TEXT NOT NULL,
-    message_uid TEXT NOT NULL,
-    sent_date INTEGER,
-    base_subject TEXT NOT NULL,
-    reply_or_forward INTEGER NOT NULL,
-    from_mailbox TEXT NOT NULL,
-    to_mailbox TEXT NOT NULL,
-    cc_mailbox TEXT NOT NULL,
-    display_from TEXT NOT NULL,
-    display_to TEXT NOT NULL,
-    message_id TEXT,
-    parents TEXT NOT NULL,
-    subject_text TEXT NOT NULL,
-    from_text TEXT NOT NULL,
-    to_text TEXT NOT NULL,
-    cc_text TEXT NOT NULL,
-    PRIMARY KEY (account, message_uid)
+    ${messageKeysColumns}
   );
   INSERT INTO message_keys_rowid SELECT * FROM message_keys;
   DROP TABLE message_keys;

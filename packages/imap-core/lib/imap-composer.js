@@ -47,6 +47,26 @@ class IMAPComposer extends Transform {
             return;
         }
 
+        if (Array.isArray(obj.compiled)) {
+            // mailbridge (change 127): a response made of Buffers (a FETCH's text and the body
+            // bytes the host keeps) goes out as they are, without joining them into one
+            if (!this.skipFetchLog && logsDebug(this.connection.logger)) {
+                this.connection.logger.debug(
+                    {
+                        tnx: 'send',
+                        cid: this.connection.id
+                    },
+                    '[%s] S: <fetch response>',
+                    this.connection.id
+                );
+            }
+            for (let chunk of obj.compiled) {
+                this.push(chunk);
+            }
+            this.push('\r\n');
+            return done();
+        }
+
         let compiled = obj.compiled ? obj.compiled : imapHandler.compiler(obj);
 
         if ((!this.skipFetchLog || (!obj.compiled && this.skipFetchLog)) && logsDebug(this.connection.logger)) {

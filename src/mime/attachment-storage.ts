@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable, pipeline } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import type { Lane } from '../domain/connector';
-import { Base64WindowEncoder, rawWindow, type RawWindow } from './base64-window';
+import { Base64WindowEncoder, base64Text, rawWindow, type RawWindow } from './base64-window';
 import { parseExternalId, type AttachmentRef } from './describe';
 import {
   createIndexer,
@@ -33,6 +33,8 @@ export interface ByteCache {
   put(key: string, bytes: Buffer): Promise<void>;
   /** null when the entry is gone (evicted meanwhile). */
   read(key: string, start: number, end: number): Promise<Readable | null>;
+  /** All of an entry's bytes at once; null as for read. */
+  readAll(key: string): Promise<Buffer | null>;
 }
 
 export interface AttachmentStorageOptions {
@@ -44,6 +46,8 @@ export interface AttachmentStorageOptions {
    * to clients (RFC822.SIZE, literal lengths), so the bytes are cut or zero-padded to fit.
    */
   onSizeMismatch?(ref: AttachmentRef, actual: number): void;
+  /** Bytes of encoded attachments kept in memory (encodedCacheBytes by default). */
+  keptEncodedBytes?: number;
 }
 
 const defaultMaxCacheBytes = 512 * 1024 * 1024;
@@ -66,6 +70,10 @@ export class MemoryByteCache implements ByteCache {
   async read(key: string, start: number, end: number): Promise<Readable | null> {
     const bytes = this.lru.get(key);
     return bytes ? Readable.from([bytes.subarray(start, end)]) : null;
+  }
+
+  async readAll(key: string): Promise<Buffer | null> {
+    return this.lru.get(key) ?? null;
   }
 }
 
@@ -123,18 +131,41 @@ export class DiskByteCache implements ByteCache {
     try {
       handle = await fs.promises.open(path.join(this.dir, name), 'r');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      this.total -= this.entries.get(name) ?? 0;
-      this.entries.delete(name);
+      this.gone(name, err);
       return null;
     }
-    const size = this.entries.get(name);
-    if (size !== undefined) this.remember(name, size);
+    this.used(name);
     if (end <= start) {
       await handle.close();
       return Readable.from([]);
     }
     return handle.createReadStream({ start, end: end - 1 });
+  }
+
+  async readAll(key: string): Promise<Buffer | null> {
+    const name = this.fileName(key);
+    let bytes: Buffer;
+    try {
+      bytes = await fs.promises.readFile(path.join(this.dir, name));
+    } catch (err) {
+      this.gone(name, err);
+      return null;
+    }
+    this.used(name);
+    return bytes;
+  }
+
+  /** The entry was read: it goes last in the order of use. */
+  private used(name: string): void {
+    const size = this.entries.get(name);
+    if (size !== undefined) this.remember(name, size);
+  }
+
+  /** Forgets an entry whose file is gone; any other failure is thrown. */
+  private gone(name: string, err: unknown): void {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    this.total -= this.entries.get(name) ?? 0;
+    this.entries.delete(name);
   }
 }
 
@@ -156,8 +187,17 @@ function fetchError(err: unknown): Error {
   return e;
 }
 
+/**
+ * Encoded attachment bytes kept per account: a whole-message FETCH writes them as they are
+ * (fetch.ts), so a client reading a message again, or many clients reading the same ones, do
+ * not read the file and encode it each time. An attachment larger than a quarter of this is
+ * read and encoded at each such FETCH, so that one does not push out all others.
+ */
+export const encodedCacheBytes = 32 * 1024 * 1024;
+
 export class AttachmentStorage implements ImapAttachmentStorage {
   private readonly inflight = new Map<string, Promise<void>>();
+  private readonly encoded: LRUCache<string, Buffer>;
   /** Attachments actually downloaded from the source (cache misses). */
   downloads = 0;
 
@@ -165,7 +205,14 @@ export class AttachmentStorage implements ImapAttachmentStorage {
     private readonly source: AttachmentSource,
     private readonly cache: ByteCache,
     private readonly onSizeMismatch?: (ref: AttachmentRef, actual: number) => void,
-  ) {}
+    keptEncodedBytes = encodedCacheBytes,
+  ) {
+    this.encoded = new LRUCache({
+      maxSize: keptEncodedBytes,
+      maxEntrySize: keptEncodedBytes / 4,
+      sizeCalculation: (b) => Math.max(b.length, 1),
+    });
+  }
 
   /** Downloads into the cache unless already there; concurrent calls share one download. */
   ensure(id: string, lane: Lane = 'content'): Promise<void> {
@@ -187,6 +234,26 @@ export class AttachmentStorage implements ImapAttachmentStorage {
   /** Fetches every listed attachment before a response starts, so failures become NO, not a cut literal. */
   async prefetch(ids: readonly string[], lane: Lane = 'content'): Promise<void> {
     await Promise.all(ids.map((id) => this.ensure(id, lane)));
+  }
+
+  /**
+   * Each attachment's whole content as base64 lines, the bytes createReadStream gives of all of
+   * it, or null when one is not at hand as its declared size (not prefetched, evicted
+   * meanwhile, or a file of another length): the streams then serve it as they do.
+   */
+  async encodedBytes(ids: readonly string[]): Promise<Map<string, Buffer> | null> {
+    const out = new Map<string, Buffer>();
+    for (const id of ids) {
+      let bytes = this.encoded.get(id);
+      if (!bytes) {
+        const raw = await this.cache.readAll(id);
+        if (!raw || raw.length !== parseExternalId(id).size) return null;
+        bytes = base64Text(raw);
+        this.encoded.set(id, bytes);
+      }
+      out.set(id, bytes);
+    }
+    return out;
   }
 
   async get(id: string): Promise<StoredAttachmentInfo> {
@@ -272,5 +339,5 @@ export function createAttachmentStorage(
   const cache = options.cacheDir
     ? new DiskByteCache(options.cacheDir, options.maxCacheBytes)
     : new MemoryByteCache(options.maxCacheBytes);
-  return new AttachmentStorage(source, cache, options.onSizeMismatch);
+  return new AttachmentStorage(source, cache, options.onSizeMismatch, options.keptEncodedBytes);
 }

@@ -21,6 +21,30 @@ export function base64EncodedSize(rawBytes: number): number {
   return Math.ceil(rawBytes / 3) * 4 + 2 * (base64Lines(rawBytes) - 1);
 }
 
+/**
+ * All of `raw` as base64 lines, the bytes a window over the whole of it gives: encoded at once,
+ * then each line moved to its place, front to back (a line never moves past the next one's
+ * source), with a CRLF after it.
+ */
+export function base64Text(raw: Buffer): Buffer {
+  const size = base64EncodedSize(raw.length);
+  const out = Buffer.allocUnsafe(size);
+  const lines = base64Lines(raw.length);
+  // the text goes at the end, so that each line moves to the front
+  const source = size - Math.ceil(raw.length / 3) * 4;
+  out.write(raw.toString('base64'), source, 'latin1');
+  for (let line = 0; line < lines; line++) {
+    const at = line * encodedPerLine;
+    const from = source + line * charsPerLine;
+    out.copyWithin(at, from, Math.min(from + charsPerLine, size));
+    if (line < lines - 1) {
+      out[at + charsPerLine] = 0x0d;
+      out[at + charsPerLine + 1] = 0x0a;
+    }
+  }
+  return out;
+}
+
 export interface RawWindow {
   /** Raw byte range [start, end) to read. */
   start: number;

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import * as base64 from 'nodemailer/lib/base64';
-import { Base64WindowEncoder, base64EncodedSize, rawWindow } from '../../src/mime/base64-window';
+import { Base64WindowEncoder, base64EncodedSize, base64Text, rawWindow } from '../../src/mime/base64-window';
 import { bytesOf } from './fixtures';
 
 async function encodeWindow(raw: Buffer, startFrom: number, maxLength: number): Promise<Buffer> {
@@ -38,6 +38,13 @@ describe('base64 window', () => {
           true,
         );
       }
+    }
+  });
+
+  it('the whole text at once is what the encoder gives, for every length around line and group edges', async () => {
+    for (const n of [...Array.from({ length: 240 }, (_, i) => i), 1000, 5700, 5701, 65_536, 1_000_003]) {
+      const raw = bytesOf(`t${n}`, n);
+      expect(base64Text(raw).equals(await encodeWindow(raw, 0, 0)), String(n)).toBe(true);
     }
   });
 });

@@ -14,10 +14,12 @@ import {
   describeMessage,
   describeRecord,
   externalAttachments,
+  externalId,
   parseExternalId,
   type AttachmentStorage,
   type MimeTreeNode,
 } from '../../src/mime';
+import { base64EncodedSize } from '../../src/mime/base64-window';
 import { attachmentBytes, MemorySource, richMessage } from './fixtures';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mailbridge-mime-'));
@@ -203,6 +205,32 @@ describe('serving with the attachment storage', () => {
       ),
     ).rejects.toThrow(/no attachment/);
     await expect(serve(mimeTree, storage)).rejects.toThrow(/no attachment/);
+  });
+
+  it('keeps encoded bytes up to its bound, each the whole of what the stream gives', async () => {
+    const cacheDir = path.join(tmp, 'cache-encoded');
+    const storage = createAttachmentStorage(new MemorySource(attachmentBytes), {
+      cacheDir,
+      keptEncodedBytes: 1024 * 1024,
+    });
+    const { mimeTree } = describeMessage(richMessage());
+    const ids = externalAttachments(mimeTree).map(externalId);
+    expect(await storage.encodedBytes(ids)).toBeNull(); // nothing downloaded yet
+    await storage.prefetch(ids);
+    const encoded = (await storage.encodedBytes(ids))!;
+    for (const id of ids) {
+      const size = parseExternalId(id).size;
+      const streamed = await drain(storage.createReadStream(id, await storage.get(id), { startFrom: 0, maxLength: 0 }));
+      expect(encoded.get(id)!.equals(streamed), id).toBe(true);
+      expect(streamed.length).toBe(base64EncodedSize(size));
+    }
+    // with the files gone, what is kept still answers; the big one (over a quarter of the bound) was not kept
+    fs.rmSync(cacheDir, { recursive: true });
+    const small = ids.filter((id) => parseExternalId(id).size < 100_000);
+    expect(small).toHaveLength(2);
+    const kept = (await storage.encodedBytes(small))!;
+    for (const id of small) expect(kept.get(id)).toBe(encoded.get(id));
+    expect(await storage.encodedBytes(ids)).toBeNull();
   });
 
   it('fits a vendor body of the wrong length to the promised size and reports it', async () => {

@@ -21,6 +21,12 @@ export interface MimeTreeNode {
   message?: MimeTreeNode;
   /** Set on attachment leaves whose bytes live outside the tree (see attachment-storage.ts). */
   attachmentId?: string;
+  /** What the parser kept of a multipart's delimiter lines: padding after them, the epilogue. */
+  delimiterPadding?: string;
+  closePadding?: string;
+  epilogue?: Buffer;
+  /** Stand-in attachment ids (WildDuck's deduplication; mailbridge's trees have none). */
+  attachmentMap?: Record<string, string>;
 }
 
 /** What `attachmentStorage.get` resolves to; an empty `metadata` makes rebuild trust `node.size`. */

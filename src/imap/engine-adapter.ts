@@ -63,10 +63,12 @@ class CoreUntagged implements UntaggedWriter {
       },
       drop: () => out.dropLine(),
       flush: () => {
-        let written: Promise<void> | null = null;
-        // the composer ends each `compiled` chunk with CRLF: each goes without its last one
-        for (const chunk of out.take()) written = this.write({ compiled: chunk.subarray(0, chunk.length - 2) });
-        return written;
+        const pieces = out.take();
+        if (!pieces.length) return null;
+        // the composer ends what it is given with CRLF: the last line goes without its own
+        const last = pieces.length - 1;
+        pieces[last] = pieces[last].subarray(0, pieces[last].length - 2);
+        return this.write({ compiled: pieces });
       },
     };
   }

@@ -2,7 +2,8 @@
  * Response lines written straight into large Buffers: text as latin1 (imap-core's composer
  * writes compiled text as 'binary', one byte a character) and bytes copied in. A FETCH of
  * thousands of messages then allocates a few chunks instead of strings for every message, their
- * joins and their encodings.
+ * joins and their encodings. Large bytes (a message's body) are shared instead: taken as the
+ * Buffers they are, between the chunks' pieces.
  */
 /** Text up to this length is copied character by character (each to its low byte, as latin1 does). */
 const shortText = 32;
@@ -15,8 +16,10 @@ export class WireChunks {
   private lineStart = 0;
   /** Where the lines not taken yet start. */
   private from = 0;
-  /** Complete lines of earlier chunks, not taken yet. */
+  /** Complete lines of earlier chunks and shared Buffers, not taken yet. */
   private full: Buffer[] = [];
+  /** The line being written's pieces before its last shared Buffer, that Buffer included. */
+  private linePieces: Buffer[] = [];
 
   constructor(private readonly chunkSize = 64 * 1024) {
     this.chunk = Buffer.allocUnsafe(chunkSize);
@@ -40,20 +43,36 @@ export class WireChunks {
     this.at += source.length;
   }
 
+  /** Puts `source` in the line as it is: taken by reference, so it must not change until written. */
+  share(source: Buffer): void {
+    if (!source.length) return;
+    if (this.lineStart > this.from) this.full.push(this.chunk.subarray(this.from, this.lineStart));
+    if (this.at > this.lineStart) this.linePieces.push(this.chunk.subarray(this.lineStart, this.at));
+    this.linePieces.push(source);
+    this.from = this.lineStart = this.at;
+  }
+
   /** Ends the line being written with CRLF. */
   endLine(): void {
     this.text('\r\n');
+    // the line's text after its last shared Buffer, from `from` on, follows these pieces
+    if (this.linePieces.length) {
+      this.full.push(...this.linePieces);
+      this.linePieces = [];
+    }
     this.lineStart = this.at;
   }
 
   /** Forgets what was written of the line being written. */
   dropLine(): void {
     this.at = this.lineStart;
+    this.linePieces = [];
   }
 
   /**
-   * The complete lines written since the last call, in chunks that each end with a line's CRLF
-   * (none when nothing was written). The Buffers are the caller's: nothing is written in them again.
+   * The complete lines written since the last call, in pieces the last of which ends with a
+   * line's CRLF (none when nothing was written): chunks of text, and Buffers shared as they are.
+   * The Buffers are the caller's: nothing is written in them again.
    */
   take(): Buffer[] {
     const out = this.full;

@@ -63,3 +63,30 @@ test('a dropped line leaves nothing, also after it moved to a new chunk', () => 
       .join(''),
   ).toBe('first\r\nsecond\r\n');
 });
+
+test('shared Buffers are taken as they are, in their place among the lines, and go with a dropped line', () => {
+  const out = new WireChunks(16);
+  const body = Buffer.from('the kept bytes of a message');
+  const other = Buffer.from('more bytes');
+  out.text('* 1 FETCH (BODY[] {27}\r\n');
+  out.share(body);
+  out.text(')');
+  out.endLine();
+  out.text('* 2 FETCH (BODY[] {10}\r\n');
+  out.share(other);
+  out.dropLine();
+  out.text('* 3 FETCH (UID 3 BODY[] {37}\r\n');
+  out.share(body);
+  out.share(other);
+  out.text(' UID 3');
+  out.text(' and a text longer than a chunk)');
+  out.endLine();
+  const taken = out.take();
+  expect(taken.filter((b) => b === body)).toHaveLength(2);
+  expect(taken.filter((b) => b === other)).toHaveLength(1);
+  expect(Buffer.concat(taken).toString()).toBe(
+    `* 1 FETCH (BODY[] {27}\r\n${body})\r\n* 3 FETCH (UID 3 BODY[] {37}\r\n${body}${other} UID 3 and a text longer than a chunk)\r\n`,
+  );
+  expect(taken.at(-1)?.subarray(-2).toString()).toBe('\r\n');
+  expect(out.take()).toEqual([]);
+});

@@ -1,6 +1,7 @@
 import compiler from '@mailbridge/imap-core/lib/handler/imap-compiler';
 import { formatInternalDate } from '@mailbridge/imap-core/lib/imap-tools';
 import type { SummaryBytes } from '../mime';
+import type { LiteralBytes } from '../mime/message-literal';
 import type { MessageRow } from '../store';
 import type { FetchQueryItem } from './fetch-query';
 import type { Session } from './engine';
@@ -16,21 +17,52 @@ declare module '@mailbridge/imap-core/lib/imap-tools' {
  * formatResponse + compiler make of the same values (test/imap/fetch-line.test.ts), without
  * their costs per message: the compiler walks every token again. The session's writer
  * (UntaggedWriter.fetchLines) starts and ends each response; the items are written into its
- * chunks, ENVELOPE and BODYSTRUCTURE copied from their kept bytes (MessageCache.summaryBytes).
+ * chunks, ENVELOPE and BODYSTRUCTURE copied from their kept bytes (MessageCache.summaryBytes),
+ * a whole message (BODY[], BODY[TEXT], RFC822, RFC822.TEXT) as the Buffers of its literal
+ * (mime/message-literal.ts), shared, not copied (test/imap/body-literal.test.ts).
  */
 
 const lineItems = new Set(['uid', 'flags', 'modseq', 'internaldate', 'rfc822.size', 'envelope', 'bodystructure']);
 
+/** A whole message's bytes, or (`textOnly`) its body's; null when imap-core's path has to serve them. */
+export type MessageBytes = (textOnly: boolean) => LiteralBytes | null;
+
+/** Whether the item is all of a message or all of its body (no part, no partial window); textOnly for the body. */
+function wholeContent(q: FetchQueryItem): { textOnly: boolean } | null {
+  if (q.partial) return null;
+  if (q.item === 'rfc822') return { textOnly: false };
+  if (q.item === 'rfc822.text') return { textOnly: true };
+  if (q.item !== 'body' || q.path) return null;
+  return q.type === 'content' ? { textOnly: false } : q.type === 'text' ? { textOnly: true } : null;
+}
+
 /** Whether every item of the query can be answered by `fetchLines`. */
 export function isLineQuery(query: readonly FetchQueryItem[]): boolean {
-  return query.every((q) => lineItems.has(q.item));
+  return query.every((q) => lineItems.has(q.item) || wholeContent(q));
+}
+
+/** Whether the query reads message content (then `fetchLines` needs the message's bytes). */
+export function readsContent(query: readonly FetchQueryItem[]): boolean {
+  return query.some((q) => wholeContent(q));
 }
 
 /** Writes one item of a message; false when imap-core's path has to answer the message. */
-type Part = (out: WireChunks, row: MessageRow, summary: SummaryBytes | undefined, recent: boolean) => boolean;
+type Part = (
+  out: WireChunks,
+  row: MessageRow,
+  summary: SummaryBytes | undefined,
+  recent: boolean,
+  content: MessageBytes | undefined,
+) => boolean;
 
 /** Writes a message's items (between the parentheses of its response); false as for Part. */
-export type LineItems = Part;
+export type LineItems = (
+  out: WireChunks,
+  row: MessageRow,
+  summary: SummaryBytes | undefined,
+  recent: boolean,
+  content?: MessageBytes,
+) => boolean;
 
 /**
  * A FETCH's item writer: for each message the items of its response, or false when
@@ -53,6 +85,16 @@ export function fetchLines(session: Session, query: readonly FetchQueryItem[]): 
   const parts = query.map((q): Part => {
     // the item as the client spelled it: imap-core echoes `original`
     const name = `${compiler({ attributes: [q.original] })} `;
+    const whole = wholeContent(q);
+    if (whole)
+      return (out, _row, _summary, _recent, content) => {
+        const literal = content?.(whole.textOnly);
+        if (!literal) return false;
+        out.text(name);
+        out.text(`{${literal.length}}\r\n`);
+        for (const bytes of literal.bytes) out.share(bytes);
+        return true;
+      };
     switch (q.item) {
       case 'uid':
         return (out, row) => {
@@ -105,10 +147,10 @@ export function fetchLines(session: Session, query: readonly FetchQueryItem[]): 
     }
   });
 
-  return (out, row, summary, recent) => {
+  return (out, row, summary, recent, content) => {
     for (let i = 0; i < parts.length; i++) {
       if (i) out.text(' ');
-      if (!parts[i](out, row, summary, recent)) return false;
+      if (!parts[i](out, row, summary, recent, content)) return false;
     }
     return true;
   };

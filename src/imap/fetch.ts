@@ -9,7 +9,8 @@ import {
   type MimeTreeNode,
 } from '../mime';
 import type { MessageRow, MessageSummary } from '../store';
-import { fetchLines, isLineQuery } from './fetch-line';
+import { bodyLiteral } from '../mime/message-literal';
+import { fetchLines, isLineQuery, readsContent, type MessageBytes } from './fetch-line';
 import { binarySections, isBinaryItem } from './binary';
 import { emailId, threadId } from './object-ids';
 import type { FetchQueryItem } from './fetch-query';
@@ -43,6 +44,17 @@ async function attachmentsToServe(tree: MimeTreeNode, query: FetchQueryItem[]): 
     if (node) ids.push(...externalAttachments(node).map(externalId));
   }
   return [...new Set(ids)];
+}
+
+/**
+ * A whole message's bytes for fetch-line.ts, from its tree and its attachments' encoded bytes
+ * (downloaded first when not cached yet, as for the streams).
+ */
+async function messageBytes(view: AccountView, tree: MimeTreeNode, fetchedMessages: number): Promise<MessageBytes> {
+  const ids = externalAttachments(tree).map(externalId);
+  if (ids.length) await view.prefetchAttachments(ids, fetchedMessages);
+  const encoded = ids.length ? await view.attachmentStorage.encodedBytes(ids) : new Map<string, Buffer>();
+  return (textOnly) => (encoded ? bodyLiteral(tree, textOnly, (id) => encoded.get(id)) : null);
 }
 
 /** Section path "2.1" -> node, following message/rfc822 bodies like imap-core does. */
@@ -152,9 +164,11 @@ export async function fetchMessages(
     attachmentStorage: view.attachmentStorage,
     fetchOptions: {},
   };
-  // metadata answers written as text (fetch-line.ts): the same bytes without imap-core's costs per message
+  // metadata and whole messages written as text and kept bytes (fetch-line.ts): the same bytes
+  // without imap-core's costs per message
   const lines = isLineQuery(options.query) ? fetchLines(session, options.query) : null;
   const lineWriter = lines && session.untagged.fetchLines();
+  const lineContent = lines && readsContent(options.query);
 
   for (let i = 0; i < rows.length; i += batchSize) {
     const batch = rows.slice(i, i + batchSize);
@@ -175,12 +189,24 @@ export async function fetchMessages(
       const row = batch[at];
       if (lines && lineWriter) {
         const bytes = summaryBytes?.[at];
-        // no summary: as below
+        // no summary, no tree: as below
         if (needsSummary && !bytes) continue;
+        const tree = trees.get(row.messageUid);
+        if (lineContent && !tree) continue;
+        let content: MessageBytes | undefined;
+        if (tree && lineContent) {
+          flush();
+          content = await messageBytes(view, tree, rows.length);
+        }
         const out = lineWriter.begin(row.uid);
         if (!out) continue; // expunged from this session's view meanwhile
-        if (lines(out, row, bytes, recent.has(row.uid))) {
+        if (lines(out, row, bytes, recent.has(row.uid), content)) {
           lineWriter.end();
+          // a message's content waits until written, as a stream's would
+          if (content) {
+            flush();
+            await written;
+          }
           continue;
         }
         lineWriter.drop();

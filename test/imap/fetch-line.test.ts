@@ -130,8 +130,12 @@ function sessionOf(uidList: number[], utf8: boolean): CoreSession {
     // what the bridge writes, each chunk's text
     writeStream: {
       write: (chunk: unknown, done?: () => void) => {
-        const { compiled } = chunk as { compiled: string | Buffer };
-        written.push(typeof compiled === 'string' ? onTheWire(compiled) : compiled.toString('latin1'));
+        const { compiled } = chunk as { compiled: string | Buffer | Buffer[] };
+        written.push(
+          typeof compiled === 'string'
+            ? onTheWire(compiled)
+            : Buffer.concat(Array.isArray(compiled) ? compiled : [compiled]).toString('latin1'),
+        );
         done?.();
         return true;
       },
@@ -265,7 +269,11 @@ test.each([
   'FETCH 1 FULL',
   'FETCH 1 (RFC822.SIZE RFC822.HEADER)',
   'FETCH 1 (BODY.PEEK[]<0.10>)',
-  'FETCH 1 (UID RFC822)',
+  'FETCH 1 (BODY.PEEK[TEXT]<5.10>)',
+  'FETCH 1 (BODY.PEEK[1])',
+  'FETCH 1 (BODY.PEEK[1.TEXT])',
+  'FETCH 1 (BINARY.PEEK[])',
+  'FETCH 1 (UID RFC822 EMAILID)',
 ])('%s is not a line query', (command) => {
   expect(
     isLineQuery(
@@ -275,6 +283,22 @@ test.each([
       ),
     ),
   ).toBe(false);
+});
+
+test.each([
+  'FETCH 1 (UID RFC822)',
+  'FETCH 1 (BODY.PEEK[] FLAGS)',
+  'FETCH 1 (BODY[TEXT] RFC822.SIZE)',
+  'FETCH 1 (RFC822.TEXT ENVELOPE)',
+])('%s is a line query (a whole message from its kept bytes)', (command) => {
+  expect(
+    isLineQuery(
+      queryOf(
+        command,
+        rows.map((r) => r.uid),
+      ),
+    ),
+  ).toBe(true);
 });
 
 /** The answer without each ` BODY[HEADER.FIELDS (X-NONE)] {n}` and its literal, and without the tag. */
@@ -307,6 +331,11 @@ test.each([
       'FETCH 1:* (flags Uid Modseq INTERNALDATE)',
       'FETCH 2,4,9:12 (RFC822.SIZE)',
       'UID FETCH 1:* (FLAGS) (CHANGEDSINCE 1)',
+      // whole messages from the tree's and the attachments' kept bytes (fetch-line.ts, message-literal.ts)
+      'FETCH 1:25 (UID BODY.PEEK[])',
+      'FETCH 26:50 (BODY.PEEK[TEXT] RFC822.SIZE)',
+      'FETCH 51:75 (RFC822 FLAGS)',
+      'FETCH 76:100 (RFC822.TEXT)',
     ];
     for (const command of commands) {
       const fast = await session.run(command);

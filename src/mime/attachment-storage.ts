@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable, pipeline } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import type { Lane } from '../domain/connector';
-import { Base64WindowEncoder, base64Text, rawWindow, type RawWindow } from './base64-window';
+import { Base64WindowEncoder, base64EncodedSize, encodeTail, rawWindow, type RawWindow } from './base64-window';
 import { parseExternalId, type AttachmentRef } from './describe';
 import {
   createIndexer,
@@ -33,8 +33,8 @@ export interface ByteCache {
   put(key: string, bytes: Buffer): Promise<void>;
   /** null when the entry is gone (evicted meanwhile). */
   read(key: string, start: number, end: number): Promise<Readable | null>;
-  /** All of an entry's bytes at once; null as for read. */
-  readAll(key: string): Promise<Buffer | null>;
+  /** Reads all of an entry's `length` bytes into `target` at `offset`; false when it is gone or shorter. */
+  readInto(key: string, target: Buffer, offset: number, length: number): Promise<boolean>;
 }
 
 export interface AttachmentStorageOptions {
@@ -72,8 +72,11 @@ export class MemoryByteCache implements ByteCache {
     return bytes ? Readable.from([bytes.subarray(start, end)]) : null;
   }
 
-  async readAll(key: string): Promise<Buffer | null> {
-    return this.lru.get(key) ?? null;
+  async readInto(key: string, target: Buffer, offset: number, length: number): Promise<boolean> {
+    const bytes = this.lru.get(key);
+    if (!bytes || bytes.length < length) return false;
+    bytes.copy(target, offset, 0, length);
+    return true;
   }
 }
 
@@ -142,17 +145,27 @@ export class DiskByteCache implements ByteCache {
     return handle.createReadStream({ start, end: end - 1 });
   }
 
-  async readAll(key: string): Promise<Buffer | null> {
+  async readInto(key: string, target: Buffer, offset: number, length: number): Promise<boolean> {
     const name = this.fileName(key);
-    let bytes: Buffer;
+    let handle: fs.promises.FileHandle;
     try {
-      bytes = await fs.promises.readFile(path.join(this.dir, name));
+      handle = await fs.promises.open(path.join(this.dir, name), 'r');
     } catch (err) {
       this.gone(name, err);
-      return null;
+      return false;
     }
     this.used(name);
-    return bytes;
+    try {
+      let read = 0;
+      while (read < length) {
+        const { bytesRead } = await handle.read(target, offset + read, length - read, read);
+        if (!bytesRead) return false;
+        read += bytesRead;
+      }
+      return true;
+    } finally {
+      await handle.close();
+    }
   }
 
   /** The entry was read: it goes last in the order of use. */
@@ -238,17 +251,19 @@ export class AttachmentStorage implements ImapAttachmentStorage {
 
   /**
    * Each attachment's whole content as base64 lines, the bytes createReadStream gives of all of
-   * it, or null when one is not at hand as its declared size (not prefetched, evicted
-   * meanwhile, or a file of another length): the streams then serve it as they do.
+   * it, or null when one is not at hand at its declared size (not prefetched, evicted
+   * meanwhile, or a shorter file): the streams then serve it as they do.
    */
   async encodedBytes(ids: readonly string[]): Promise<Map<string, Buffer> | null> {
     const out = new Map<string, Buffer>();
     for (const id of ids) {
       let bytes = this.encoded.get(id);
       if (!bytes) {
-        const raw = await this.cache.readAll(id);
-        if (!raw || raw.length !== parseExternalId(id).size) return null;
-        bytes = base64Text(raw);
+        // the raw bytes are read into the end of the encoded text's Buffer and encoded there
+        const size = parseExternalId(id).size;
+        bytes = Buffer.allocUnsafe(base64EncodedSize(size));
+        if (!(await this.cache.readInto(id, bytes, bytes.length - size, size))) return null;
+        encodeTail(bytes, size);
         this.encoded.set(id, bytes);
       }
       out.set(id, bytes);

@@ -21,28 +21,38 @@ export function base64EncodedSize(rawBytes: number): number {
   return Math.ceil(rawBytes / 3) * 4 + 2 * (base64Lines(rawBytes) - 1);
 }
 
+/** Raw bytes encoded per string: its text stays small enough for V8's young generation. */
+const rawPerChunk = rawPerLine * 1024;
+
 /**
- * All of `raw` as base64 lines, the bytes a window over the whole of it gives: encoded at once,
- * then each line moved to its place, front to back (a line never moves past the next one's
- * source), with a CRLF after it.
+ * Encodes in place the `rawLength` bytes at the end of `out`, which is base64EncodedSize of
+ * them long, into all of their base64 lines, the bytes a window over the whole of them gives.
+ * Each chunk's text is written at the end of its lines' place, whose start is never past the
+ * raw bytes not read yet, and then each line moves to the front, with a CRLF after it: no
+ * other Buffer, and no string larger than a chunk's.
  */
-export function base64Text(raw: Buffer): Buffer {
-  const size = base64EncodedSize(raw.length);
-  const out = Buffer.allocUnsafe(size);
-  const lines = base64Lines(raw.length);
-  // the text goes at the end, so that each line moves to the front
-  const source = size - Math.ceil(raw.length / 3) * 4;
-  out.write(raw.toString('base64'), source, 'latin1');
-  for (let line = 0; line < lines; line++) {
-    const at = line * encodedPerLine;
-    const from = source + line * charsPerLine;
-    out.copyWithin(at, from, Math.min(from + charsPerLine, size));
-    if (line < lines - 1) {
-      out[at + charsPerLine] = 0x0d;
-      out[at + charsPerLine + 1] = 0x0a;
+export function encodeTail(out: Buffer, rawLength: number): void {
+  const size = out.length;
+  const tail = size - rawLength;
+  for (let start = 0; start < rawLength; start += rawPerChunk) {
+    const end = Math.min(start + rawPerChunk, rawLength);
+    const text = out.toString('base64', tail + start, tail + end);
+    const lines = Math.ceil(text.length / charsPerLine);
+    // the last line of all has no CRLF after it
+    const breaks = end === rawLength ? lines - 1 : lines;
+    const at = (start / rawPerLine) * encodedPerLine;
+    const from = at + 2 * breaks;
+    out.write(text, from, 'latin1');
+    for (let line = 0; line < lines; line++) {
+      const to = at + line * encodedPerLine;
+      const source = from + line * charsPerLine;
+      out.copyWithin(to, source, Math.min(source + charsPerLine, from + text.length));
+      if (line < breaks) {
+        out[to + charsPerLine] = 0x0d;
+        out[to + charsPerLine + 1] = 0x0a;
+      }
     }
   }
-  return out;
 }
 
 export interface RawWindow {

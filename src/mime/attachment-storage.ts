@@ -46,8 +46,6 @@ export interface AttachmentStorageOptions {
    * to clients (RFC822.SIZE, literal lengths), so the bytes are cut or zero-padded to fit.
    */
   onSizeMismatch?(ref: AttachmentRef, actual: number): void;
-  /** Bytes of encoded attachments kept in memory (encodedCacheBytes by default). */
-  keptEncodedBytes?: number;
 }
 
 const defaultMaxCacheBytes = 512 * 1024 * 1024;
@@ -200,17 +198,8 @@ function fetchError(err: unknown): Error {
   return e;
 }
 
-/**
- * Encoded attachment bytes kept per account: a whole-message FETCH writes them as they are
- * (fetch.ts), so a client reading a message again, or many clients reading the same ones, do
- * not read the file and encode it each time. An attachment larger than a quarter of this is
- * read and encoded at each such FETCH, so that one does not push out all others.
- */
-export const encodedCacheBytes = 32 * 1024 * 1024;
-
 export class AttachmentStorage implements ImapAttachmentStorage {
   private readonly inflight = new Map<string, Promise<void>>();
-  private readonly encoded: LRUCache<string, Buffer>;
   /** Attachments actually downloaded from the source (cache misses). */
   downloads = 0;
 
@@ -218,14 +207,7 @@ export class AttachmentStorage implements ImapAttachmentStorage {
     private readonly source: AttachmentSource,
     private readonly cache: ByteCache,
     private readonly onSizeMismatch?: (ref: AttachmentRef, actual: number) => void,
-    keptEncodedBytes = encodedCacheBytes,
-  ) {
-    this.encoded = new LRUCache({
-      maxSize: keptEncodedBytes,
-      maxEntrySize: keptEncodedBytes / 4,
-      sizeCalculation: (b) => Math.max(b.length, 1),
-    });
-  }
+  ) {}
 
   /** Downloads into the cache unless already there; concurrent calls share one download. */
   ensure(id: string, lane: Lane = 'content'): Promise<void> {
@@ -252,20 +234,19 @@ export class AttachmentStorage implements ImapAttachmentStorage {
   /**
    * Each attachment's whole content as base64 lines, the bytes createReadStream gives of all of
    * it, or null when one is not at hand at its declared size (not prefetched, evicted
-   * meanwhile, or a shorter file): the streams then serve it as they do.
+   * meanwhile, or a shorter file): the streams then serve it as they do. Read with one read
+   * into the end of the text's Buffer and encoded there, at each call: kept in memory, text
+   * read at random across more messages than fit would go to the old generation and be
+   * collected there (in the bench's read-mostly mix, twice the garbage collection's CPU of
+   * encoding again).
    */
   async encodedBytes(ids: readonly string[]): Promise<Map<string, Buffer> | null> {
     const out = new Map<string, Buffer>();
     for (const id of ids) {
-      let bytes = this.encoded.get(id);
-      if (!bytes) {
-        // the raw bytes are read into the end of the encoded text's Buffer and encoded there
-        const size = parseExternalId(id).size;
-        bytes = Buffer.allocUnsafe(base64EncodedSize(size));
-        if (!(await this.cache.readInto(id, bytes, bytes.length - size, size))) return null;
-        encodeTail(bytes, size);
-        this.encoded.set(id, bytes);
-      }
+      const size = parseExternalId(id).size;
+      const bytes = Buffer.allocUnsafe(base64EncodedSize(size));
+      if (!(await this.cache.readInto(id, bytes, bytes.length - size, size))) return null;
+      encodeTail(bytes, size);
       out.set(id, bytes);
     }
     return out;
@@ -354,5 +335,5 @@ export function createAttachmentStorage(
   const cache = options.cacheDir
     ? new DiskByteCache(options.cacheDir, options.maxCacheBytes)
     : new MemoryByteCache(options.maxCacheBytes);
-  return new AttachmentStorage(source, cache, options.onSizeMismatch, options.keptEncodedBytes);
+  return new AttachmentStorage(source, cache, options.onSizeMismatch);
 }

@@ -133,9 +133,9 @@ export class RateLimiter {
     return counted * 2 >= this.opts.perWindow;
   }
 
-  /** The time between requests that spreads a window's requests evenly over it. */
-  get spacingMs(): number {
-    return this.opts.windowMs / this.opts.perWindow;
+  /** The requests the window admits, and its length. */
+  get window(): { perWindow: number; windowMs: number } {
+    return { perWindow: this.opts.perWindow, windowMs: this.opts.windowMs };
   }
 
   private waiting(): number {

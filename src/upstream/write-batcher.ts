@@ -1,4 +1,4 @@
-import type { Lane } from './rate-limiter';
+import type { Lane, WindowState } from './rate-limiter';
 import { laneRank } from './rate-limiter';
 import type { Command, CommandResult } from './types';
 import type { Clock } from '../util/clock';
@@ -27,14 +27,14 @@ interface Batch {
 export type SendWhenGranted = (take: () => Command[], lane: Lane) => Promise<CommandResult[]>;
 
 /**
- * The vendor's window as write requests see it: `crowded` says whether at least half its
- * requests are counted; it admits `perWindow` requests in `windowMs` (15 a second).
+ * The vendor's window as write requests see it: it admits `perWindow` requests in `windowMs`
+ * (15 a second), `counted` says what it counts now.
  */
 export interface WritePacing {
   clock: Clock;
   perWindow: number;
   windowMs: number;
-  crowded(): boolean;
+  counted(): WindowState;
 }
 
 /** Writes issued this close together are one caller's: a STORE issues its flag and label commands at once. */
@@ -53,18 +53,23 @@ const sameMomentMs = 1;
  * commands, or its failure (each caller then settles its own ids: read back after a lost
  * answer, repeated only after proof nothing happened).
  *
- * While the window is crowded, a write request waits to carry the writes of more than one
- * caller, for as long as the window's spacing (`windowMs / perWindow`, 67 ms): it goes once it
- * carries writes issued at `k` different moments, `k` being the moments writes were issued in
- * the last window over the requests the window admits, rounded up, and at least 2, so the
- * requests keep up with the writes without using the window up. Short of that it goes a
- * spacing after its first write while writes come at least as often as the window admits
- * requests (another is likely within the spacing), else a spacing after the last write request
- * started (one writer: waiting would gather nobody). Sent at once as they come, lone writes
- * would use up the window in a burst (15 requests of one or two STOREs each within a few
- * hundred ms), and every write after them would wait for the first to leave the window, up to a
- * second; the window frees its places in the same bursts a second later. Gathered, a write
- * waits at most a spacing for its request. With room in the window a write goes at once.
+ * While the window is crowded (at least half its requests counted), a write request waits to
+ * carry the writes of more than one caller. It may go once it carries writes issued at `k`
+ * different moments, `k` being the moments writes were issued in the last window over the
+ * requests the window admits, rounded up, at least 2: the requests keep up with the writes
+ * without using the window up. Short of that it may go a spacing (`windowMs / perWindow`, 67
+ * ms) after its first write while writes come at least as often as the window admits requests
+ * (another is likely within the spacing), else a spacing after the last write request started
+ * (one writer: waiting would gather nobody). Either way it starts no sooner than the places left
+ * in the window, spread evenly from the last start, reach the time the first counted request
+ * leaves it, and no later for that than a spacing after the last start: after an idle spell the
+ * writes going at once use half the window in a burst, and without the spread the rest went in
+ * the next few requests and the writes after them waited up to 600 ms for a place. Sent at once
+ * as they come, lone writes would use up the window in a burst (15 requests of one or two
+ * STOREs each within a few hundred ms), and every write after them would wait for the first to
+ * leave the window, up to a second; the window frees its places in the same bursts a second
+ * later. Gathered, a write waits at most a spacing for its request. With room in the window a
+ * write goes at once.
  */
 export class WriteBatcher {
   private readonly pending: Unit[] = [];
@@ -143,13 +148,23 @@ export class WriteBatcher {
 
   /** When the pending writes may start a request while the window is crowded (class comment); null: now. */
   private heldUntil(): number | null {
-    if (!this.pacing?.crowded()) return null;
+    if (!this.pacing) return null;
     const { clock, perWindow, windowMs } = this.pacing;
+    const { requests, freesAt } = this.pacing.counted();
+    if (requests * 2 < perWindow) return null;
     const now = clock.now();
     this.forget(now);
-    if (moments(this.pending) >= Math.max(2, Math.ceil(this.issued.length / perWindow))) return null;
     const spacing = windowMs / perWindow;
-    const until = (this.issued.length >= perWindow ? this.pending[0].at : this.lastStart) + spacing;
+    // a spacing after the last start at most, sooner if the places left, spread evenly from
+    // it, reach the first counted one's freeing: (left * last + freesAt) / (left + 1)
+    const left = Math.max(0, perWindow - requests);
+    const spread =
+      Number.isFinite(this.lastStart) && Number.isFinite(freesAt)
+        ? Math.min(this.lastStart + spacing, (left * this.lastStart + freesAt) / (left + 1))
+        : this.lastStart + spacing;
+    const enough = moments(this.pending) >= Math.max(2, Math.ceil(this.issued.length / perWindow));
+    const first = this.issued.length >= perWindow ? this.pending[0].at : this.lastStart;
+    const until = enough ? spread : Math.max(spread, first + spacing);
     return until > now ? until : null;
   }
 

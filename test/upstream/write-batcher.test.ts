@@ -73,19 +73,17 @@ test('a write in a higher lane does not wait in a lower lane request; a full gat
   expect((await Promise.all(later)).flat()).toHaveLength(2);
 });
 
-/** Pacing on a manual clock: the window counts as crowded while the test says so. */
+/** Pacing on a manual clock, 15 requests a second: the window counts what the test says. */
 function paced() {
   const gate = heldGate();
   const clock = new ManualClock();
-  const window = { crowded: false };
-  const batcher = new WriteBatcher(gate.send, 20, 4, {
-    clock,
-    perWindow: 15,
-    windowMs: 1000,
-    crowded: () => window.crowded,
-  });
+  const window = { requests: 0, freesAt: Number.POSITIVE_INFINITY };
+  const batcher = new WriteBatcher(gate.send, 20, 4, { clock, perWindow: 15, windowMs: 1000, counted: () => window });
   return { gate, clock, window, batcher };
 }
+
+/** Half the window counted, the first of them leaving it at `freesAt`. */
+const halfUsed = (freesAt = Number.POSITIVE_INFINITY) => ({ requests: 8, freesAt });
 
 test("one writer while the vendor's window is half used: its requests start a spacing apart", async () => {
   const { gate, clock, window, batcher } = paced();
@@ -97,7 +95,7 @@ test("one writer while the vendor's window is half used: its requests start a sp
   expect(gate.requests).toHaveLength(2);
   gate.requests[1].grant();
   // half used: the next request waits for the spacing (1000 / 15 ms) after the last
-  window.crowded = true;
+  Object.assign(window, halfUsed());
   await clock.advance(10);
   answers.push(batcher.submit(write(3), 'write'));
   await clock.advance(56);
@@ -116,7 +114,7 @@ test("one writer while the vendor's window is half used: its requests start a sp
 
 test("while the window is half used, a request goes once it carries the writes of two callers; one caller's commands issued together count once", async () => {
   const { gate, clock, window, batcher } = paced();
-  window.crowded = true;
+  Object.assign(window, halfUsed(100));
   const first = batcher.submit(write(1), 'write');
   gate.requests[0].grant();
   // a STORE's flag and label commands, issued together: one caller, the request waits on
@@ -146,7 +144,7 @@ test('while writes come faster than the window admits requests, a lone write wai
   expect(gate.requests).toHaveLength(30);
   // half used now, and the last request started long ago: a lone write still waits a spacing
   // after it was issued, for another caller to share its request
-  window.crowded = true;
+  Object.assign(window, halfUsed(1000));
   await clock.advance(100);
   answers.push(batcher.submit(write(30), 'write'));
   await clock.advance(33);
@@ -167,4 +165,24 @@ test('while writes come faster than the window admits requests, a lone write wai
   expect(gate.requests[31].grant()).toHaveLength(1);
   for (const r of gate.requests) r.answer();
   expect((await Promise.all(answers)).flat()).toHaveLength(34);
+});
+
+test("a request carrying enough callers' writes still leaves the places left spread until the first counted one frees", async () => {
+  const { gate, clock, window, batcher } = paced();
+  const answers = [batcher.submit(write(1), 'write')];
+  gate.requests[0].grant();
+  // 13 requests counted, the first leaving the window at 120 ms: the 2 places left, spread from
+  // the last start at 0, reach it 40 ms apart
+  Object.assign(window, { requests: 13, freesAt: 120 });
+  await clock.advance(10);
+  answers.push(batcher.submit(write(2), 'write'));
+  await clock.advance(10);
+  answers.push(batcher.submit(write(3), 'write'));
+  await clock.advance(19);
+  expect(gate.requests).toHaveLength(1);
+  await clock.advance(1);
+  expect(gate.requests).toHaveLength(2);
+  expect(gate.requests[1].grant()).toHaveLength(2);
+  for (const r of gate.requests) r.answer();
+  expect((await Promise.all(answers)).flat()).toHaveLength(3);
 });

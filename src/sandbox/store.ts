@@ -50,7 +50,8 @@ export class MailboxState {
   constructor(readonly address: string) {}
 
   /**
-   * Moves on with every change to the mailbox or a message in it: an answer worked out at one
+   * Moves on with every change to the mailbox or a message in it (the labels noted for A29
+   * aside: read-api.ts never makes a listing of them ahead): an answer worked out at one
    * revision is the answer at any later moment of the same revision.
    */
   get revision(): number {

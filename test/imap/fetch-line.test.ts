@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { createIndexer, summaryBytes } from '../../src/mime';
 import { cloneImapStructure } from '../support/imap-structure';
 import type { FetchQueryItem } from '../../src/imap/fetch-query';
@@ -9,6 +9,9 @@ import { sessionOf as typedSession } from '../../src/imap/engine-adapter';
 import type { MessageRow, MessageSummary } from '../../src/store';
 import { mailbox, startHarness, type Harness } from '../support/bridge-harness';
 import { rawSession } from '../support/raw-session';
+import { injectAttachedMessage } from '../support/attached-message';
+import { wholeMessageInMemoryBytes } from '../../src/imap/fetch';
+import { AttachmentStorage } from '../../src/mime/attachment-storage';
 
 /**
  * Metadata FETCH responses are written as text (src/imap/fetch-line.ts). They must be the
@@ -383,5 +386,37 @@ test('FETCH again after other sessions changed flags: the new flags and MODSEQ, 
   } finally {
     session.close();
     other.close();
+  }
+});
+
+test('a whole message over the in-memory bound streams through imap-core: its bytes the same, none made at once', async () => {
+  // an attachment whose base64 alone is over the bound
+  const big = Buffer.from(Array.from({ length: wholeMessageInMemoryBytes }, (_, i) => (i * 13) % 256));
+  const ids = [await injectAttachedMessage(h, big), await injectAttachedMessage(h)];
+  // the account is synced: the poller brings the new messages in
+  await h.bridge.pollers[0].tick();
+  const session = await rawSession(h.bridge.ports.imap, mailbox, h.password);
+  const made = vi.spyOn(AttachmentStorage.prototype, 'encodedBytes');
+  try {
+    await session.run('SELECT INBOX');
+    const seqs: number[] = [];
+    for (const id of ids)
+      seqs.push(Number(/SEARCH (\d+)/.exec(await session.run(`SEARCH HEADER Message-ID "${id}"`))?.[1]));
+    const [large, small] = seqs;
+    for (const seq of [large, small]) {
+      const command = `FETCH ${seq} (BODY.PEEK[])`;
+      made.mockClear();
+      const fast = (await session.run(command)).replace(/^t\d+ .*\r\n/m, '');
+      const madeAtOnce = made.mock.calls.length;
+      const slow = await session.run(command.replace(')', ' BODY.PEEK[HEADER.FIELDS (X-NONE)])'));
+      expect(fast, command).toBe(withoutSection(slow));
+      // the small one from bytes made at once, the large one streamed
+      expect(madeAtOnce, command).toBe(seq === small ? 1 : 0);
+    }
+    const literal = Number(/BODY\[\] \{(\d+)\}/.exec(await session.run(`FETCH ${large} (BODY.PEEK[])`))?.[1]);
+    expect(literal).toBeGreaterThan(wholeMessageInMemoryBytes);
+  } finally {
+    made.mockRestore();
+    session.close();
   }
 });

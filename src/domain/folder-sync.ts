@@ -42,6 +42,8 @@ interface Arrival {
   messageUid: string;
   receivedAt: string;
   flags: string[];
+  /** Its stored size, once described and stored: numbering then need not look it up. */
+  size?: number;
 }
 
 /** Arrival order: arrival time, then id for ties. */
@@ -67,14 +69,22 @@ interface FetchedBatch extends Received {
  */
 function received(ctx: SyncContext, target: SyncTarget, messages: MailMessage[]): Received {
   const arrived = messages.filter((m) => inScope(m, target.scope));
+  const arrivals: Arrival[] = arrived.map((m) => ({
+    messageUid: m.id,
+    receivedAt: m.receivedAt,
+    flags: vendorFlags(m),
+  }));
   // described in worker threads: listing goes on meanwhile (see mime/describe-pool.ts)
   const cached = describePool()
     .describe(arrived)
-    .then((records) => storeRecords(ctx, records));
+    .then((records) => {
+      storeRecords(ctx, records);
+      const sizes = new Map(records.map((r) => [r.messageUid, r.size]));
+      for (const a of arrivals) a.size = sizes.get(a.messageUid);
+    });
   cached.catch(() => undefined); // awaited by the sync; never an unhandled rejection meanwhile
   // sorted while the next page is on its way: the numbering after the last page then only
   // merges these runs (arrivalsUpdate), which the last page's answer would otherwise wait for
-  const arrivals = arrived.map((m) => ({ messageUid: m.id, receivedAt: m.receivedAt, flags: vendorFlags(m) }));
   return { arrivals: arrivals.sort(byArrival), cached };
 }
 
@@ -216,7 +226,12 @@ async function listAndFetch(
  */
 function arrivalsUpdate(folder: string, arrivals: Arrival[], announce: boolean): MessagesAdded {
   arrivals.sort(byArrival);
-  const messages = arrivals.map((a) => ({ messageUid: a.messageUid, flags: a.flags, idate: new Date(a.receivedAt) }));
+  const messages = arrivals.map((a) => ({
+    messageUid: a.messageUid,
+    flags: a.flags,
+    idate: new Date(a.receivedAt),
+    size: a.size,
+  }));
   return { type: 'added', folder, messages, announce };
 }
 

@@ -111,3 +111,29 @@ test("INBOX's first page asked for with a cold account's folder list is not take
     close();
   }
 });
+
+/**
+ * A client's SELECT of a folder being synced waits for the sync and then for its writes to be
+ * durable: a sync that left them all to that flush made the client wait for the whole
+ * folder's. Each batch stored is flushed as the sync goes.
+ */
+test('a sync makes each batch it stores durable as it goes, before numbering', async () => {
+  const { vendor, store, view, close } = setupView();
+  try {
+    vendor.pageSize = 10;
+    for (let i = 0; i < 50; i++) vendor.add(`m-${i}`);
+    const flushes = vi.spyOn(store, 'committed');
+    let flushedBeforeNumbering = -1;
+    const assign = store.assignUids.bind(store);
+    vi.spyOn(store, 'assignUids').mockImplementation((...args) => {
+      if (flushedBeforeNumbering < 0) flushedBeforeNumbering = flushes.mock.calls.length;
+      return assign(...args);
+    });
+    await view.syncFolder((await view.folder('INBOX'))!, 'first');
+    expect((await view.open((await view.folder('INBOX'))!)).uids).toHaveLength(50);
+    // five batches: the first four at least were stored before the last page's were numbered
+    expect(flushedBeforeNumbering).toBeGreaterThanOrEqual(4);
+  } finally {
+    close();
+  }
+});

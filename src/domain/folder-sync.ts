@@ -60,14 +60,20 @@ interface Received {
 
 /** A fetched batch; `later`: its messages composed once the listing is done (see fetchBatch). */
 interface FetchedBatch extends Received {
-  later: Promise<Received> | null;
+  later: Received | null;
 }
 
 /**
- * Starts describing and caching the messages that are (still) in the folder. Only what
+ * Starts describing and caching the messages that are (still) in the folder: `messages`, or
+ * when given, `composed` (the same messages once composed, see LaterMessages). Only what
  * numbering needs is kept, so a 100k-message sync never holds all bodies at once.
  */
-function received(ctx: SyncContext, target: SyncTarget, messages: MailMessage[]): Received {
+function received(
+  ctx: SyncContext,
+  target: SyncTarget,
+  messages: MailMessage[],
+  composed?: Promise<MailMessage[]>,
+): Received {
   const arrived = messages.filter((m) => inScope(m, target.scope));
   const arrivals: Arrival[] = arrived.map((m) => ({
     messageUid: m.id,
@@ -75,13 +81,14 @@ function received(ctx: SyncContext, target: SyncTarget, messages: MailMessage[])
     flags: vendorFlags(m),
   }));
   // described in worker threads: listing goes on meanwhile (see mime/describe-pool.ts)
-  const cached = describePool()
-    .describe(arrived)
-    .then((records) => {
-      storeRecords(ctx, records);
-      const sizes = new Map(records.map((r) => [r.messageUid, r.size]));
-      for (const a of arrivals) a.size = sizes.get(a.messageUid);
-    });
+  const described = composed
+    ? composed.then((list) => describePool().describe(list.filter((m) => inScope(m, target.scope))))
+    : describePool().describe(arrived);
+  const cached = described.then((records) => {
+    storeRecords(ctx, records);
+    const sizes = new Map(records.map((r) => [r.messageUid, r.size]));
+    for (const a of arrivals) a.size = sizes.get(a.messageUid);
+  });
   cached.catch(() => undefined); // awaited by the sync; never an unhandled rejection meanwhile
   // sorted while the next page is on its way: the numbering after the last page then only
   // merges these runs (arrivalsUpdate), which the last page's answer would otherwise wait for
@@ -102,8 +109,7 @@ async function fetchBatch(
   listed: Promise<void>,
 ): Promise<FetchedBatch> {
   const { messages, later } = await ctx.vendor.getMessages(ids, 'content', lane, listed);
-  const rest = later?.then((m) => received(ctx, target, m)) ?? null;
-  rest?.catch(() => undefined); // awaited by the sync; never an unhandled rejection meanwhile
+  const rest = later ? received(ctx, target, later.messages, later.composed) : null;
   return { ...received(ctx, target, messages), later: rest };
 }
 
@@ -146,6 +152,19 @@ async function convertPlaceholders(ctx: SyncContext, ids: string[]): Promise<voi
 }
 
 /**
+ * A folder's listing and what it fetched: `arrivals` as soon as the last fetch answered, the
+ * downloads' messages included; `cached` once the fetched messages are described and stored,
+ * `laterCached` once those whose composing waited for downloads are too.
+ */
+interface Listing {
+  listed: Set<string>;
+  complete: boolean;
+  arrivals: Arrival[];
+  cached: Promise<unknown>;
+  laterCached: Promise<unknown>;
+}
+
+/**
  * Lists the folder (every page, or for an incremental sync until a page holds no unknown
  * message) and fetches unknown messages while listing goes on: a page's unknown messages are
  * asked for together with the next page, in the same request, so a folder costs about one
@@ -156,7 +175,7 @@ async function listAndFetch(
   target: SyncTarget,
   mode: SyncMode,
   known: Set<string>,
-): Promise<{ listed: Set<string>; complete: boolean; arrivals: Arrival[]; cached: Promise<unknown> }> {
+): Promise<Listing> {
   const listed = new Set<string>();
   // the attachment downloads of fetched messages wait for the last page (fetchBatch)
   let endListing: () => void = () => undefined;
@@ -211,15 +230,15 @@ async function listAndFetch(
   // that request needs
   endListing();
   const fetched = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-  const late = await Promise.allSettled(fetched.flatMap((b) => (b.later ? [b.later] : [])));
-  const failed = [...settled, ...late].find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  const batches: Received[] = [...fetched, ...late.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))];
-  const cached = Promise.all(batches.map((b) => b.cached));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  const later = fetched.flatMap((b) => (b.later ? [b.later] : []));
+  const cached = Promise.all(fetched.map((b) => b.cached));
+  const laterCached = Promise.all(later.map((b) => b.cached));
   if (listError || failed) {
-    await Promise.allSettled([cached]); // nothing left writing when the error is handled
+    await Promise.allSettled([cached, laterCached]); // nothing left writing when the error is handled
     throw listError ?? failed?.reason;
   }
-  return { listed, complete, arrivals: batches.flatMap((b) => b.arrivals), cached };
+  return { listed, complete, arrivals: [...fetched, ...later].flatMap((b) => b.arrivals), cached, laterCached };
 }
 
 /**
@@ -274,30 +293,41 @@ async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[],
 
 export async function syncFolder(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<void> {
   const release = describePool().hold();
-  let stored = 0;
   try {
-    stored = await syncListed(ctx, target, mode);
+    await syncListed(ctx, target, mode);
   } finally {
     release();
   }
-  collectAfter(stored);
 }
 
-/** Returns how many messages it fetched and stored. */
-async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<number> {
+/** The listing's `cached`; when that fails, once `laterCached` has settled too. */
+async function fetchedCached(listing: Listing): Promise<void> {
+  await listing.cached.catch(async (err: unknown) => {
+    await Promise.allSettled([listing.laterCached]); // nothing left writing when the error is handled
+    throw err;
+  });
+}
+
+async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<void> {
   const folder = target.key;
   // local drafts are not the vendor's: never listed there, never expunged by a sync
   const rows = ctx.store.listMessages(ctx.account, folder).filter((r) => !isLocalMessage(r.messageUid));
   const known = new Set(rows.map((r) => r.messageUid));
-  const { listed, complete, arrivals, cached } = await listAndFetch(ctx, target, mode, known);
+  const listing = await listAndFetch(ctx, target, mode, known);
+  const { listed, complete, arrivals } = listing;
   let changes = arrivals.length;
   if (mode === 'first') {
-    // nobody sees this listing before the sync ends: number while the last batches are described
+    // nobody sees this listing before the sync ends: number while the last batches are
+    // described and the downloads' messages come, and collect the sync's garbage (collectAfter)
+    // before those few are stored: the client's SELECT waits for neither
     ctx.state.apply(arrivalsUpdate(folder, arrivals, false));
-    await cached;
+    await fetchedCached(listing);
+    collectAfter(arrivals.length);
+    await listing.laterCached;
   } else {
     // announced only once cached: a session's FETCH after the EXISTS finds every message described
-    await cached;
+    await fetchedCached(listing);
+    await listing.laterCached;
     ctx.state.apply(arrivalsUpdate(folder, arrivals, true));
   }
   if (complete && mode !== 'incremental') {
@@ -311,5 +341,5 @@ async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode):
     changes += await refreshFlags(ctx, target, recent, syncLanes[mode]);
   }
   if (changes) ctx.logger.debug({ account: ctx.account, folder, mode, changes }, 'folder synced');
-  return arrivals.length;
+  if (mode !== 'first') collectAfter(arrivals.length);
 }

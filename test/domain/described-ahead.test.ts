@@ -137,3 +137,51 @@ test('a sync makes each batch it stores durable as it goes, before numbering', a
     close();
   }
 });
+
+/**
+ * After the last page, a cold sync's SELECT waits for the messages whose composing downloads
+ * attachments. What numbering needs of them (id, arrival, flags) came with their get_messages:
+ * the folder is numbered, and the sync's garbage collected, while the downloads are under way.
+ */
+test("a first sync numbers the folder while its downloads' messages are on their way", async () => {
+  const { vendor, store, view, close } = setupView();
+  try {
+    vendor.pageSize = 10;
+    for (let i = 0; i < 25; i++) vendor.add(`m-${i}`);
+    let downloaded: () => void = () => undefined;
+    const downloads = new Promise<void>((resolve) => (downloaded = resolve));
+    const get = vendor.getMessages.bind(vendor);
+    vendor.getMessages = async (ids: string[]) => {
+      const fetched = await get(ids);
+      const waiting = fetched.messages.filter((m) => m.id === 'm-3');
+      if (!waiting.length) return fetched;
+      return {
+        ...fetched,
+        messages: fetched.messages.filter((m) => m.id !== 'm-3'),
+        later: { messages: waiting, composed: downloads.then(() => waiting) },
+      };
+    };
+    const numbered: number[] = [];
+    const assign = store.assignUids.bind(store);
+    vi.spyOn(store, 'assignUids').mockImplementation((...args) => {
+      numbered.push(args[2].length);
+      return assign(...args);
+    });
+    const inbox = (await view.folder('INBOX'))!;
+    let synced = false;
+    const sync = view.syncFolder(inbox, 'first').then(() => {
+      synced = true;
+    });
+    for (let i = 0; i < 50 && !numbered.length; i++) await new Promise((r) => setImmediate(r));
+    expect(numbered).toEqual([25]); // m-3 included, in its place
+    expect(synced).toBe(false);
+    downloaded();
+    await sync;
+    expect((await view.open(inbox)).uids).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    const row = store.listMessages(vendor.mailbox, 'INBOX').find((r) => r.messageUid === 'm-3');
+    expect(row?.uid).toBe(4);
+    expect(store.getSummaries(vendor.mailbox, ['m-3']).size).toBe(1); // described and stored once it came
+  } finally {
+    close();
+  }
+});

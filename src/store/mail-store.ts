@@ -143,8 +143,8 @@ export class MailStore implements MailState {
          WHERE c.account = @account AND c.message_uid = messages.message_uid AND messages.size != c.size
            AND messages.message_uid IN (SELECT value FROM json_each(@ids))
            AND messages.folder_id IN (SELECT id FROM folders WHERE account = @account)
-         RETURNING messages.folder_id`,
-      ).pluck(),
+         RETURNING messages.folder_id, messages.uid, messages.size`,
+      ).raw(true),
       pruneMetadata: p(
         'DELETE FROM message_cache WHERE account = ? AND NOT EXISTS (SELECT 1 FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.account = message_cache.account AND m.message_uid = message_cache.message_uid)',
       ),
@@ -452,12 +452,30 @@ export class MailStore implements MailState {
         this.stmt.putMetadata.run(account, r.messageUid, r.size, r.summary, r.header, r.message);
         this.stmt.putKeys.run(account, r.messageUid, ...keyValues(r.keys));
       }
-      // rare (a re-described message of another size): one statement for the batch, and those
-      // folders' cached rows dropped
+      // rows numbered before their message was stored (a first sync numbers while its last
+      // batches are described), or a re-described message of another size: one statement for
+      // the batch, and those rows replaced in the folders' cached lists
       const ids = JSON.stringify(records.map((r) => r.messageUid));
-      for (const folderId of this.stmt.metadataSizeToRows.all({ account, ids }) as number[])
-        this.rowCache.delete(folderId);
+      const sized = new Map<number, Array<[uid: number, size: number]>>();
+      for (const [folderId, uid, size] of this.stmt.metadataSizeToRows.all({ account, ids }) as number[][]) {
+        const rows = sized.get(folderId) ?? [];
+        rows.push([uid, size]);
+        sized.set(folderId, rows);
+      }
+      for (const [folderId, rows] of sized) this.resizeCachedRows(folderId, rows);
     })();
+  }
+
+  /** A cached folder's row list with the rows of these UIDs replaced by rows of their new sizes. */
+  private resizeCachedRows(folderId: number, sizes: ReadonlyArray<[uid: number, size: number]>): void {
+    const cached = this.rowCache.get(folderId);
+    if (!cached) return;
+    const next = cached.slice();
+    for (const [uid, size] of sizes) {
+      const at = findUid(next, uid);
+      if (at >= 0) next[at] = { ...next[at], size };
+    }
+    this.rowCache.set(folderId, next);
   }
 
   /** Size and compiled ENVELOPE/BODYSTRUCTURE: what a metadata FETCH needs. */

@@ -234,6 +234,8 @@ async function listAndFetch(
   const later = fetched.flatMap((b) => (b.later ? [b.later] : []));
   const cached = Promise.all(fetched.map((b) => b.cached));
   const laterCached = Promise.all(later.map((b) => b.cached));
+  // awaited by the sync one after the other; never an unhandled rejection meanwhile
+  for (const p of [cached, laterCached]) p.catch(() => undefined);
   if (listError || failed) {
     await Promise.allSettled([cached, laterCached]); // nothing left writing when the error is handled
     throw listError ?? failed?.reason;

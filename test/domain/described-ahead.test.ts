@@ -185,3 +185,51 @@ test("a first sync numbers the folder while its downloads' messages are on their
     close();
   }
 });
+
+/**
+ * A download that fails while the sync's fetched batches are still being described fails the
+ * sync once they are stored, as its answer, not as a rejection nobody handled meanwhile.
+ */
+test('a download failing while the batches are described fails the sync, and only the sync', async () => {
+  const { vendor, view, close } = setupView();
+  const original = DescribePool.prototype.describe;
+  const held: Array<() => void> = [];
+  const spy = vi.spyOn(DescribePool.prototype, 'describe').mockImplementation(function (
+    this: DescribePool,
+    messages: readonly MailMessage[],
+  ) {
+    return new Promise<MetadataRecord[]>((resolve, reject) =>
+      held.push(() => original.call(this, messages).then(resolve, reject)),
+    );
+  });
+  try {
+    vendor.pageSize = 10;
+    for (let i = 0; i < 15; i++) vendor.add(`m-${i}`);
+    const get = vendor.getMessages.bind(vendor);
+    vendor.getMessages = async (ids: string[]) => {
+      const fetched = await get(ids);
+      const waiting = fetched.messages.filter((m) => m.id === 'm-3');
+      if (!waiting.length) return fetched;
+      return {
+        ...fetched,
+        messages: fetched.messages.filter((m) => m.id !== 'm-3'),
+        later: { messages: waiting, composed: Promise.reject(new Error('download failed')) },
+      };
+    };
+    for (const mode of ['full', 'first'] as const) {
+      const sync = view.syncFolder((await view.folder('INBOX'))!, mode);
+      const outcome = sync.then(
+        () => 'synced',
+        (err: Error) => err.message,
+      );
+      // the download has failed; the batches are still being described
+      while (held.length < 2) await new Promise((r) => setImmediate(r));
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      for (const release of held.splice(0)) release();
+      expect(await outcome).toBe('download failed');
+    }
+  } finally {
+    spy.mockRestore();
+    close();
+  }
+});

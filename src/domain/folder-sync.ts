@@ -295,11 +295,15 @@ async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[],
 
 export async function syncFolder(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<void> {
   const release = describePool().hold();
+  let stored = 0;
   try {
-    await syncListed(ctx, target, mode);
+    stored = await syncListed(ctx, target, mode);
   } finally {
     release();
   }
+  // last: what the sync leaves behind after it (the downloads' messages stored, rows replaced
+  // in the folder's cached list) would otherwise stay in an idle daemon's heap
+  collectAfter(stored);
 }
 
 /** The listing's `cached`; when that fails, once `laterCached` has settled too. */
@@ -310,7 +314,8 @@ async function fetchedCached(listing: Listing): Promise<void> {
   });
 }
 
-async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<void> {
+/** Returns how many messages it fetched and stored. */
+async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<number> {
   const folder = target.key;
   // local drafts are not the vendor's: never listed there, never expunged by a sync
   const rows = ctx.store.listMessages(ctx.account, folder).filter((r) => !isLocalMessage(r.messageUid));
@@ -320,11 +325,9 @@ async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode):
   let changes = arrivals.length;
   if (mode === 'first') {
     // nobody sees this listing before the sync ends: number while the last batches are
-    // described and the downloads' messages come, and collect the sync's garbage (collectAfter)
-    // before those few are stored: the client's SELECT waits for neither
+    // described and the downloads' messages come
     ctx.state.apply(arrivalsUpdate(folder, arrivals, false));
     await fetchedCached(listing);
-    collectAfter(arrivals.length);
     await listing.laterCached;
   } else {
     // announced only once cached: a session's FETCH after the EXISTS finds every message described
@@ -343,5 +346,5 @@ async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode):
     changes += await refreshFlags(ctx, target, recent, syncLanes[mode]);
   }
   if (changes) ctx.logger.debug({ account: ctx.account, folder, mode, changes }, 'folder synced');
-  if (mode !== 'first') collectAfter(arrivals.length);
+  return arrivals.length;
 }

@@ -141,7 +141,7 @@ test('a sync makes each batch it stores durable as it goes, before numbering', a
 /**
  * After the last page, a cold sync's SELECT waits for the messages whose composing downloads
  * attachments. What numbering needs of them (id, arrival, flags) came with their get_messages:
- * the folder is numbered, and the sync's garbage collected, while the downloads are under way.
+ * the folder is numbered while the downloads are under way.
  */
 test("a first sync numbers the folder while its downloads' messages are on their way", async () => {
   const { vendor, store, view, close } = setupView();

@@ -51,6 +51,15 @@ export interface Fetched {
   notFound: string[];
 }
 
+/**
+ * Fetched messages whose composing waits for downloads: the models the vendor gave (what a
+ * sync lists and numbers them by) at once, the same messages composed once the downloads came.
+ */
+export interface LaterMessages {
+  messages: MailMessage[];
+  composed: Promise<MailMessage[]>;
+}
+
 /** Message-wide state a client can change; absent fields stay as they are. */
 export interface FlagChange {
   seen?: boolean;
@@ -96,7 +105,7 @@ export interface Connector {
     detail: Detail,
     lane: Lane,
     partsAfter?: Promise<unknown>,
-  ): Promise<Fetched & { later?: Promise<MailMessage[]> }>;
+  ): Promise<Fetched & { later?: LaterMessages }>;
   /**
    * The vendor's state (metadata) of `ids` after a write whose answer was lost: what tells
    * whether the write happened. Lane `write` unless told.

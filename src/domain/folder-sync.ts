@@ -42,34 +42,57 @@ interface Arrival {
   messageUid: string;
   receivedAt: string;
   flags: string[];
+  /** Its stored size, once described and stored: numbering then need not look it up. */
+  size?: number;
+}
+
+/** Arrival order: arrival time, then id for ties. */
+function byArrival(a: Arrival, b: Arrival): number {
+  return a.receivedAt.localeCompare(b.receivedAt) || a.messageUid.localeCompare(b.messageUid);
 }
 
 /** Fetched messages: what numbering needs at once, and their description and caching under way. */
 interface Received {
+  /** In arrival order (byArrival). */
   arrivals: Arrival[];
   cached: Promise<void>;
 }
 
 /** A fetched batch; `later`: its messages composed once the listing is done (see fetchBatch). */
 interface FetchedBatch extends Received {
-  later: Promise<Received> | null;
+  later: Received | null;
 }
 
 /**
- * Starts describing and caching the messages that are (still) in the folder. Only what
+ * Starts describing and caching the messages that are (still) in the folder: `messages`, or
+ * when given, `composed` (the same messages once composed, see LaterMessages). Only what
  * numbering needs is kept, so a 100k-message sync never holds all bodies at once.
  */
-function received(ctx: SyncContext, target: SyncTarget, messages: MailMessage[]): Received {
+function received(
+  ctx: SyncContext,
+  target: SyncTarget,
+  messages: MailMessage[],
+  composed?: Promise<MailMessage[]>,
+): Received {
   const arrived = messages.filter((m) => inScope(m, target.scope));
+  const arrivals: Arrival[] = arrived.map((m) => ({
+    messageUid: m.id,
+    receivedAt: m.receivedAt,
+    flags: vendorFlags(m),
+  }));
   // described in worker threads: listing goes on meanwhile (see mime/describe-pool.ts)
-  const cached = describePool()
-    .describe(arrived)
-    .then((records) => storeRecords(ctx, records));
+  const described = composed
+    ? composed.then((list) => describePool().describe(list.filter((m) => inScope(m, target.scope))))
+    : describePool().describe(arrived);
+  const cached = described.then((records) => {
+    storeRecords(ctx, records);
+    const sizes = new Map(records.map((r) => [r.messageUid, r.size]));
+    for (const a of arrivals) a.size = sizes.get(a.messageUid);
+  });
   cached.catch(() => undefined); // awaited by the sync; never an unhandled rejection meanwhile
-  return {
-    arrivals: arrived.map((m) => ({ messageUid: m.id, receivedAt: m.receivedAt, flags: vendorFlags(m) })),
-    cached,
-  };
+  // sorted while the next page is on its way: the numbering after the last page then only
+  // merges these runs (arrivalsUpdate), which the last page's answer would otherwise wait for
+  return { arrivals: arrivals.sort(byArrival), cached };
 }
 
 /**
@@ -86,8 +109,7 @@ async function fetchBatch(
   listed: Promise<void>,
 ): Promise<FetchedBatch> {
   const { messages, later } = await ctx.vendor.getMessages(ids, 'content', lane, listed);
-  const rest = later?.then((m) => received(ctx, target, m)) ?? null;
-  rest?.catch(() => undefined); // awaited by the sync; never an unhandled rejection meanwhile
+  const rest = later ? received(ctx, target, later.messages, later.composed) : null;
   return { ...received(ctx, target, messages), later: rest };
 }
 
@@ -99,6 +121,9 @@ function storeRecords(ctx: SyncContext, records: MetadataRecord[]): void {
       'message could not be converted; a placeholder is served until a full sync converts it',
     );
   ctx.store.putMetadataRecords(ctx.account, records);
+  // durable as the sync goes (flushed off the event loop while the next pages come): the flush
+  // a client's SELECT waits for at the end then covers the last batches, not the whole folder
+  ctx.store.committed().catch(() => undefined);
 }
 
 /**
@@ -127,6 +152,19 @@ async function convertPlaceholders(ctx: SyncContext, ids: string[]): Promise<voi
 }
 
 /**
+ * A folder's listing and what it fetched: `arrivals` as soon as the last fetch answered, the
+ * downloads' messages included; `cached` once the fetched messages are described and stored,
+ * `laterCached` once those whose composing waited for downloads are too.
+ */
+interface Listing {
+  listed: Set<string>;
+  complete: boolean;
+  arrivals: Arrival[];
+  cached: Promise<unknown>;
+  laterCached: Promise<unknown>;
+}
+
+/**
  * Lists the folder (every page, or for an incremental sync until a page holds no unknown
  * message) and fetches unknown messages while listing goes on: a page's unknown messages are
  * asked for together with the next page, in the same request, so a folder costs about one
@@ -137,7 +175,7 @@ async function listAndFetch(
   target: SyncTarget,
   mode: SyncMode,
   known: Set<string>,
-): Promise<{ listed: Set<string>; complete: boolean; arrivals: Arrival[]; cached: Promise<unknown> }> {
+): Promise<Listing> {
   const listed = new Set<string>();
   // the attachment downloads of fetched messages wait for the last page (fetchBatch)
   let endListing: () => void = () => undefined;
@@ -192,21 +230,32 @@ async function listAndFetch(
   // that request needs
   endListing();
   const fetched = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-  const late = await Promise.allSettled(fetched.flatMap((b) => (b.later ? [b.later] : [])));
-  const failed = [...settled, ...late].find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  const batches: Received[] = [...fetched, ...late.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))];
-  const cached = Promise.all(batches.map((b) => b.cached));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  const later = fetched.flatMap((b) => (b.later ? [b.later] : []));
+  const cached = Promise.all(fetched.map((b) => b.cached));
+  const laterCached = Promise.all(later.map((b) => b.cached));
+  // awaited by the sync one after the other; never an unhandled rejection meanwhile
+  for (const p of [cached, laterCached]) p.catch(() => undefined);
   if (listError || failed) {
-    await Promise.allSettled([cached]); // nothing left writing when the error is handled
+    await Promise.allSettled([cached, laterCached]); // nothing left writing when the error is handled
     throw listError ?? failed?.reason;
   }
-  return { listed, complete, arrivals: batches.flatMap((b) => b.arrivals), cached };
+  return { listed, complete, arrivals: [...fetched, ...later].flatMap((b) => b.arrivals), cached, laterCached };
 }
 
-/** New messages get the next UIDs in arrival order (arrival time, then id for ties). */
+/**
+ * New messages get the next UIDs in arrival order. `arrivals`: batches each in that order, one
+ * after another; the sort finds those runs and merges them (V8 sorts with TimSort), a few
+ * milliseconds for 10,000 messages where sorting them from scratch took 10-50.
+ */
 function arrivalsUpdate(folder: string, arrivals: Arrival[], announce: boolean): MessagesAdded {
-  arrivals.sort((a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.messageUid.localeCompare(b.messageUid));
-  const messages = arrivals.map((a) => ({ messageUid: a.messageUid, flags: a.flags, idate: new Date(a.receivedAt) }));
+  arrivals.sort(byArrival);
+  const messages = arrivals.map((a) => ({
+    messageUid: a.messageUid,
+    flags: a.flags,
+    idate: new Date(a.receivedAt),
+    size: a.size,
+  }));
   return { type: 'added', folder, messages, announce };
 }
 
@@ -252,7 +301,17 @@ export async function syncFolder(ctx: SyncContext, target: SyncTarget, mode: Syn
   } finally {
     release();
   }
+  // last: what the sync leaves behind after it (the downloads' messages stored, rows replaced
+  // in the folder's cached list) would otherwise stay in an idle daemon's heap
   collectAfter(stored);
+}
+
+/** The listing's `cached`; when that fails, once `laterCached` has settled too. */
+async function fetchedCached(listing: Listing): Promise<void> {
+  await listing.cached.catch(async (err: unknown) => {
+    await Promise.allSettled([listing.laterCached]); // nothing left writing when the error is handled
+    throw err;
+  });
 }
 
 /** Returns how many messages it fetched and stored. */
@@ -261,15 +320,19 @@ async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode):
   // local drafts are not the vendor's: never listed there, never expunged by a sync
   const rows = ctx.store.listMessages(ctx.account, folder).filter((r) => !isLocalMessage(r.messageUid));
   const known = new Set(rows.map((r) => r.messageUid));
-  const { listed, complete, arrivals, cached } = await listAndFetch(ctx, target, mode, known);
+  const listing = await listAndFetch(ctx, target, mode, known);
+  const { listed, complete, arrivals } = listing;
   let changes = arrivals.length;
   if (mode === 'first') {
-    // nobody sees this listing before the sync ends: number while the last batches are described
+    // nobody sees this listing before the sync ends: number while the last batches are
+    // described and the downloads' messages come
     ctx.state.apply(arrivalsUpdate(folder, arrivals, false));
-    await cached;
+    await fetchedCached(listing);
+    await listing.laterCached;
   } else {
     // announced only once cached: a session's FETCH after the EXISTS finds every message described
-    await cached;
+    await fetchedCached(listing);
+    await listing.laterCached;
     ctx.state.apply(arrivalsUpdate(folder, arrivals, true));
   }
   if (complete && mode !== 'incremental') {

@@ -35,6 +35,8 @@ export interface NewMessage {
   messageUid: string;
   flags?: readonly string[];
   idate?: Date;
+  /** Its stored RFC822.SIZE (message_cache), when the caller has it: the store then does not look it up. */
+  size?: number;
 }
 
 /** A UID given out or removed, with the MODSEQ of that change. */

@@ -84,11 +84,10 @@ export class MailStore implements MailState {
       getKv: p('SELECT value FROM kv WHERE key = ?'),
       setKv: p('INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)'),
       insertMessage: p(
-        `INSERT OR IGNORE INTO messages (folder_id, uid, message_uid, modseq, flags, seen, idate, size)
-         VALUES (?, ?, ?, ?, ?, ?, ?, coalesce((SELECT size FROM message_cache WHERE account = ? AND message_uid = ?), 0))`,
+        'INSERT OR IGNORE INTO messages (folder_id, uid, message_uid, modseq, flags, seen, idate, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
+      storedSize: p('SELECT size FROM message_cache WHERE account = ? AND message_uid = ?').pluck(),
       list: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? ORDER BY uid`).raw(true),
-      fromUid: p(`SELECT ${rowColumns} FROM messages WHERE folder_id = ? AND uid >= ? ORDER BY uid`).raw(true),
       byUids: p(
         `SELECT ${rowColumns} FROM messages WHERE folder_id = ? AND uid IN (SELECT value FROM json_each(?)) ORDER BY uid`,
       ).raw(true),
@@ -144,8 +143,8 @@ export class MailStore implements MailState {
          WHERE c.account = @account AND c.message_uid = messages.message_uid AND messages.size != c.size
            AND messages.message_uid IN (SELECT value FROM json_each(@ids))
            AND messages.folder_id IN (SELECT id FROM folders WHERE account = @account)
-         RETURNING messages.folder_id`,
-      ).pluck(),
+         RETURNING messages.folder_id, messages.uid, messages.size`,
+      ).raw(true),
       pruneMetadata: p(
         'DELETE FROM message_cache WHERE account = ? AND NOT EXISTS (SELECT 1 FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.account = message_cache.account AND m.message_uid = message_cache.message_uid)',
       ),
@@ -211,7 +210,8 @@ export class MailStore implements MailState {
 
   /**
    * Gives UIDs to messages not yet in the folder, in the given (arrival) order; known ones keep
-   * theirs. All new messages share one new MODSEQ. Returns only the newly assigned.
+   * theirs. All new messages share one new MODSEQ. Returns only the newly assigned. A row's
+   * size is its message's stored one (0 until it is stored: putMetadataRecords sets it then).
    */
   assignUids(account: string, folder: string, messages: ReadonlyArray<NewMessage | string>): UidChange[] {
     const id = this.folderId(account, folder);
@@ -220,29 +220,24 @@ export class MailStore implements MailState {
       const modseq = c.highestModseq + 1;
       let uid = c.uidNext;
       const assigned: UidChange[] = [];
+      // the rows as inserted, for a cached row list: a first sync's 10,000 are not read back
+      const rows: MessageRow[] = [];
       const now = Date.now();
       for (const item of messages) {
         const m = typeof item === 'string' ? { messageUid: item } : item;
-        const flags = m.flags ?? [];
+        const flags = flagColumn(m.flags ?? []);
+        const seen = isSeen(m.flags ?? []);
         const idate = m.idate && !Number.isNaN(m.idate.getTime()) ? m.idate.getTime() : now;
-        const info = this.stmt.insertMessage.run(
-          id,
-          uid,
-          m.messageUid,
-          modseq,
-          flagColumn(flags),
-          isSeen(flags),
-          idate,
-          account,
-          m.messageUid,
-        );
-        if (info.changes) assigned.push({ messageUid: m.messageUid, uid: uid++, modseq });
+        const size = m.size ?? (this.stmt.storedSize.get(account, m.messageUid) as number | undefined) ?? 0;
+        if (!this.stmt.insertMessage.run(id, uid, m.messageUid, modseq, flags, seen, idate, size).changes) continue;
+        assigned.push({ messageUid: m.messageUid, uid, modseq });
+        rows.push({ uid, messageUid: m.messageUid, flags: flagList(flags), modseq, idate, size });
+        uid++;
       }
       if (assigned.length) {
         this.stmt.setFolderCounters.run(uid, modseq, id);
         const cached = this.rowCache.get(id);
-        if (cached)
-          this.rowCache.set(id, cached.concat((this.stmt.fromUid.all(id, assigned[0].uid) as RawRow[]).map(toRow)));
+        if (cached) this.rowCache.set(id, cached.concat(rows));
       }
       return assigned;
     })();
@@ -457,12 +452,30 @@ export class MailStore implements MailState {
         this.stmt.putMetadata.run(account, r.messageUid, r.size, r.summary, r.header, r.message);
         this.stmt.putKeys.run(account, r.messageUid, ...keyValues(r.keys));
       }
-      // rare (a re-described message of another size): one statement for the batch, and those
-      // folders' cached rows dropped
+      // rows numbered before their message was stored (a first sync numbers while its last
+      // batches are described), or a re-described message of another size: one statement for
+      // the batch, and those rows replaced in the folders' cached lists
       const ids = JSON.stringify(records.map((r) => r.messageUid));
-      for (const folderId of this.stmt.metadataSizeToRows.all({ account, ids }) as number[])
-        this.rowCache.delete(folderId);
+      const sized = new Map<number, Array<[uid: number, size: number]>>();
+      for (const [folderId, uid, size] of this.stmt.metadataSizeToRows.all({ account, ids }) as number[][]) {
+        const rows = sized.get(folderId) ?? [];
+        rows.push([uid, size]);
+        sized.set(folderId, rows);
+      }
+      for (const [folderId, rows] of sized) this.resizeCachedRows(folderId, rows);
     })();
+  }
+
+  /** A cached folder's row list with the rows of these UIDs replaced by rows of their new sizes. */
+  private resizeCachedRows(folderId: number, sizes: ReadonlyArray<[uid: number, size: number]>): void {
+    const cached = this.rowCache.get(folderId);
+    if (!cached) return;
+    const next = cached.slice();
+    for (const [uid, size] of sizes) {
+      const at = findUid(next, uid);
+      if (at >= 0) next[at] = { ...next[at], size };
+    }
+    this.rowCache.set(folderId, next);
   }
 
   /** Size and compiled ENVELOPE/BODYSTRUCTURE: what a metadata FETCH needs. */

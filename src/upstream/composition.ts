@@ -1,4 +1,5 @@
 import type { Composition, MailMessage } from '../domain/message';
+import type { LaterMessages } from '../domain/connector';
 import type { Logger } from '../log';
 import type { MailboxApi } from './api';
 import type { Assumptions } from './assumptions';
@@ -145,7 +146,7 @@ export async function composedMessages(
   include: string[],
   lane: Lane,
   partsAfter?: Promise<unknown>,
-): Promise<{ messages: MailMessage[]; notFound: string[]; later?: Promise<MailMessage[]> }> {
+): Promise<{ messages: MailMessage[]; notFound: string[]; later?: LaterMessages }> {
   const withFull = a.fullHeaders.include && !include.includes(a.fullHeaders.include);
   const { messages, notFound } = await api.getMessages(
     ids,
@@ -168,6 +169,8 @@ export async function composedMessages(
   return {
     messages: await composeAll(now),
     notFound,
-    ...(waiting.length ? { later: partsAfter.then(() => composeAll(waiting)) } : {}),
+    ...(waiting.length
+      ? { later: { messages: waiting.map(toMailMessage), composed: partsAfter.then(() => composeAll(waiting)) } }
+      : {}),
   };
 }

@@ -110,7 +110,9 @@ export function vendorConnector(
       detail === 'content'
         ? translated(
             composedMessages(api, assumptions, composition, logger, ids, contentInclude, lane, partsAfter),
-          ).then(({ later, ...now }) => (later ? { ...now, later: translated(later) } : now))
+          ).then(({ later, ...now }) =>
+            later ? { ...now, later: { messages: later.messages, composed: translated(later.composed) } } : now,
+          )
         : translated(inModel(api.getMessages(ids, assumptions.metadataInclude, lane))),
     readBack: (ids, lane) => translated(inModel(api.readBack(ids, lane))),
     search: (text, folder, lane) => translated(search(text, folder, lane)),

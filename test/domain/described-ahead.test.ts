@@ -111,3 +111,125 @@ test("INBOX's first page asked for with a cold account's folder list is not take
     close();
   }
 });
+
+/**
+ * A client's SELECT of a folder being synced waits for the sync and then for its writes to be
+ * durable: a sync that left them all to that flush made the client wait for the whole
+ * folder's. Each batch stored is flushed as the sync goes.
+ */
+test('a sync makes each batch it stores durable as it goes, before numbering', async () => {
+  const { vendor, store, view, close } = setupView();
+  try {
+    vendor.pageSize = 10;
+    for (let i = 0; i < 50; i++) vendor.add(`m-${i}`);
+    const flushes = vi.spyOn(store, 'committed');
+    let flushedBeforeNumbering = -1;
+    const assign = store.assignUids.bind(store);
+    vi.spyOn(store, 'assignUids').mockImplementation((...args) => {
+      if (flushedBeforeNumbering < 0) flushedBeforeNumbering = flushes.mock.calls.length;
+      return assign(...args);
+    });
+    await view.syncFolder((await view.folder('INBOX'))!, 'first');
+    expect((await view.open((await view.folder('INBOX'))!)).uids).toHaveLength(50);
+    // five batches: the first four at least were stored before the last page's were numbered
+    expect(flushedBeforeNumbering).toBeGreaterThanOrEqual(4);
+  } finally {
+    close();
+  }
+});
+
+/**
+ * After the last page, a cold sync's SELECT waits for the messages whose composing downloads
+ * attachments. What numbering needs of them (id, arrival, flags) came with their get_messages:
+ * the folder is numbered while the downloads are under way.
+ */
+test("a first sync numbers the folder while its downloads' messages are on their way", async () => {
+  const { vendor, store, view, close } = setupView();
+  try {
+    vendor.pageSize = 10;
+    for (let i = 0; i < 25; i++) vendor.add(`m-${i}`);
+    let downloaded: () => void = () => undefined;
+    const downloads = new Promise<void>((resolve) => (downloaded = resolve));
+    const get = vendor.getMessages.bind(vendor);
+    vendor.getMessages = async (ids: string[]) => {
+      const fetched = await get(ids);
+      const waiting = fetched.messages.filter((m) => m.id === 'm-3');
+      if (!waiting.length) return fetched;
+      return {
+        ...fetched,
+        messages: fetched.messages.filter((m) => m.id !== 'm-3'),
+        later: { messages: waiting, composed: downloads.then(() => waiting) },
+      };
+    };
+    const numbered: number[] = [];
+    const assign = store.assignUids.bind(store);
+    vi.spyOn(store, 'assignUids').mockImplementation((...args) => {
+      numbered.push(args[2].length);
+      return assign(...args);
+    });
+    const inbox = (await view.folder('INBOX'))!;
+    let synced = false;
+    const sync = view.syncFolder(inbox, 'first').then(() => {
+      synced = true;
+    });
+    for (let i = 0; i < 50 && !numbered.length; i++) await new Promise((r) => setImmediate(r));
+    expect(numbered).toEqual([25]); // m-3 included, in its place
+    expect(synced).toBe(false);
+    downloaded();
+    await sync;
+    expect((await view.open(inbox)).uids).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    const row = store.listMessages(vendor.mailbox, 'INBOX').find((r) => r.messageUid === 'm-3');
+    expect(row?.uid).toBe(4);
+    expect(store.getSummaries(vendor.mailbox, ['m-3']).size).toBe(1); // described and stored once it came
+  } finally {
+    close();
+  }
+});
+
+/**
+ * A download that fails while the sync's fetched batches are still being described fails the
+ * sync once they are stored, as its answer, not as a rejection nobody handled meanwhile.
+ */
+test('a download failing while the batches are described fails the sync, and only the sync', async () => {
+  const { vendor, view, close } = setupView();
+  const original = DescribePool.prototype.describe;
+  const held: Array<() => void> = [];
+  const spy = vi.spyOn(DescribePool.prototype, 'describe').mockImplementation(function (
+    this: DescribePool,
+    messages: readonly MailMessage[],
+  ) {
+    return new Promise<MetadataRecord[]>((resolve, reject) =>
+      held.push(() => original.call(this, messages).then(resolve, reject)),
+    );
+  });
+  try {
+    vendor.pageSize = 10;
+    for (let i = 0; i < 15; i++) vendor.add(`m-${i}`);
+    const get = vendor.getMessages.bind(vendor);
+    vendor.getMessages = async (ids: string[]) => {
+      const fetched = await get(ids);
+      const waiting = fetched.messages.filter((m) => m.id === 'm-3');
+      if (!waiting.length) return fetched;
+      return {
+        ...fetched,
+        messages: fetched.messages.filter((m) => m.id !== 'm-3'),
+        later: { messages: waiting, composed: Promise.reject(new Error('download failed')) },
+      };
+    };
+    for (const mode of ['full', 'first'] as const) {
+      const sync = view.syncFolder((await view.folder('INBOX'))!, mode);
+      const outcome = sync.then(
+        () => 'synced',
+        (err: Error) => err.message,
+      );
+      // the download has failed; the batches are still being described
+      while (held.length < 2) await new Promise((r) => setImmediate(r));
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      for (const release of held.splice(0)) release();
+      expect(await outcome).toBe('download failed');
+    }
+  } finally {
+    spy.mockRestore();
+    close();
+  }
+});

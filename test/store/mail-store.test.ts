@@ -229,6 +229,39 @@ describe('MailStore', () => {
     expect(store.pruneMetadata(A)).toBe(1);
   });
 
+  it('keeps a cached folder the rows the database holds after numbering: sizes given or stored, flags, dates', () => {
+    const msg = richMessage();
+    store.putMetadataRecords(A, [describeRecord(msg)]);
+    store.listMessages(A, 'INBOX'); // the folder's rows are kept in memory from here on
+    store.assignUids(A, 'INBOX', [
+      { messageUid: 'given', flags: ['\\Seen', 'work'], idate: new Date(1_700_000_000_000), size: 1234 },
+      msg.id,
+      { messageUid: 'unknown', flags: [] },
+      'given', // known: keeps its UID
+    ]);
+    const cached = store.listMessages(A, 'INBOX');
+    expect(cached.map((r) => [r.uid, r.messageUid, r.size])).toEqual([
+      [1, 'given', 1234],
+      [2, msg.id, describeRecord(msg).size],
+      [3, 'unknown', 0],
+    ]);
+    expect(cached).toEqual(new MailStore(store.db).listMessages(A, 'INBOX')); // read from the database
+    expect(store.folderState(A, 'INBOX')).toMatchObject({ uidNext: 4, count: 3, unseen: 2 });
+  });
+
+  it("puts a message's size on rows numbered before it was stored, in a cached folder without reading it again", () => {
+    const msg = richMessage();
+    store.assignUids(A, 'INBOX', ['before', msg.id]);
+    const before = store.folderSnapshot(A, 'INBOX'); // the folder's rows are kept in memory from here on
+    expect(before.map((r) => r.size)).toEqual([0, 0]);
+    store.putMetadataRecords(A, [describeRecord(msg)]);
+    const after = store.folderSnapshot(A, 'INBOX');
+    expect(after.map((r) => r.size)).toEqual([0, describeRecord(msg).size]);
+    expect(before.map((r) => r.size)).toEqual([0, 0]); // a list handed out stays as it was
+    expect(after[0]).toBe(before[0]); // the other rows are the cached ones, not read again
+    expect(after).toEqual(new MailStore(store.db).listMessages(A, 'INBOX')); // as the database holds them
+  });
+
   it('keeps 100,000 messages of one folder: UIDs, a no-op re-sync, listing after reopen, counts, lookups', () => {
     // how fast these run is measured by `npm run bench` (bench/scale.ts), not here
     const ids = Array.from({ length: 100_000 }, (_, i) => ({

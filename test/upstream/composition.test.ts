@@ -120,10 +120,12 @@ describe('message/* parts', () => {
       wait,
     );
     expect(messages.map((m) => m.id)).toEqual(['plain']);
+    // the waiting message's model comes at once, without its composition
+    expect(later?.messages.map((m) => [m.id, m.composition])).toEqual([[vendorMessage.message_uid, undefined]]);
     await new Promise((r) => setImmediate(r));
     expect(downloads).toEqual([]);
     go();
-    const composed = await later!;
+    const composed = await later!.composed;
     expect(downloads).toEqual([vendorMessage.message_uid]);
     expect(composed.map((m) => m.id)).toEqual([vendorMessage.message_uid]);
     expect(composed[0].composition?.messageParts).toEqual({

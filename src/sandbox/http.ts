@@ -35,11 +35,22 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
+  sendEncoded(res, status, encodeJson(body), headers);
+}
+
+export const encodeJson = (body: unknown): Buffer => Buffer.from(JSON.stringify(body));
+
+/** Sends a JSON body encoded beforehand (encodeJson). */
+export function sendEncoded(
+  res: http.ServerResponse,
+  status: number,
+  data: Buffer,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
-  const data = JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(data),
+    'content-length': data.length,
     ...headers,
   });
   res.end(data);

@@ -30,7 +30,7 @@ export interface SandboxOptions {
   mailboxes?: string[];
   /** Corpus size of the first mailbox (up to 100,000). */
   messages?: number;
-  /** Added to every read/mail/graph response. */
+  /** The answer time of every read/mail/graph request; a read's own work is done within it (docs/sandbox.md). */
   latencyMs?: number;
   faults?: FaultOptions;
   /** Send-and-manage key of the main account; a second account gets `${apiKey}-2`. */

@@ -42,18 +42,71 @@ export interface Envelope {
   replyTo: string | null;
 }
 
+/** What commands and the control API change about a message. */
+interface MessageState {
+  labels: readonly string[];
+  isRead: boolean;
+  isStarred: boolean;
+  isImportant: boolean;
+  snoozedUntil: number | null;
+}
+
 export class StoredMessage {
-  labels: string[] = [];
-  isRead = false;
-  isStarred = false;
-  isImportant = false;
-  snoozedUntil: number | null = null;
+  private readonly state: MessageState = {
+    labels: [],
+    isRead: false,
+    isStarred: false,
+    isImportant: false,
+    snoozedUntil: null,
+  };
+
+  /**
+   * Told of every change to the message's state: the mailbox holding it sets this, so an answer
+   * it prepared before a change is not served after it (see MailboxState.revision).
+   */
+  onChange: () => void = () => {};
+
+  private set<K extends keyof MessageState>(key: K, value: MessageState[K]): void {
+    this.state[key] = value;
+    this.onChange();
+  }
+
+  get labels(): readonly string[] {
+    return this.state.labels;
+  }
+  set labels(v: readonly string[]) {
+    this.set('labels', v);
+  }
+  get isRead(): boolean {
+    return this.state.isRead;
+  }
+  set isRead(v: boolean) {
+    this.set('isRead', v);
+  }
+  get isStarred(): boolean {
+    return this.state.isStarred;
+  }
+  set isStarred(v: boolean) {
+    this.set('isStarred', v);
+  }
+  get isImportant(): boolean {
+    return this.state.isImportant;
+  }
+  set isImportant(v: boolean) {
+    this.set('isImportant', v);
+  }
+  get snoozedUntil(): number | null {
+    return this.state.snoozedUntil;
+  }
+  set snoozedUntil(v: number | null) {
+    this.set('snoozedUntil', v);
+  }
 
   constructor(
     readonly uid: string,
     /** Global arrival order inside the sandbox; tie-breaker for equal timestamps. */
     readonly seq: number,
-    public threadId: string,
+    readonly threadId: string,
     readonly messageId: string,
     public folder: string,
     readonly envelope: Envelope,

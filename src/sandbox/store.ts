@@ -45,8 +45,22 @@ export class MailboxState {
   private readonly folders = new Map<string, FolderIndex>(folderRoles.map((f) => [f.name, new FolderIndex()]));
   private readonly byMessageId = new Map<string, StoredMessage>();
   private readonly threadSizes = new Map<string, number>();
+  private changes = 0;
 
   constructor(readonly address: string) {}
+
+  /**
+   * Moves on with every change to the mailbox or a message in it (the labels noted for A29
+   * aside: read-api.ts never makes a listing of them ahead): an answer worked out at one
+   * revision is the answer at any later moment of the same revision.
+   */
+  get revision(): number {
+    return this.changes;
+  }
+
+  private readonly changed = (): void => {
+    this.changes++;
+  };
 
   /** Canonical folder name, or null if the mailbox has no such folder (INBOX is case-insensitive). */
   folderName(name: string): string | null {
@@ -94,6 +108,8 @@ export class MailboxState {
   }
 
   add(msg: StoredMessage): void {
+    this.changed();
+    msg.onChange = this.changed;
     this.messages.set(msg.uid, msg);
     this.folder(msg.folder).add(msg);
     this.threadSizes.set(msg.threadId, this.threadSize(msg.threadId) + 1);
@@ -103,6 +119,7 @@ export class MailboxState {
   remove(uid: string): boolean {
     const msg = this.messages.get(uid);
     if (!msg) return false;
+    this.changed();
     this.messages.delete(uid);
     this.folder(msg.folder).remove(msg);
     const left = this.threadSize(msg.threadId) - 1;
@@ -119,6 +136,7 @@ export class MailboxState {
 
   move(msg: StoredMessage, folder: string): void {
     if (msg.folder === folder) return;
+    this.changed();
     this.folder(msg.folder).remove(msg);
     msg.folder = folder;
     this.folder(folder).add(msg);

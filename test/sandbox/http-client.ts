@@ -43,9 +43,15 @@ function clockOf(sb: Sandbox): ManualClock {
 
 /**
  * Sends one request to a sandbox whose latency is `ms` and shows it is answered only once the
- * sandbox's clock has moved that far (by hand: no real wait).
+ * sandbox's clock has moved that far (by hand: no real wait). `meanwhile` runs once the request
+ * has arrived, while it is on its way.
  */
-export async function heldFor<T>(sb: Sandbox, ms: number, send: () => Promise<T>): Promise<T> {
+export async function heldFor<T>(
+  sb: Sandbox,
+  ms: number,
+  send: () => Promise<T>,
+  meanwhile?: () => Promise<unknown>,
+): Promise<T> {
   const clock = clockOf(sb);
   const arrived = sb.received() + 1;
   let answered = false;
@@ -53,6 +59,7 @@ export async function heldFor<T>(sb: Sandbox, ms: number, send: () => Promise<T>
     answered = true;
   });
   await vi.waitFor(() => expect(sb.received()).toBe(arrived), { timeout: 10_000, interval: 5 });
+  await meanwhile?.();
   await clock.advance(ms - 1);
   expect(answered).toBe(false);
   await clock.advance(1);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Sandbox } from '../../src/sandbox';
 import type { VendorFolder, VendorMessage, VendorThread } from '../../src/upstream/types';
-import { call, clockedSandbox, commands, dump, heldFor, one, politeFetch } from './http-client';
+import { call, clockedSandbox, commands, control, dump, heldFor, one, politeFetch } from './http-client';
 
 const alice = 'alice@sandbox.test';
 const bob = 'bob@sandbox.test';
@@ -359,6 +359,56 @@ describe('faults and latency', () => {
       sb.setFaults({});
       sb.setLatency(150);
       expect((await heldFor(sb, 150, () => commands(sb, token, [{ command: 'list_folders' }]))).status).toBe(200);
+    } finally {
+      sb.setFaults({});
+      sb.setLatency(0);
+    }
+  });
+  test('a read on its way answers with the state at the end of its latency, changes made meanwhile included', async () => {
+    const [flagged, moved, labelled] = await dump(sb, alice, 'INBOX', '');
+    const read = [
+      { command: 'get_messages', args: { ids: [flagged.message_uid, moved.message_uid, labelled.message_uid] } },
+      { command: 'list_folders' },
+      { command: 'list_threads', args: { folder: 'INBOX', limit: 5 } },
+      { command: 'search', args: { query: 'Held on its way' } },
+    ];
+    try {
+      sb.setLatency(100);
+      const held = await heldFor(
+        sb,
+        100,
+        () => commands(sb, token, read),
+        async () => {
+          await control(sb, '/flags', { mailbox: alice, message_uid: flagged.message_uid, is_read: !flagged.is_read });
+          await control(sb, '/move', { mailbox: alice, message_uid: moved.message_uid, folder: 'Archive' });
+          await control(sb, '/inject', {
+            mailbox: alice,
+            message: { from: 'carol@example.com', subject: 'Held on its way', text: 'new' },
+          });
+          // the control API's way and the store's own: both are changes
+          const message = sb.store.mailbox(alice)?.messages.get(labelled.message_uid);
+          if (message) message.labels = [...message.labels, 'Held'];
+        },
+      );
+      const [messages, folders, threads, found] = held.body.results.map((r) => r.data as Record<string, unknown>);
+      const byUid = new Map((messages.messages as VendorMessage[]).map((m) => [m.message_uid, m]));
+      expect(byUid.get(flagged.message_uid)?.is_read).toBe(!flagged.is_read);
+      expect(byUid.get(moved.message_uid)?.folders).toEqual(['Archive']);
+      expect(byUid.get(labelled.message_uid)?.labels).toContain('Held');
+      expect(folders.labels).toContain('Held');
+      expect((threads.threads as VendorThread[])[0].subject).toBe('Held on its way');
+      expect(found.message_uids).toHaveLength(1);
+      sb.setLatency(0);
+      // the very answer the same request gets now, the state unchanged since
+      expect((await commands(sb, token, read)).body).toEqual(held.body);
+      sb.setLatency(100);
+      const failed = await heldFor(
+        sb,
+        100,
+        () => commands(sb, token, read.slice(1, 2)),
+        async () => sb.setFaults({ errorRate: 1 }),
+      );
+      expect(failed.body.results[0]).toMatchObject({ type: 'ERROR', code: 'INTERNAL' });
     } finally {
       sb.setFaults({});
       sb.setLatency(0);

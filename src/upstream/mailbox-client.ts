@@ -60,7 +60,7 @@ export class MailboxClient implements MailboxApi {
       (take, lane) => this.requestWhenGranted(take, lane, false),
       maxCommandsPerRequest,
       maxOutstandingWrites,
-      { clock, spacingMs: limiter.spacingMs, crowded: () => limiter.crowded() },
+      { clock, ...limiter.window, counted: () => limiter.counted() },
     );
     // the refresh is a request like any other (the vendor may count it), in the first lane.
     // Callers release their slot before they wait for it, so 15 requests rejected at once as

@@ -37,6 +37,12 @@ export function highestLane<L extends GateLane>(lanes: readonly L[]): L {
   return lanes.reduce((best, l) => (laneRank(l) < laneRank(best) ? l : best));
 }
 
+/** What the window counts now (RateLimiter.counted). */
+export interface WindowState {
+  requests: number;
+  freesAt: number;
+}
+
 /** A granted request. */
 export interface Slot {
   /** The vendor began its answer (status and headers arrived): it has seen the request. */
@@ -126,16 +132,20 @@ export class RateLimiter {
     this.pump();
   }
 
-  /** At least half the window's requests are counted (started within it, or not answered yet). */
-  crowded(): boolean {
+  /**
+   * The window now: how many requests it counts (started within it, or not answered yet), and
+   * when the first counted one leaves it (never, while none of them has been answered).
+   */
+  counted(): WindowState {
     const now = this.clock.now();
-    const counted = this.answeredAt.filter((at) => at > now - this.opts.windowMs).length + this.unanswered;
-    return counted * 2 >= this.opts.perWindow;
+    const answered = this.answeredAt.filter((at) => at > now - this.opts.windowMs);
+    const freesAt = answered.length ? answered[0] + this.opts.windowMs : Number.POSITIVE_INFINITY;
+    return { requests: answered.length + this.unanswered, freesAt };
   }
 
-  /** The time between requests that spreads a window's requests evenly over it. */
-  get spacingMs(): number {
-    return this.opts.windowMs / this.opts.perWindow;
+  /** The requests the window admits, and its length. */
+  get window(): { perWindow: number; windowMs: number } {
+    return { perWindow: this.opts.perWindow, windowMs: this.opts.windowMs };
   }
 
   private waiting(): number {

@@ -1,9 +1,11 @@
-import type { Lane } from './rate-limiter';
+import type { Lane, WindowState } from './rate-limiter';
 import { laneRank } from './rate-limiter';
 import type { Command, CommandResult } from './types';
 import type { Clock } from '../util/clock';
 
 interface Unit {
+  /** When it was issued (on the pacing's clock). */
+  at: number;
   commands: Command[];
   lane: Lane;
   resolve(results: CommandResult[]): void;
@@ -25,15 +27,18 @@ interface Batch {
 export type SendWhenGranted = (take: () => Command[], lane: Lane) => Promise<CommandResult[]>;
 
 /**
- * How far apart write requests start while the vendor's window is crowded: `crowded` says
- * whether it is (at least half its requests counted), `spacingMs` is the window over the
- * requests it admits (67 ms for 15 a second).
+ * The vendor's window as write requests see it: it admits `perWindow` requests in `windowMs`
+ * (15 a second), `counted` says what it counts now.
  */
 export interface WritePacing {
   clock: Clock;
-  spacingMs: number;
-  crowded(): boolean;
+  perWindow: number;
+  windowMs: number;
+  counted(): WindowState;
 }
+
+/** Writes issued this close together are one caller's: a STORE issues its flag and label commands at once. */
+const sameMomentMs = 1;
 
 /**
  * Writes of many clients share requests when they would otherwise wait. A write joins the
@@ -48,19 +53,32 @@ export interface WritePacing {
  * commands, or its failure (each caller then settles its own ids: read back after a lost
  * answer, repeated only after proof nothing happened).
  *
- * While the window is crowded, a request starts no sooner than `spacingMs` after the last, and
- * the writes issued meanwhile ride in it. Sent at once as they come, lone writes would use up
- * the window in a burst (15 requests of one or two STOREs each within a few hundred ms), and
- * every write after them would wait for the first to leave the window, up to a second; the
- * window frees its places in the same bursts a second later. Spaced, a write waits at most
- * `spacingMs` for its request. With room in the window a write goes at once.
+ * While the window is crowded (at least half its requests counted), a write request waits to
+ * carry the writes of more than one caller. It may go once it carries writes issued at `k`
+ * different moments, `k` being the moments writes were issued in the last window over the
+ * requests the window admits, rounded up, at least 2: the requests keep up with the writes
+ * without using the window up. Short of that it may go a spacing (`windowMs / perWindow`, 67
+ * ms) after its first write while writes come at least as often as the window admits requests
+ * (another is likely within the spacing), else a spacing after the last write request started
+ * (one writer: waiting would gather nobody). Either way it starts no sooner than the places left
+ * in the window, spread evenly from the last start, reach the time the first counted request
+ * leaves it, and no later for that than a spacing after the last start: after an idle spell the
+ * writes going at once use half the window in a burst, and without the spread the rest went in
+ * the next few requests and the writes after them waited up to 600 ms for a place. Sent at once
+ * as they come, lone writes would use up the window in a burst (15 requests of one or two
+ * STOREs each within a few hundred ms), and every write after them would wait for the first to
+ * leave the window, up to a second; the window frees its places in the same bursts a second
+ * later. Gathered, a write waits at most a spacing for its request. With room in the window a
+ * write goes at once.
  */
 export class WriteBatcher {
   private readonly pending: Unit[] = [];
   private waiting: Batch | null = null;
   private outstanding = 0;
   private lastStart = Number.NEGATIVE_INFINITY;
-  private spacing: (() => void) | null = null;
+  /** The moments writes were issued within the last window, oldest first. */
+  private readonly issued: number[] = [];
+  private wake: { at: number; cancel(): void } | null = null;
 
   constructor(
     private readonly send: SendWhenGranted,
@@ -72,7 +90,7 @@ export class WriteBatcher {
   submit(commands: Command[], lane: Lane): Promise<CommandResult[]> {
     if (commands.length > this.maxCommands) throw new Error(`a write unit holds at most ${this.maxCommands} commands`);
     return new Promise((resolve, reject) => {
-      this.pending.push({ commands, lane, resolve, reject });
+      this.pending.push({ at: this.note(), commands, lane, resolve, reject });
       this.pump();
     });
   }
@@ -92,22 +110,62 @@ export class WriteBatcher {
       if (this.fits(this.waiting, unit)) {
         this.waiting.units.push(this.pending.shift()!);
         this.waiting.size += unit.commands.length;
-      } else if (this.outstanding < this.maxOutstanding && !this.spaced()) {
+      } else if (this.outstanding < this.maxOutstanding && !this.held()) {
         this.dispatch(this.pending.shift()!);
       } else return;
     }
   }
 
-  /** True while a new request must wait for its spacing; a timer pumps once it has passed. */
-  private spaced(): boolean {
-    if (!this.pacing?.crowded()) return false;
-    const wait = this.lastStart + this.pacing.spacingMs - this.pacing.clock.now();
-    if (wait <= 0) return false;
-    this.spacing ??= this.pacing.clock.after(wait, () => {
-      this.spacing = null;
+  /** Records a write issued now, returning the time. */
+  private note(): number {
+    if (!this.pacing) return 0;
+    const now = this.pacing.clock.now();
+    const last = this.issued.at(-1);
+    if (last === undefined || now - last >= sameMomentMs) this.issued.push(now);
+    this.forget(now);
+    return now;
+  }
+
+  /** Drops the moments that left the window. */
+  private forget(now: number): void {
+    const windowMs = this.pacing?.windowMs ?? 0;
+    while (this.issued.length && this.issued[0] <= now - windowMs) this.issued.shift();
+  }
+
+  /** True while the pending writes must wait to start a request; a timer pumps when they may. */
+  private held(): boolean {
+    const until = this.heldUntil();
+    if (until === null) return false;
+    if (this.wake && this.wake.at <= until) return true;
+    this.wake?.cancel();
+    const cancel = this.pacing!.clock.after(until - this.pacing!.clock.now(), () => {
+      this.wake = null;
       this.pump();
     });
+    this.wake = { at: until, cancel };
     return true;
+  }
+
+  /** When the pending writes may start a request while the window is crowded (class comment); null: now. */
+  private heldUntil(): number | null {
+    if (!this.pacing) return null;
+    const { clock, perWindow, windowMs } = this.pacing;
+    const { requests, freesAt } = this.pacing.counted();
+    if (requests * 2 < perWindow) return null;
+    const now = clock.now();
+    this.forget(now);
+    const spacing = windowMs / perWindow;
+    // a spacing after the last start at most, sooner if the places left, spread evenly from
+    // it, reach the first counted one's freeing: (left * last + freesAt) / (left + 1)
+    const left = Math.max(0, perWindow - requests);
+    const spread =
+      Number.isFinite(this.lastStart) && Number.isFinite(freesAt)
+        ? Math.min(this.lastStart + spacing, (left * this.lastStart + freesAt) / (left + 1))
+        : this.lastStart + spacing;
+    const enough = moments(this.pending) >= Math.max(2, Math.ceil(this.issued.length / perWindow));
+    const first = this.issued.length >= perWindow ? this.pending[0].at : this.lastStart;
+    const until = enough ? spread : Math.max(spread, first + spacing);
+    return until > now ? until : null;
   }
 
   private dispatch(first: Unit): void {
@@ -145,4 +203,16 @@ export class WriteBatcher {
         this.pump();
       });
   }
+}
+
+/** How many different moments the units were issued at (units are in the order issued). */
+function moments(units: readonly Unit[]): number {
+  let count = 0;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const u of units) {
+    if (u.at - last < sameMomentMs) continue;
+    count++;
+    last = u.at;
+  }
+  return count;
 }

@@ -88,6 +88,23 @@ describe('RateLimiter on an injected clock', () => {
     await Promise.all([slow, fast, third]);
   });
 
+  test('counted() says what the window counts and when its first place frees', async () => {
+    const g = gate({ perWindow: 5, maxInFlight: 15, windowMs: 100 });
+    expect(g.limiter.counted()).toEqual({ requests: 0, freesAt: Number.POSITIVE_INFINITY });
+    const slow = g.request('slow', 'sync', 1000);
+    const fast = g.request('fast', 'sync', 10);
+    await g.clock.advance(5);
+    // both counted, neither answered: no place frees at a known time
+    expect(g.limiter.counted()).toEqual({ requests: 2, freesAt: Number.POSITIVE_INFINITY });
+    await g.clock.advance(10);
+    // "fast" answered at 10: counted until 110
+    expect(g.limiter.counted()).toEqual({ requests: 2, freesAt: 110 });
+    await g.clock.advance(100);
+    expect(g.limiter.counted()).toEqual({ requests: 1, freesAt: Number.POSITIVE_INFINITY });
+    await g.clock.advance(1000);
+    await Promise.all([slow, fast]);
+  });
+
   test('pause() holds queued and new requests until the pause ends', async () => {
     const g = gate({});
     g.limiter.pause(300);

@@ -127,15 +127,8 @@ export class DiskByteCache implements ByteCache {
   }
 
   async read(key: string, start: number, end: number): Promise<Readable | null> {
-    const name = this.fileName(key);
-    let handle: fs.promises.FileHandle;
-    try {
-      handle = await fs.promises.open(path.join(this.dir, name), 'r');
-    } catch (err) {
-      this.gone(name, err);
-      return null;
-    }
-    this.used(name);
+    const handle = await this.open(key);
+    if (!handle) return null;
     if (end <= start) {
       await handle.close();
       return Readable.from([]);
@@ -144,15 +137,8 @@ export class DiskByteCache implements ByteCache {
   }
 
   async readInto(key: string, target: Buffer, offset: number, length: number): Promise<boolean> {
-    const name = this.fileName(key);
-    let handle: fs.promises.FileHandle;
-    try {
-      handle = await fs.promises.open(path.join(this.dir, name), 'r');
-    } catch (err) {
-      this.gone(name, err);
-      return false;
-    }
-    this.used(name);
+    const handle = await this.open(key);
+    if (!handle) return false;
     try {
       let read = 0;
       while (read < length) {
@@ -163,6 +149,19 @@ export class DiskByteCache implements ByteCache {
       return true;
     } finally {
       await handle.close();
+    }
+  }
+
+  /** Opens an entry's file for reading, which counts as a use of it; null when the file is gone. */
+  private async open(key: string): Promise<fs.promises.FileHandle | null> {
+    const name = this.fileName(key);
+    try {
+      const handle = await fs.promises.open(path.join(this.dir, name), 'r');
+      this.used(name);
+      return handle;
+    } catch (err) {
+      this.gone(name, err);
+      return null;
     }
   }
 

@@ -26,7 +26,6 @@ import { accountId } from './model/account-id';
 import { explainListenError, portSettings } from './listen-error';
 import { runningDemoConfig } from './running-demo';
 import { version } from './version';
-import { boundInlining } from './util/jit';
 import { boundHeapGrowth } from './util/memory';
 import { runSetup } from './setup';
 import {
@@ -160,7 +159,6 @@ export function buildProgram(): Command {
     const cfg = load(opts.config, withPortFlags(opts));
     const logger = createLogger(cfg.logLevel, logStream(cfg.logFormat));
     boundHeapGrowth();
-    boundInlining();
     const bridge = await startBridge(cfg, logger).catch((err: unknown) => {
       throw explainListenError(err, cfg) ?? err;
     });

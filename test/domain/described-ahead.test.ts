@@ -4,13 +4,8 @@ import { DescribePool, type MetadataRecord } from '../../src/mime';
 import { setupView } from './view-harness';
 import type { Detail, Lane } from '../../src/domain/connector';
 
-/**
- * A sync fetches messages faster than a loaded machine describes them: every fetched batch
- * waiting for description holds its messages, bodies included. Listing pauses while too many
- * batches wait, so a large mailbox's sync holds a bounded number of messages, not the folder.
- */
-test('listing waits while fetched batches wait to be described', async () => {
-  const { vendor, view, close } = setupView();
+/** Holds every describing until released: `held` has one release a call, in order. */
+function holdDescribing() {
   const original = DescribePool.prototype.describe;
   const held: Array<() => void> = [];
   const spy = vi.spyOn(DescribePool.prototype, 'describe').mockImplementation(function (
@@ -21,6 +16,17 @@ test('listing waits while fetched batches wait to be described', async () => {
       held.push(() => original.call(this, messages).then(resolve, reject)),
     );
   });
+  return { held, spy };
+}
+
+/**
+ * A sync fetches messages faster than a loaded machine describes them: every fetched batch
+ * waiting for description holds its messages, bodies included. Listing pauses while too many
+ * batches wait, so a large mailbox's sync holds a bounded number of messages, not the folder.
+ */
+test('listing waits while fetched batches wait to be described', async () => {
+  const { vendor, view, close } = setupView();
+  const { held, spy } = holdDescribing();
   try {
     vendor.pageSize = 10;
     for (let i = 0; i < 200; i++) vendor.add(`m-${i}`);
@@ -112,6 +118,42 @@ test("INBOX's first page asked for with a cold account's folder list is not take
   }
 });
 
+type Store = ReturnType<typeof setupView>['store'];
+
+type Vendor = ReturnType<typeof setupView>['vendor'];
+type Fetched = Awaited<ReturnType<Vendor['getMessages']>>;
+
+/**
+ * Message `id` comes as one whose composing waits for attachment downloads: its model at once,
+ * composed when `composed` settles.
+ */
+function comesLater(
+  vendor: Vendor,
+  id: string,
+  composed: (waiting: Fetched['messages']) => Promise<Fetched['messages']>,
+) {
+  const get = vendor.getMessages.bind(vendor);
+  vendor.getMessages = async (ids: string[]) => {
+    const fetched = await get(ids);
+    const waiting = fetched.messages.filter((m) => m.id === id);
+    if (!waiting.length) return fetched;
+    return {
+      ...fetched,
+      messages: fetched.messages.filter((m) => m.id !== id),
+      later: { messages: waiting, composed: composed(waiting) },
+    };
+  };
+}
+
+/** Calls `seen` with the arguments of each numbering (assignUids) before it runs. */
+function onNumbering(store: Store, seen: (args: Parameters<Store['assignUids']>) => void): void {
+  const assign = store.assignUids.bind(store);
+  vi.spyOn(store, 'assignUids').mockImplementation((...args) => {
+    seen(args);
+    return assign(...args);
+  });
+}
+
 /**
  * A client's SELECT of a folder being synced waits for the sync and then for its writes to be
  * durable: a sync that left them all to that flush made the client wait for the whole
@@ -124,10 +166,8 @@ test('a sync makes each batch it stores durable as it goes, before numbering', a
     for (let i = 0; i < 50; i++) vendor.add(`m-${i}`);
     const flushes = vi.spyOn(store, 'committed');
     let flushedBeforeNumbering = -1;
-    const assign = store.assignUids.bind(store);
-    vi.spyOn(store, 'assignUids').mockImplementation((...args) => {
+    onNumbering(store, () => {
       if (flushedBeforeNumbering < 0) flushedBeforeNumbering = flushes.mock.calls.length;
-      return assign(...args);
     });
     await view.syncFolder((await view.folder('INBOX'))!, 'first');
     expect((await view.open((await view.folder('INBOX'))!)).uids).toHaveLength(50);
@@ -150,23 +190,9 @@ test("a first sync numbers the folder while its downloads' messages are on their
     for (let i = 0; i < 25; i++) vendor.add(`m-${i}`);
     let downloaded: () => void = () => undefined;
     const downloads = new Promise<void>((resolve) => (downloaded = resolve));
-    const get = vendor.getMessages.bind(vendor);
-    vendor.getMessages = async (ids: string[]) => {
-      const fetched = await get(ids);
-      const waiting = fetched.messages.filter((m) => m.id === 'm-3');
-      if (!waiting.length) return fetched;
-      return {
-        ...fetched,
-        messages: fetched.messages.filter((m) => m.id !== 'm-3'),
-        later: { messages: waiting, composed: downloads.then(() => waiting) },
-      };
-    };
+    comesLater(vendor, 'm-3', (waiting) => downloads.then(() => waiting));
     const numbered: number[] = [];
-    const assign = store.assignUids.bind(store);
-    vi.spyOn(store, 'assignUids').mockImplementation((...args) => {
-      numbered.push(args[2].length);
-      return assign(...args);
-    });
+    onNumbering(store, (args) => numbered.push(args[2].length));
     const inbox = (await view.folder('INBOX'))!;
     let synced = false;
     const sync = view.syncFolder(inbox, 'first').then(() => {
@@ -192,30 +218,11 @@ test("a first sync numbers the folder while its downloads' messages are on their
  */
 test('a download failing while the batches are described fails the sync, and only the sync', async () => {
   const { vendor, view, close } = setupView();
-  const original = DescribePool.prototype.describe;
-  const held: Array<() => void> = [];
-  const spy = vi.spyOn(DescribePool.prototype, 'describe').mockImplementation(function (
-    this: DescribePool,
-    messages: readonly MailMessage[],
-  ) {
-    return new Promise<MetadataRecord[]>((resolve, reject) =>
-      held.push(() => original.call(this, messages).then(resolve, reject)),
-    );
-  });
+  const { held, spy } = holdDescribing();
   try {
     vendor.pageSize = 10;
     for (let i = 0; i < 15; i++) vendor.add(`m-${i}`);
-    const get = vendor.getMessages.bind(vendor);
-    vendor.getMessages = async (ids: string[]) => {
-      const fetched = await get(ids);
-      const waiting = fetched.messages.filter((m) => m.id === 'm-3');
-      if (!waiting.length) return fetched;
-      return {
-        ...fetched,
-        messages: fetched.messages.filter((m) => m.id !== 'm-3'),
-        later: { messages: waiting, composed: Promise.reject(new Error('download failed')) },
-      };
-    };
+    comesLater(vendor, 'm-3', () => Promise.reject(new Error('download failed')));
     for (const mode of ['full', 'first'] as const) {
       const sync = view.syncFolder((await view.folder('INBOX'))!, mode);
       const outcome = sync.then(

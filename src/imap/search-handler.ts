@@ -1,6 +1,7 @@
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import type { MessageRow } from '../store';
+import { keptSearch } from './kept-searches';
 import { resolveObjectIdTerms } from './object-ids';
 import { rowTests } from './row-tests';
 import { contextMatches } from './search-context';
@@ -13,7 +14,8 @@ import type { ModseqLookup, SearchQuery, Session } from './engine';
  * one call per distinct term, and its hits are checked on the stored text; everything else is
  * evaluated on the cached metadata without vendor requests. A search context (RETURN (UPDATE))
  * names its `context` (imap-core 121): its evaluations after the first are incremental
- * (./search-context.ts).
+ * (./search-context.ts), and so are those of a search on header fields asked again
+ * (./kept-searches.ts).
  */
 export async function matchingRows(
   view: AccountView,
@@ -24,8 +26,9 @@ export async function matchingRows(
   context?: object,
 ): Promise<{ rows: MessageRow[]; highestModseq: number }> {
   const rows = visibleRows(view.allRows(folder), session.selected ? session.selected.uidList : []);
-  const matched = context
-    ? await contextMatches(view, folder, query, rows, recent, context)
+  const kept = context ?? keptSearch(view, folder, query);
+  const matched = kept
+    ? await contextMatches(view, folder, query, rows, recent, kept)
     : await allMatches(view, folder, query, rows, recent);
   let highestModseq = 0;
   for (const row of matched) highestModseq = Math.max(highestModseq, row.modseq);

@@ -14,8 +14,13 @@ import { orBranches, type SearchTerm } from './search';
  * before its code was optimized.
  */
 
-/** Searches kept per account: a few saved searches across a few folders. */
-const keptSearches = 8;
+/**
+ * Searches kept per account, and the rows of their folders they may stand for together: a
+ * context holds a reference to each row it evaluated and the UIDs matched, so 20 searches of a
+ * 10,000-message folder fit, 2 of a 100,000-message one.
+ */
+const keptSearches = 32;
+const keptRows = 200_000;
 
 /**
  * Whether the query reads a message's header (HEADER, SUBJECT, FROM, ..., SENT*), nothing the
@@ -43,7 +48,17 @@ function queryText(query: readonly SearchTerm[]): string {
   return JSON.stringify(query, (_key, value: unknown) => (value instanceof Set ? [...value] : value));
 }
 
-const contexts = perAccountCache<object>(keptSearches);
+interface Kept {
+  context: object;
+  /** The folder's rows when it was kept. */
+  rows: number;
+}
+
+const contexts = perAccountCache<Kept>({
+  max: keptSearches,
+  maxSize: keptRows,
+  sizeCalculation: (kept) => Math.max(1, kept.rows),
+});
 
 /**
  * The context object `query` is kept under for `folder` (the same at every call while kept),
@@ -53,10 +68,10 @@ export function keptSearch(view: AccountView, folder: ImapFolder, query: readonl
   if (!worthKeeping(query)) return undefined;
   const kept = contexts(view);
   const key = `${folder.key}\u0000${queryText(query)}`;
-  let context = kept.get(key);
-  if (!context) {
-    context = {};
-    kept.set(key, context);
+  let found = kept.get(key);
+  if (!found) {
+    found = { context: {}, rows: view.allRows(folder).length };
+    kept.set(key, found);
   }
-  return context;
+  return found.context;
 }

@@ -147,6 +147,7 @@ export class AccountView {
         named: (change) => changes.named(account, change),
       }),
       forgetContent: (messageUids) => this.messages.forget(messageUids),
+      keepSummaries: (records) => this.messages.keep(records),
       firstPage: (scope) => this.firstPage(scope),
     };
     this.syncs = new SyncScheduler({

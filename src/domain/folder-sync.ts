@@ -10,6 +10,7 @@ import type { MessagesAdded, StateUpdate } from './state-updates';
 import { inScope } from './mailbox-map';
 import type { SyncContext, SyncMode } from './sync-context';
 import type { MailMessage } from './message';
+import { SummaryKeeper } from './summary-keeper';
 
 /**
  * Brings one folder of the local state in line with the vendor.
@@ -71,6 +72,7 @@ interface FetchedBatch extends Received {
 function received(
   ctx: SyncContext,
   target: SyncTarget,
+  keeper: SummaryKeeper,
   messages: MailMessage[],
   composed?: Promise<MailMessage[]>,
 ): Received {
@@ -86,6 +88,7 @@ function received(
     : describePool().describe(arrived);
   const cached = described.then((records) => {
     storeRecords(ctx, records);
+    keeper.stored(records);
     const sizes = new Map(records.map((r) => [r.messageUid, r.size]));
     for (const a of arrivals) a.size = sizes.get(a.messageUid);
   });
@@ -104,13 +107,14 @@ function received(
 async function fetchBatch(
   ctx: SyncContext,
   target: SyncTarget,
+  keeper: SummaryKeeper,
   ids: string[],
   lane: Lane,
   listed: Promise<void>,
 ): Promise<FetchedBatch> {
   const { messages, later } = await ctx.vendor.getMessages(ids, 'content', lane, listed);
-  const rest = later ? received(ctx, target, later.messages, later.composed) : null;
-  return { ...received(ctx, target, messages), later: rest };
+  const rest = later ? received(ctx, target, keeper, later.messages, later.composed) : null;
+  return { ...received(ctx, target, keeper, messages), later: rest };
 }
 
 /** Stores described messages; one that could not be converted is stored as its placeholder, and said so. */
@@ -183,12 +187,13 @@ async function listAndFetch(
     endListing = resolve;
   });
   const fetches: Array<Promise<FetchedBatch>> = [];
+  const keeper = new SummaryKeeper(ctx);
   // fetched or being fetched, and not yet stored (settled either way: errors are seen below)
   const awaiting: Array<Promise<unknown>> = [];
   let batch: string[] = [];
   const flush = () => {
     if (batch.length) {
-      const fetched = fetchBatch(ctx, target, batch, syncLanes[mode], listingEnded);
+      const fetched = fetchBatch(ctx, target, keeper, batch, syncLanes[mode], listingEnded);
       fetches.push(fetched);
       awaiting.push(fetched.then((b) => b.cached).catch(() => undefined));
     }

@@ -11,6 +11,7 @@ import {
   type SummaryBytes,
 } from '../mime';
 import { messageKeys, type MessageKey, type MessageKeys } from '../mime/message-keys';
+import type { CompiledSummary } from '../model/mail-rows';
 import { isLocalMessage, type LocalState, type MailState, type MessageSummary } from '../store';
 import type { Connector } from './connector';
 import type { MailMessage } from './message';
@@ -148,6 +149,12 @@ export class MessageCache {
       kept.set(messageUids[i], bytes[i]);
     }
     return bytes;
+  }
+
+  /** Keeps plain sessions' summary bytes of records just stored (see summary-keeper.ts). */
+  keep(records: readonly MetadataRecord[]): void {
+    const kept = this.summaryBytesKept[0];
+    for (const r of records) kept.set(r.messageUid, summaryBytes(JSON.parse(r.summary) as CompiledSummary, false));
   }
 
   async headers(messageUids: string[]): Promise<Map<string, string[]>> {

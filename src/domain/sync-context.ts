@@ -1,4 +1,5 @@
 import type { AccountId } from '../model/account-id';
+import type { MetadataRecord } from '../mime';
 import type { Logger } from '../log';
 import type { MailState } from '../store';
 import type { Connector, ListScope, MessagePage } from './connector';
@@ -13,6 +14,8 @@ export interface SyncContext {
   state: StateApplier;
   /** Drops what was built (MIME trees, summary bytes) of messages whose stored form was replaced. */
   forgetContent(messageUids: string[]): void;
+  /** Keeps the summary bytes of records just stored for a FETCH of them (summary-keeper.ts). */
+  keepSummaries(records: readonly MetadataRecord[]): void;
   /** The first page of `scope` if it was asked for already (a cold account's INBOX, see AccountView.folder). */
   firstPage(scope: ListScope): Promise<MessagePage> | null;
 }

@@ -13,6 +13,8 @@ import {
 import { messageKeys, type MessageKey, type MessageKeys } from '../mime/message-keys';
 import type { CompiledSummary } from '../model/mail-rows';
 import { isLocalMessage, type LocalState, type MailState, type MessageSummary } from '../store';
+import { unrefClock, type Clock } from '../util/clock';
+import { collectAfter } from '../util/memory';
 import type { Connector } from './connector';
 import type { MailMessage } from './message';
 
@@ -47,6 +49,13 @@ export const treeCacheBytes = 32 * 1024 * 1024;
  * stored form is replaced (forget).
  */
 export const summaryCacheBytes = 16 * 1024 * 1024;
+
+/**
+ * How long summaries a sync kept (summary-keeper.ts) wait for the FETCH they are kept for:
+ * clients fetch what a SELECT or an EXISTS showed them at once. Those no FETCH read by then are
+ * dropped, so that an idle daemon holds only what clients read.
+ */
+export const keptForFetchMs = 3000;
 
 /** Bookkeeping of a kept summary's entry and Buffers beyond their bytes. */
 const summaryOverhead = 240;
@@ -110,6 +119,9 @@ export class MessageCache {
   private readonly trees: LRUCache<string, MessageContent>;
   /** Plain sessions' summary bytes, then UTF8=ACCEPT sessions'. */
   private readonly summaryBytesKept: [LRUCache<string, SummaryBytes>, LRUCache<string, SummaryBytes>];
+  /** Plain summary bytes a sync kept that no FETCH read yet, and when they were kept. */
+  private readonly keptBySync = new Map<string, number>();
+  private sweep: (() => void) | null = null;
 
   constructor(
     private readonly account: string,
@@ -117,6 +129,7 @@ export class MessageCache {
     private readonly store: MailState,
     private readonly local: LocalState,
     keptBytes = treeCacheBytes,
+    private readonly clock: Clock = unrefClock,
   ) {
     this.trees = new LRUCache({ maxSize: keptBytes, sizeCalculation: contentBytes });
     const kept = () =>
@@ -138,6 +151,8 @@ export class MessageCache {
   async summaryBytes(messageUids: readonly string[], utf8: boolean): Promise<Array<SummaryBytes | undefined>> {
     const kept = this.summaryBytesKept[utf8 ? 1 : 0];
     const bytes = messageUids.map((uid) => kept.get(uid));
+    // read: kept as any other read summary from now on
+    if (this.keptBySync.size && !utf8) for (const uid of messageUids) this.keptBySync.delete(uid);
     const missing = messageUids.filter((_, i) => !bytes[i]);
     if (!missing.length) return bytes;
     const summaries = await this.summaries(missing);
@@ -151,10 +166,34 @@ export class MessageCache {
     return bytes;
   }
 
-  /** Keeps plain sessions' summary bytes of records just stored (see summary-keeper.ts). */
+  /**
+   * Keeps plain sessions' summary bytes of records just stored (see summary-keeper.ts) for
+   * `keptForFetchMs`, or for good once a FETCH read them.
+   */
   keep(records: readonly MetadataRecord[]): void {
     const kept = this.summaryBytesKept[0];
-    for (const r of records) kept.set(r.messageUid, summaryBytes(JSON.parse(r.summary) as CompiledSummary, false));
+    const now = this.clock.now();
+    for (const r of records) {
+      kept.set(r.messageUid, summaryBytes(JSON.parse(r.summary) as CompiledSummary, false));
+      this.keptBySync.set(r.messageUid, now);
+    }
+    this.sweep ??= this.clock.after(keptForFetchMs, () => this.dropUnread());
+  }
+
+  /** Drops what a sync kept that no FETCH read in time; looks again while some is still waiting. */
+  private dropUnread(): void {
+    this.sweep = null;
+    const before = this.clock.now() - keptForFetchMs;
+    let dropped = 0;
+    for (const [uid, at] of this.keptBySync) {
+      if (at > before) continue;
+      this.keptBySync.delete(uid);
+      this.summaryBytesKept[0].delete(uid);
+      dropped++;
+    }
+    // a large folder's summaries are garbage now: collected at once, as after the sync
+    collectAfter(dropped);
+    if (this.keptBySync.size) this.sweep = this.clock.after(keptForFetchMs, () => this.dropUnread());
   }
 
   async headers(messageUids: string[]): Promise<Map<string, string[]>> {
@@ -210,6 +249,7 @@ export class MessageCache {
   /** Drops what was built of messages whose stored form was replaced. */
   forget(messageUids: string[]): void {
     for (const uid of messageUids) {
+      this.keptBySync.delete(uid);
       this.trees.delete(uid);
       for (const kept of this.summaryBytesKept) kept.delete(uid);
     }

@@ -8,7 +8,8 @@ import type { SyncContext } from './sync-context';
  * (91-116 ms of 142-178 for 10,041 messages, 2026-11-27). Only while what the sync stored fits
  * the kept summaries (message-cache.ts, about 25,000 messages' worth): past that a FETCH of the
  * folder would read most of them from the store anyway, so those kept are dropped again and
- * an idle daemon does not hold a large folder's summaries.
+ * an idle daemon does not hold a large folder's summaries; those no FETCH reads within a few
+ * seconds are dropped too (message-cache.ts, `keptForFetchMs`).
  */
 export const keptWhileSyncing = 20_000;
 

@@ -1,5 +1,7 @@
-import { expect, test } from 'vitest';
-import { contentBytes, MessageCache } from '../../src/domain/message-cache';
+import { expect, test, vi } from 'vitest';
+import { contentBytes, keptForFetchMs, MessageCache } from '../../src/domain/message-cache';
+import type { MetadataRecord } from '../../src/mime';
+import { ManualClock } from '../support/manual-clock';
 import { accountId } from '../../src/model/account-id';
 import { setupView } from './view-harness';
 
@@ -44,5 +46,34 @@ test('the least recently read tree is dropped once the budget is spent', async (
     expect(again.mimeTree.header).toEqual(first.mimeTree.header);
   } finally {
     close();
+  }
+});
+
+test('summaries a sync kept wait a while for a FETCH: those no FETCH read are then dropped, those read stay', async () => {
+  const setup = setupView();
+  for (let i = 1; i <= 3; i++) setup.vendor.add(`m-${i}`);
+  await setup.view.open((await setup.view.folder('INBOX'))!);
+  const account = accountId(setup.vendor.mailbox);
+  const clock = new ManualClock();
+  const cache = new MessageCache(account, setup.vendor, setup.store, setup.store.local, undefined, clock);
+  const stored = setup.store.getSummaries(account, ['m-1', 'm-2']);
+  cache.keep(
+    ['m-1', 'm-2'].map(
+      (uid) => ({ messageUid: uid, summary: JSON.stringify(stored.get(uid)!.compiled) }) as MetadataRecord,
+    ),
+  );
+  const read = vi.spyOn(setup.store, 'getSummaries');
+  try {
+    const [first] = await cache.summaryBytes(['m-1'], false);
+    expect(first?.envelope.toString('latin1')).toMatch(/^\(/);
+    expect(read).not.toHaveBeenCalled();
+    await clock.advance(keptForFetchMs);
+    await cache.summaryBytes(['m-1'], false);
+    expect(read).not.toHaveBeenCalled();
+    await cache.summaryBytes(['m-2'], false);
+    expect(read).toHaveBeenCalledWith(account, ['m-2']);
+  } finally {
+    read.mockRestore();
+    setup.close();
   }
 });

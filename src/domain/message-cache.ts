@@ -175,25 +175,34 @@ export class MessageCache {
     const now = this.clock.now();
     for (const r of records) {
       kept.set(r.messageUid, summaryBytes(JSON.parse(r.summary) as CompiledSummary, false));
+      // in the order kept (a message kept again moves to the end)
+      this.keptBySync.delete(r.messageUid);
       this.keptBySync.set(r.messageUid, now);
     }
     this.sweep ??= this.clock.after(keptForFetchMs, () => this.dropUnread());
   }
 
-  /** Drops what a sync kept that no FETCH read in time; looks again while some is still waiting. */
+  /**
+   * Drops what a sync kept that no FETCH read in time, and looks again when the oldest of what
+   * is left has waited as long (they are in the order kept).
+   */
   private dropUnread(): void {
     this.sweep = null;
     const before = this.clock.now() - keptForFetchMs;
     let dropped = 0;
+    let oldest: number | undefined;
     for (const [uid, at] of this.keptBySync) {
-      if (at > before) continue;
+      if (at > before) {
+        oldest = at;
+        break;
+      }
       this.keptBySync.delete(uid);
       this.summaryBytesKept[0].delete(uid);
       dropped++;
     }
     // a large folder's summaries are garbage now: collected at once, as after the sync
     collectAfter(dropped);
-    if (this.keptBySync.size) this.sweep = this.clock.after(keptForFetchMs, () => this.dropUnread());
+    if (oldest !== undefined) this.sweep = this.clock.after(oldest - before, () => this.dropUnread());
   }
 
   async headers(messageUids: string[]): Promise<Map<string, string[]>> {

@@ -77,3 +77,54 @@ test('summaries a sync kept wait a while for a FETCH: those no FETCH read are th
     setup.close();
   }
 });
+
+test('what a sync kept later waits its own time, not until the next sweep after it', async () => {
+  const setup = setupView();
+  for (let i = 1; i <= 2; i++) setup.vendor.add(`m-${i}`);
+  await setup.view.open((await setup.view.folder('INBOX'))!);
+  const account = accountId(setup.vendor.mailbox);
+  const clock = new ManualClock();
+  const cache = new MessageCache(account, setup.vendor, setup.store, setup.store.local, undefined, clock);
+  const stored = setup.store.getSummaries(account, ['m-1', 'm-2']);
+  const record = (uid: string) =>
+    ({ messageUid: uid, summary: JSON.stringify(stored.get(uid)!.compiled) }) as MetadataRecord;
+  cache.keep([record('m-1')]);
+  await clock.advance(keptForFetchMs / 2);
+  cache.keep([record('m-2')]);
+  const read = vi.spyOn(setup.store, 'getSummaries');
+  try {
+    await clock.advance(keptForFetchMs / 2);
+    await cache.summaryBytes(['m-2'], false);
+    expect(read).not.toHaveBeenCalled();
+    // m-2 was read: it stays; m-1 was dropped at its time
+    await cache.summaryBytes(['m-1'], false);
+    expect(read).toHaveBeenCalledWith(account, ['m-1']);
+  } finally {
+    read.mockRestore();
+    setup.close();
+  }
+});
+
+test('what a sync kept and no FETCH read is dropped once its own time is up', async () => {
+  const setup = setupView();
+  for (let i = 1; i <= 2; i++) setup.vendor.add(`m-${i}`);
+  await setup.view.open((await setup.view.folder('INBOX'))!);
+  const account = accountId(setup.vendor.mailbox);
+  const clock = new ManualClock();
+  const cache = new MessageCache(account, setup.vendor, setup.store, setup.store.local, undefined, clock);
+  const stored = setup.store.getSummaries(account, ['m-1', 'm-2']);
+  const record = (uid: string) =>
+    ({ messageUid: uid, summary: JSON.stringify(stored.get(uid)!.compiled) }) as MetadataRecord;
+  cache.keep([record('m-1')]);
+  await clock.advance(keptForFetchMs / 2);
+  cache.keep([record('m-2')]);
+  await clock.advance(keptForFetchMs / 2 + keptForFetchMs / 2);
+  const read = vi.spyOn(setup.store, 'getSummaries');
+  try {
+    await cache.summaryBytes(['m-2'], false);
+    expect(read).toHaveBeenCalledWith(account, ['m-2']);
+  } finally {
+    read.mockRestore();
+    setup.close();
+  }
+});

@@ -49,21 +49,32 @@ test('the least recently read tree is dropped once the budget is spent', async (
   }
 });
 
-test('summaries a sync kept wait a while for a FETCH: those no FETCH read are then dropped, those read stay', async () => {
+/**
+ * A MessageCache on a synced INBOX of m-1 and m-2 with a manual clock, what a sync would keep
+ * of a message, and a spy on the store's summary reads.
+ */
+async function keptBySync() {
   const setup = setupView();
-  for (let i = 1; i <= 3; i++) setup.vendor.add(`m-${i}`);
+  for (let i = 1; i <= 2; i++) setup.vendor.add(`m-${i}`);
   await setup.view.open((await setup.view.folder('INBOX'))!);
   const account = accountId(setup.vendor.mailbox);
   const clock = new ManualClock();
   const cache = new MessageCache(account, setup.vendor, setup.store, setup.store.local, undefined, clock);
   const stored = setup.store.getSummaries(account, ['m-1', 'm-2']);
-  cache.keep(
-    ['m-1', 'm-2'].map(
-      (uid) => ({ messageUid: uid, summary: JSON.stringify(stored.get(uid)!.compiled) }) as MetadataRecord,
-    ),
-  );
+  const record = (uid: string) =>
+    ({ messageUid: uid, summary: JSON.stringify(stored.get(uid)!.compiled) }) as MetadataRecord;
   const read = vi.spyOn(setup.store, 'getSummaries');
+  const close = () => {
+    read.mockRestore();
+    setup.close();
+  };
+  return { account, clock, cache, record, read, close };
+}
+
+test('summaries a sync kept wait a while for a FETCH: those no FETCH read are then dropped, those read stay', async () => {
+  const { account, clock, cache, record, read, close } = await keptBySync();
   try {
+    cache.keep([record('m-1'), record('m-2')]);
     const [first] = await cache.summaryBytes(['m-1'], false);
     expect(first?.envelope.toString('latin1')).toMatch(/^\(/);
     expect(read).not.toHaveBeenCalled();
@@ -73,26 +84,16 @@ test('summaries a sync kept wait a while for a FETCH: those no FETCH read are th
     await cache.summaryBytes(['m-2'], false);
     expect(read).toHaveBeenCalledWith(account, ['m-2']);
   } finally {
-    read.mockRestore();
-    setup.close();
+    close();
   }
 });
 
 test('what a sync kept later waits its own time, not until the next sweep after it', async () => {
-  const setup = setupView();
-  for (let i = 1; i <= 2; i++) setup.vendor.add(`m-${i}`);
-  await setup.view.open((await setup.view.folder('INBOX'))!);
-  const account = accountId(setup.vendor.mailbox);
-  const clock = new ManualClock();
-  const cache = new MessageCache(account, setup.vendor, setup.store, setup.store.local, undefined, clock);
-  const stored = setup.store.getSummaries(account, ['m-1', 'm-2']);
-  const record = (uid: string) =>
-    ({ messageUid: uid, summary: JSON.stringify(stored.get(uid)!.compiled) }) as MetadataRecord;
-  cache.keep([record('m-1')]);
-  await clock.advance(keptForFetchMs / 2);
-  cache.keep([record('m-2')]);
-  const read = vi.spyOn(setup.store, 'getSummaries');
+  const { account, clock, cache, record, read, close } = await keptBySync();
   try {
+    cache.keep([record('m-1')]);
+    await clock.advance(keptForFetchMs / 2);
+    cache.keep([record('m-2')]);
     await clock.advance(keptForFetchMs / 2);
     await cache.summaryBytes(['m-2'], false);
     expect(read).not.toHaveBeenCalled();
@@ -100,31 +101,20 @@ test('what a sync kept later waits its own time, not until the next sweep after 
     await cache.summaryBytes(['m-1'], false);
     expect(read).toHaveBeenCalledWith(account, ['m-1']);
   } finally {
-    read.mockRestore();
-    setup.close();
+    close();
   }
 });
 
 test('what a sync kept and no FETCH read is dropped once its own time is up', async () => {
-  const setup = setupView();
-  for (let i = 1; i <= 2; i++) setup.vendor.add(`m-${i}`);
-  await setup.view.open((await setup.view.folder('INBOX'))!);
-  const account = accountId(setup.vendor.mailbox);
-  const clock = new ManualClock();
-  const cache = new MessageCache(account, setup.vendor, setup.store, setup.store.local, undefined, clock);
-  const stored = setup.store.getSummaries(account, ['m-1', 'm-2']);
-  const record = (uid: string) =>
-    ({ messageUid: uid, summary: JSON.stringify(stored.get(uid)!.compiled) }) as MetadataRecord;
-  cache.keep([record('m-1')]);
-  await clock.advance(keptForFetchMs / 2);
-  cache.keep([record('m-2')]);
-  await clock.advance(keptForFetchMs / 2 + keptForFetchMs / 2);
-  const read = vi.spyOn(setup.store, 'getSummaries');
+  const { account, clock, cache, record, read, close } = await keptBySync();
   try {
+    cache.keep([record('m-1')]);
+    await clock.advance(keptForFetchMs / 2);
+    cache.keep([record('m-2')]);
+    await clock.advance(keptForFetchMs);
     await cache.summaryBytes(['m-2'], false);
     expect(read).toHaveBeenCalledWith(account, ['m-2']);
   } finally {
-    read.mockRestore();
-    setup.close();
+    close();
   }
 });

@@ -20,6 +20,8 @@ export interface ProxiedRequest {
   path: string;
   /** The commands of a POST /v1 (empty for other routes). */
   commands: ProxiedCommand[];
+  /** The HTTP status the request was answered with (or would have been, for a lost answer); unset until then. */
+  status?: number;
 }
 
 export type Verdict = 'pass' | 'unavailable' | 'lose-answer' | 'first-command-only';
@@ -48,10 +50,11 @@ export async function startVendorProxy(
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
-    const recorded = { method: req.method ?? 'GET', path: req.url ?? '/', commands: commandsOf(body) };
+    const recorded: ProxiedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', commands: commandsOf(body) };
     requests.push(recorded);
     const verdict = decide(recorded);
     if (verdict === 'unavailable') {
+      recorded.status = 503;
       res.writeHead(503, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ type: 'ERROR', code: 'AUTH_UNAVAILABLE', message: 'injected by the test proxy' }));
       return;
@@ -68,6 +71,7 @@ export async function startVendorProxy(
       headers,
       body: sent.length ? sent : undefined,
     });
+    recorded.status = answer.status;
     let bytes = Buffer.from(await answer.arrayBuffer());
     if (partial) {
       const first = JSON.parse(bytes.toString()) as { type: string; results: unknown[] };

@@ -23,6 +23,21 @@ describe('conformance normaliser', () => {
     expect(normalise(bridge)).toEqual(normalise(dovecot));
   });
 
+  test('the INTERNALDATE of a message appended just now compares equal either side of a second; an older one does not', () => {
+    const stamp = (ms: number) => {
+      const [, day, month, year, time] = /^\w+, (\d+) (\w+) (\d+) (\S+)/.exec(new Date(ms).toUTCString()) ?? [];
+      return `* 1 FETCH (INTERNALDATE "${day}-${month}-${year} ${time} +0000")\r\nt1 OK\r\n`;
+    };
+    const now = Date.now();
+    expect(normalise(stamp(now - 1000))).toEqual(normalise(stamp(now)));
+    expect(normalise(stamp(now - 1000))).toEqual(['* 1 FETCH (INTERNALDATE <now>)', 't1 OK']);
+    expect(normalise(stamp(now - 86_400_000))).not.toEqual(normalise(stamp(now - 86_401_000)));
+    expect(normalise('* 1 FETCH (INTERNALDATE " 5-Jan-2023 10:00:00 -0500")\r\nt1 OK\r\n')).toEqual([
+      '* 1 FETCH (INTERNALDATE " 5-Jan-2023 10:00:00 -0500")',
+      't1 OK',
+    ]);
+  });
+
   test.each([
     ['a flag', '* 1 FETCH (FLAGS (\\Seen))\r\nt1 OK\r\n', '* 1 FETCH (FLAGS (\\Seen Later))\r\nt1 OK\r\n'],
     ['a byte of content', '* 1 FETCH (BODY[] {3}\r\nabc)\r\nt1 OK\r\n', '* 1 FETCH (BODY[] {3}\r\nabd)\r\nt1 OK\r\n'],

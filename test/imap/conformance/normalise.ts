@@ -4,9 +4,9 @@ import libmime from 'libmime';
  * Makes two servers' answers to the same exchange comparable by removing only what
  * legitimately differs between two correct servers (docs/conformance.md, "Normalised"):
  * human-readable text after a status, capability lists, UIDVALIDITY and mod-sequence
- * values, the order of FETCH items and of flags in a list, the letter case of BODY and
- * BODYSTRUCTURE strings, how a header's encoded words are encoded, LIST child attributes
- * and whether a mailbox name is quoted.
+ * values, the INTERNALDATE of a message appended just now, the order of FETCH items and of
+ * flags in a list, the letter case of BODY and BODYSTRUCTURE strings, how a header's encoded
+ * words are encoded, LIST child attributes and whether a mailbox name is quoted.
  */
 
 /** One token of a response: an atom (with its [section] and <partial>), quoted, literal or list. */
@@ -95,6 +95,16 @@ function sortedFlags(list: Token): Token {
   return { kind: 'list', items: [...list.items].sort((a, b) => write(a).localeCompare(write(b))) };
 }
 
+/**
+ * An INTERNALDATE of the last minute is a message appended without a date: each server
+ * stamps it with its own clock, so the two may fall either side of a second's boundary.
+ */
+function appendedNow(t: Token): Token {
+  const at =
+    t.kind === 'quoted' ? Date.parse(t.text.slice(1, -1).replace(/^ ?(\d+)-(\w+)-(\d+)/, '$1 $2 $3')) : Number.NaN;
+  return Math.abs(Date.now() - at) < 60_000 ? { kind: 'atom', text: '<now>' } : t;
+}
+
 /** `* n FETCH (...)`: items sorted by name, values made comparable. */
 function fetchResponse(prefix: string, body: string): string {
   const [list] = new Reader(body).tokens(null);
@@ -105,6 +115,7 @@ function fetchResponse(prefix: string, body: string): string {
     let value = list.items[i + 1];
     if (name === 'FLAGS') value = sortedFlags(value);
     else if (name === 'MODSEQ') value = { kind: 'atom', text: '(<modseq>)' };
+    else if (name === 'INTERNALDATE') value = appendedNow(value);
     else if (name === 'ENVELOPE') value = foldStrings(value, false);
     else if (name === 'BODY' || name === 'BODYSTRUCTURE') value = foldStrings(value, true);
     pairs.push([name, value]);

@@ -33,6 +33,8 @@ import { openStateStore } from './store/open-state';
 import { enforceStatePermissions } from './store/state-permissions';
 import { loadOrCreateTls } from './tls';
 import { createVendorClient } from './upstream/vendor-client';
+import { vendorLimits } from './upstream/rate-limiter';
+import { takeVendorHandover } from './vendor-handover';
 import type { Clock } from './util/clock';
 
 export interface RunningBridge {
@@ -104,6 +106,10 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     node: state.node,
   });
   const observers = opsObservers(metrics, activity);
+  // what the last run may have left in the vendor's window holds this run's first requests
+  const handover = takeVendorHandover(config.stateDir, vendorLimits.windowMs);
+  if (handover.holdMs > 0)
+    logger.info({ holdMs: handover.holdMs }, "vendor requests wait for the last run's rate window");
   // a vendor write is sent only while this node still holds the mailbox, on its own clock
   const vendor = createVendorClient(
     config,
@@ -112,6 +118,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     observers.vendor,
     (mailbox) => state.assertHeld(mailbox),
     opts.vendorClock,
+    handover.holdMs,
   );
   const tls = await loadOrCreateTls(config.tls, config.stateDir);
   // and what opening the store created under the process umask (database, WAL)
@@ -301,6 +308,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
       await state.ownership.stop();
       await bridged.stopAll();
       await vendor.close();
+      handover.stopped();
       await state.close();
     },
   };

@@ -12,6 +12,11 @@ export interface LimiterOptions {
   agingMs: number;
   /** Told when a request joins the queue and when it gets its slot (metrics). */
   observer?: GateObserver;
+  /**
+   * No request starts before this time of the limiter's clock: the window a process before
+   * this one may have filled (vendor-handover.ts).
+   */
+  quietUntil?: number;
 }
 
 /** The reading interface's documented limits (spec section 8), and the aging bound. */
@@ -94,6 +99,7 @@ export class RateLimiter {
     private readonly clock: Clock = systemClock,
   ) {
     this.opts = { ...vendorLimits, ...opts };
+    if (opts.quietUntil !== undefined) this.pausedUntil = opts.quietUntil;
   }
 
   /**

@@ -165,6 +165,9 @@ export function createVendorClient(
   observer?: VendorObserver,
   writeFence?: (mailbox: string) => void,
   clock: Clock = systemClock,
+  /** Every request waits this long after the start (what the last run left, vendor-handover.ts). */
+  holdMs = 0,
 ): VendorClient {
-  return new VendorClient(config.vendor, config.assumptions, secrets, logger, {}, observer, clock, writeFence);
+  const limits = holdMs > 0 ? { quietUntil: clock.now() + holdMs } : {};
+  return new VendorClient(config.vendor, config.assumptions, secrets, logger, limits, observer, clock, writeFence);
 }

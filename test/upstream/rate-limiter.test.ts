@@ -72,6 +72,14 @@ describe('RateLimiter on an injected clock', () => {
     expect([...new Set(g.started.map((s) => s.at))]).toEqual([0, 260, 520]);
   });
 
+  test('no request starts before quietUntil, the window the last run left; then the window admits its full count', async () => {
+    const g = gate({ perWindow: 5, maxInFlight: 15, windowMs: 250, quietUntil: 180 });
+    const all = Promise.all(Array.from({ length: 10 }, (_, i) => g.request(`r${i}`, i ? 'sync' : 'refresh', 10)));
+    await g.clock.advance(2000);
+    await all;
+    expect([...new Set(g.started.map((s) => s.at))]).toEqual([180, 440]);
+  });
+
   test('an unanswered request counts whatever the time', async () => {
     const g = gate({ perWindow: 2, maxInFlight: 15, windowMs: 100 });
     const slow = g.request('slow', 'sync', 1000);

@@ -64,6 +64,12 @@ section('RFC 4469 CATENATE', servers, [
       Buffer.from(`APPEND Drafts CATENATE (TEXT ${literal8(binary)})`, 'latin1'),
       Buffer.from(`APPEND Drafts CATENATE (TEXT ${literal8(header)} TEXT ${literal('plain\r\n')})`, 'latin1'),
       Buffer.from(`APPEND Drafts CATENATE (URL "/INBOX/;UID=1/;SECTION=HEADER" TEXT ${literal8('a\x00b')})`, 'latin1'),
+      // the first part that fails decides: a URL naming nothing before the literal8, then after it
+      Buffer.from(`APPEND Drafts CATENATE (URL "/INBOX/;UID=999" TEXT ${literal8('a\x00b')})`, 'latin1'),
+      Buffer.from(
+        `APPEND Drafts CATENATE (TEXT ${literal(header)} TEXT ${literal8('a\x00b')} URL "/INBOX/;UID=999")`,
+        'latin1',
+      ),
     ],
   },
   {

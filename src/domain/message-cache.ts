@@ -51,9 +51,10 @@ export const treeCacheBytes = 32 * 1024 * 1024;
 export const summaryCacheBytes = 16 * 1024 * 1024;
 
 /**
- * How long summaries a sync kept (summary-keeper.ts) wait for the FETCH they are kept for:
- * clients fetch what a SELECT or an EXISTS showed them at once. Those no FETCH read by then are
- * dropped, so that an idle daemon holds only what clients read.
+ * How long summaries syncs kept (summary-keeper.ts) wait for the FETCH they are kept for, from
+ * the last batch a sync kept: clients fetch what a SELECT or an EXISTS showed them at once, and
+ * that is when the sync ends, which for a large folder is seconds after its first batches.
+ * Those no FETCH read by then are dropped, so that an idle daemon holds only what clients read.
  */
 export const keptForFetchMs = 3000;
 
@@ -119,8 +120,10 @@ export class MessageCache {
   private readonly trees: LRUCache<string, MessageContent>;
   /** Plain sessions' summary bytes, then UTF8=ACCEPT sessions'. */
   private readonly summaryBytesKept: [LRUCache<string, SummaryBytes>, LRUCache<string, SummaryBytes>];
-  /** Plain summary bytes a sync kept that no FETCH read yet, and when they were kept. */
-  private readonly keptBySync = new Map<string, number>();
+  /** Plain summary bytes a sync kept that no FETCH read yet. */
+  private readonly keptBySync = new Set<string>();
+  /** When a sync last kept summaries: those kept wait for their FETCH from then. */
+  private lastKept = 0;
   private sweep: (() => void) | null = null;
 
   constructor(
@@ -167,42 +170,32 @@ export class MessageCache {
   }
 
   /**
-   * Keeps plain sessions' summary bytes of records just stored (see summary-keeper.ts) for
-   * `keptForFetchMs`, or for good once a FETCH read them.
+   * Keeps plain sessions' summary bytes of records just stored (see summary-keeper.ts) until
+   * `keptForFetchMs` after the last ones kept, or for good once a FETCH read them.
    */
   keep(records: readonly MetadataRecord[]): void {
     const kept = this.summaryBytesKept[0];
-    const now = this.clock.now();
     for (const r of records) {
       kept.set(r.messageUid, summaryBytes(JSON.parse(r.summary) as CompiledSummary, false));
-      // in the order kept (a message kept again moves to the end)
-      this.keptBySync.delete(r.messageUid);
-      this.keptBySync.set(r.messageUid, now);
+      this.keptBySync.add(r.messageUid);
     }
+    this.lastKept = this.clock.now();
     this.sweep ??= this.clock.after(keptForFetchMs, () => this.dropUnread());
   }
 
-  /**
-   * Drops what a sync kept that no FETCH read in time, and looks again when the oldest of what
-   * is left has waited as long (they are in the order kept).
-   */
+  /** Drops what syncs kept that no FETCH read in time, or looks again when that time is later. */
   private dropUnread(): void {
     this.sweep = null;
-    const before = this.clock.now() - keptForFetchMs;
-    let dropped = 0;
-    let oldest: number | undefined;
-    for (const [uid, at] of this.keptBySync) {
-      if (at > before) {
-        oldest = at;
-        break;
-      }
-      this.keptBySync.delete(uid);
-      this.summaryBytesKept[0].delete(uid);
-      dropped++;
+    const wait = this.lastKept + keptForFetchMs - this.clock.now();
+    if (wait > 0) {
+      this.sweep = this.clock.after(wait, () => this.dropUnread());
+      return;
     }
+    for (const uid of this.keptBySync) this.summaryBytesKept[0].delete(uid);
+    const dropped = this.keptBySync.size;
+    this.keptBySync.clear();
     // a large folder's summaries are garbage now: collected as after the sync
     collectAfter(dropped, this.clock);
-    if (oldest !== undefined) this.sweep = this.clock.after(oldest - before, () => this.dropUnread());
   }
 
   async headers(messageUids: string[]): Promise<Map<string, string[]>> {

@@ -88,32 +88,32 @@ test('summaries a sync kept wait a while for a FETCH: those no FETCH read are th
   }
 });
 
-test('what a sync kept later waits its own time, not until the next sweep after it', async () => {
-  const { account, clock, cache, record, read, close } = await keptBySync();
+test('what a sync kept first waits while it goes on keeping: a sync longer than the wait keeps its first batches for the FETCH after it', async () => {
+  const { clock, cache, record, read, close } = await keptBySync();
   try {
     cache.keep([record('m-1')]);
-    await clock.advance(keptForFetchMs / 2);
+    await clock.advance((keptForFetchMs * 3) / 5);
     cache.keep([record('m-2')]);
-    await clock.advance(keptForFetchMs / 2);
-    await cache.summaryBytes(['m-2'], false);
+    await clock.advance((keptForFetchMs * 3) / 5);
+    await cache.summaryBytes(['m-1', 'm-2'], false);
     expect(read).not.toHaveBeenCalled();
-    // m-2 was read: it stays; m-1 was dropped at its time
-    await cache.summaryBytes(['m-1'], false);
-    expect(read).toHaveBeenCalledWith(account, ['m-1']);
   } finally {
     close();
   }
 });
 
-test('what a sync kept and no FETCH read is dropped once its own time is up', async () => {
+test('what syncs kept and no FETCH read is dropped once the wait after the last batch kept is up', async () => {
   const { account, clock, cache, record, read, close } = await keptBySync();
   try {
     cache.keep([record('m-1')]);
     await clock.advance(keptForFetchMs / 2);
     cache.keep([record('m-2')]);
-    await clock.advance(keptForFetchMs);
+    await clock.advance(keptForFetchMs - 1);
     await cache.summaryBytes(['m-2'], false);
-    expect(read).toHaveBeenCalledWith(account, ['m-2']);
+    expect(read).not.toHaveBeenCalled();
+    await clock.advance(1);
+    await cache.summaryBytes(['m-1', 'm-2'], false);
+    expect(read).toHaveBeenCalledWith(account, ['m-1']);
   } finally {
     close();
   }

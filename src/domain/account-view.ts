@@ -148,6 +148,7 @@ export class AccountView {
       }),
       forgetContent: (messageUids) => this.messages.forget(messageUids),
       keepSummaries: (records) => this.messages.keep(records),
+      summariesShown: (messageUids) => this.messages.shown(messageUids),
       firstPage: (scope) => this.firstPage(scope),
     };
     this.syncs = new SyncScheduler({

@@ -179,6 +179,7 @@ async function listAndFetch(
   target: SyncTarget,
   mode: SyncMode,
   known: Set<string>,
+  keeper: SummaryKeeper,
 ): Promise<Listing> {
   const listed = new Set<string>();
   // the attachment downloads of fetched messages wait for the last page (fetchBatch)
@@ -187,7 +188,6 @@ async function listAndFetch(
     endListing = resolve;
   });
   const fetches: Array<Promise<FetchedBatch>> = [];
-  const keeper = new SummaryKeeper(ctx);
   // fetched or being fetched, and not yet stored (settled either way: errors are seen below)
   const awaiting: Array<Promise<unknown>> = [];
   let batch: string[] = [];
@@ -300,11 +300,13 @@ async function refreshFlags(ctx: SyncContext, target: SyncTarget, ids: string[],
 
 export async function syncFolder(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<void> {
   const release = describePool().hold();
+  const keeper = new SummaryKeeper(ctx);
   let stored = 0;
   try {
-    stored = await syncListed(ctx, target, mode);
+    stored = await syncListed(ctx, target, mode, keeper);
   } finally {
     release();
+    keeper.ended();
   }
   // last: what the sync leaves behind after it (the downloads' messages stored, rows replaced
   // in the folder's cached list) would otherwise stay in an idle daemon's heap
@@ -320,12 +322,17 @@ async function fetchedCached(listing: Listing): Promise<void> {
 }
 
 /** Returns how many messages it fetched and stored. */
-async function syncListed(ctx: SyncContext, target: SyncTarget, mode: SyncMode): Promise<number> {
+async function syncListed(
+  ctx: SyncContext,
+  target: SyncTarget,
+  mode: SyncMode,
+  keeper: SummaryKeeper,
+): Promise<number> {
   const folder = target.key;
   // local drafts are not the vendor's: never listed there, never expunged by a sync
   const rows = ctx.store.listMessages(ctx.account, folder).filter((r) => !isLocalMessage(r.messageUid));
   const known = new Set(rows.map((r) => r.messageUid));
-  const listing = await listAndFetch(ctx, target, mode, known);
+  const listing = await listAndFetch(ctx, target, mode, known, keeper);
   const { listed, complete, arrivals } = listing;
   let changes = arrivals.length;
   if (mode === 'first') {

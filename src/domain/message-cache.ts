@@ -51,10 +51,10 @@ export const treeCacheBytes = 32 * 1024 * 1024;
 export const summaryCacheBytes = 16 * 1024 * 1024;
 
 /**
- * How long summaries syncs kept (summary-keeper.ts) wait for the FETCH they are kept for, from
- * the last batch a sync kept: clients fetch what a SELECT or an EXISTS showed them at once, and
- * that is when the sync ends, which for a large folder is seconds after its first batches.
- * Those no FETCH read by then are dropped, so that an idle daemon holds only what clients read.
+ * How long summaries a sync kept (summary-keeper.ts) wait for the FETCH they are kept for, from
+ * the end of that sync: clients fetch what a SELECT or an EXISTS showed them at once, and that
+ * is when the sync ends, which for a large folder is seconds after its first batches. Those no
+ * FETCH read by then are dropped, so that an idle daemon holds only what clients read.
  */
 export const keptForFetchMs = 3000;
 
@@ -120,10 +120,10 @@ export class MessageCache {
   private readonly trees: LRUCache<string, MessageContent>;
   /** Plain sessions' summary bytes, then UTF8=ACCEPT sessions'. */
   private readonly summaryBytesKept: [LRUCache<string, SummaryBytes>, LRUCache<string, SummaryBytes>];
-  /** Plain summary bytes a sync kept that no FETCH read yet. */
-  private readonly keptBySync = new Set<string>();
-  /** When a sync last kept summaries: those kept wait for their FETCH from then. */
-  private lastKept = 0;
+  /** Plain summary bytes a sync kept that no FETCH read yet, while that sync goes on. */
+  private readonly heldBySync = new Set<string>();
+  /** Those of ended syncs, and when each sync ended (in that order). */
+  private readonly keptBySync = new Map<string, number>();
   private sweep: (() => void) | null = null;
 
   constructor(
@@ -155,7 +155,11 @@ export class MessageCache {
     const kept = this.summaryBytesKept[utf8 ? 1 : 0];
     const bytes = messageUids.map((uid) => kept.get(uid));
     // read: kept as any other read summary from now on
-    if (this.keptBySync.size && !utf8) for (const uid of messageUids) this.keptBySync.delete(uid);
+    if ((this.keptBySync.size || this.heldBySync.size) && !utf8)
+      for (const uid of messageUids) {
+        this.keptBySync.delete(uid);
+        this.heldBySync.delete(uid);
+      }
     const missing = messageUids.filter((_, i) => !bytes[i]);
     if (!missing.length) return bytes;
     const summaries = await this.summaries(missing);
@@ -170,32 +174,50 @@ export class MessageCache {
   }
 
   /**
-   * Keeps plain sessions' summary bytes of records just stored (see summary-keeper.ts) until
-   * `keptForFetchMs` after the last ones kept, or for good once a FETCH read them.
+   * Keeps plain sessions' summary bytes of records just stored (see summary-keeper.ts) while
+   * their sync goes on, then `keptForFetchMs` after it ended (shown()), or for good once a FETCH
+   * read them.
    */
   keep(records: readonly MetadataRecord[]): void {
     const kept = this.summaryBytesKept[0];
     for (const r of records) {
       kept.set(r.messageUid, summaryBytes(JSON.parse(r.summary) as CompiledSummary, false));
-      this.keptBySync.add(r.messageUid);
+      this.heldBySync.add(r.messageUid);
     }
-    this.lastKept = this.clock.now();
-    this.sweep ??= this.clock.after(keptForFetchMs, () => this.dropUnread());
   }
 
-  /** Drops what syncs kept that no FETCH read in time, or looks again when that time is later. */
+  /** The sync that kept these ended: a SELECT or an EXISTS shows them now. */
+  shown(messageUids: readonly string[]): void {
+    const now = this.clock.now();
+    for (const uid of messageUids) {
+      if (!this.heldBySync.delete(uid)) continue;
+      this.keptBySync.delete(uid);
+      this.keptBySync.set(uid, now);
+    }
+    if (this.keptBySync.size) this.sweep ??= this.clock.after(keptForFetchMs, () => this.dropUnread());
+  }
+
+  /**
+   * Drops what ended syncs kept that no FETCH read in time, and looks again when the oldest of
+   * what is left has waited as long (they are in the order their syncs ended).
+   */
   private dropUnread(): void {
     this.sweep = null;
-    const wait = this.lastKept + keptForFetchMs - this.clock.now();
-    if (wait > 0) {
-      this.sweep = this.clock.after(wait, () => this.dropUnread());
-      return;
+    const before = this.clock.now() - keptForFetchMs;
+    let dropped = 0;
+    let oldest: number | undefined;
+    for (const [uid, at] of this.keptBySync) {
+      if (at > before) {
+        oldest = at;
+        break;
+      }
+      this.keptBySync.delete(uid);
+      this.summaryBytesKept[0].delete(uid);
+      dropped++;
     }
-    for (const uid of this.keptBySync) this.summaryBytesKept[0].delete(uid);
-    const dropped = this.keptBySync.size;
-    this.keptBySync.clear();
     // a large folder's summaries are garbage now: collected as after the sync
     collectAfter(dropped, this.clock);
+    if (oldest !== undefined) this.sweep = this.clock.after(oldest - before, () => this.dropUnread());
   }
 
   async headers(messageUids: string[]): Promise<Map<string, string[]>> {
@@ -252,6 +274,7 @@ export class MessageCache {
   forget(messageUids: string[]): void {
     for (const uid of messageUids) {
       this.keptBySync.delete(uid);
+      this.heldBySync.delete(uid);
       this.trees.delete(uid);
       for (const kept of this.summaryBytesKept) kept.delete(uid);
     }

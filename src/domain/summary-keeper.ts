@@ -9,7 +9,7 @@ import type { SyncContext } from './sync-context';
  * the kept summaries (message-cache.ts, about 25,000 messages' worth): past that a FETCH of the
  * folder would read most of them from the store anyway, so those kept are dropped again and
  * an idle daemon does not hold a large folder's summaries; those no FETCH reads within a few
- * seconds are dropped too (message-cache.ts, `keptForFetchMs`).
+ * seconds of the sync's end are dropped too (message-cache.ts, `keptForFetchMs`).
  */
 export const keptWhileSyncing = 20_000;
 
@@ -18,7 +18,7 @@ export class SummaryKeeper {
   private kept: string[] | null = [];
 
   constructor(
-    private readonly ctx: Pick<SyncContext, 'keepSummaries' | 'forgetContent'>,
+    private readonly ctx: Pick<SyncContext, 'keepSummaries' | 'forgetContent' | 'summariesShown'>,
     private readonly upTo = keptWhileSyncing,
   ) {}
 
@@ -31,5 +31,11 @@ export class SummaryKeeper {
     }
     this.ctx.keepSummaries(records);
     for (const r of records) this.kept.push(r.messageUid);
+  }
+
+  /** The sync ended (or failed): what it kept waits a while for its FETCH from now. */
+  ended(): void {
+    if (this.kept?.length) this.ctx.summariesShown(this.kept);
+    this.kept = null;
   }
 }

@@ -16,6 +16,8 @@ export interface SyncContext {
   forgetContent(messageUids: string[]): void;
   /** Keeps the summary bytes of records just stored for a FETCH of them (summary-keeper.ts). */
   keepSummaries(records: readonly MetadataRecord[]): void;
+  /** The sync that kept these summaries ended: from now they wait a while for their FETCH. */
+  summariesShown(messageUids: readonly string[]): void;
   /** The first page of `scope` if it was asked for already (a cold account's INBOX, see AccountView.folder). */
   firstPage(scope: ListScope): Promise<MessagePage> | null;
 }

@@ -75,6 +75,7 @@ test('summaries a sync kept wait a while for a FETCH: those no FETCH read are th
   const { account, clock, cache, record, read, close } = await keptBySync();
   try {
     cache.keep([record('m-1'), record('m-2')]);
+    cache.shown(['m-1', 'm-2']);
     const [first] = await cache.summaryBytes(['m-1'], false);
     expect(first?.envelope.toString('latin1')).toMatch(/^\(/);
     expect(read).not.toHaveBeenCalled();
@@ -88,13 +89,14 @@ test('summaries a sync kept wait a while for a FETCH: those no FETCH read are th
   }
 });
 
-test('what a sync kept first waits while it goes on keeping: a sync longer than the wait keeps its first batches for the FETCH after it', async () => {
+test('what a sync kept waits while the sync goes on, however long: a sync longer than the wait keeps its first batches for the FETCH after it', async () => {
   const { clock, cache, record, read, close } = await keptBySync();
   try {
     cache.keep([record('m-1')]);
-    await clock.advance((keptForFetchMs * 3) / 5);
+    await clock.advance(keptForFetchMs * 2);
     cache.keep([record('m-2')]);
-    await clock.advance((keptForFetchMs * 3) / 5);
+    cache.shown(['m-1', 'm-2']);
+    await clock.advance(keptForFetchMs - 1);
     await cache.summaryBytes(['m-1', 'm-2'], false);
     expect(read).not.toHaveBeenCalled();
   } finally {
@@ -102,18 +104,24 @@ test('what a sync kept first waits while it goes on keeping: a sync longer than 
   }
 });
 
-test('what syncs kept and no FETCH read is dropped once the wait after the last batch kept is up', async () => {
+test("what a sync kept and no FETCH read is dropped once the wait after that sync's end is up, each sync's at its own time", async () => {
   const { account, clock, cache, record, read, close } = await keptBySync();
   try {
     cache.keep([record('m-1')]);
+    cache.shown(['m-1']);
     await clock.advance(keptForFetchMs / 2);
     cache.keep([record('m-2')]);
-    await clock.advance(keptForFetchMs - 1);
+    cache.shown(['m-2']);
+    await clock.advance(keptForFetchMs / 2);
     await cache.summaryBytes(['m-2'], false);
     expect(read).not.toHaveBeenCalled();
-    await clock.advance(1);
-    await cache.summaryBytes(['m-1', 'm-2'], false);
+    await cache.summaryBytes(['m-1'], false);
     expect(read).toHaveBeenCalledWith(account, ['m-1']);
+    read.mockClear();
+    await clock.advance(keptForFetchMs);
+    // m-2 was read before its time was up: it stays
+    await cache.summaryBytes(['m-2'], false);
+    expect(read).not.toHaveBeenCalled();
   } finally {
     close();
   }

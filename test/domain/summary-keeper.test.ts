@@ -8,7 +8,7 @@ const records = (from: number, count: number) =>
   Array.from({ length: count }, (_, i) => ({ messageUid: `m${from + i}` }) as MetadataRecord);
 
 test('a sync keeps what it stores while that fits, and drops it all once it does not', () => {
-  const ctx = { keepSummaries: vi.fn(), forgetContent: vi.fn() };
+  const ctx = { keepSummaries: vi.fn(), forgetContent: vi.fn(), summariesShown: vi.fn() };
   const keeper = new SummaryKeeper(ctx, 5);
   keeper.stored(records(0, 2));
   keeper.stored(records(2, 3));
@@ -19,6 +19,20 @@ test('a sync keeps what it stores while that fits, and drops it all once it does
   keeper.stored(records(6, 1));
   expect(ctx.keepSummaries).toHaveBeenCalledTimes(2);
   expect(ctx.forgetContent).toHaveBeenCalledTimes(1);
+  keeper.ended();
+  expect(ctx.summariesShown).not.toHaveBeenCalled();
+});
+
+test("what a sync kept starts waiting for its FETCH at the sync's end, once", () => {
+  const ctx = { keepSummaries: vi.fn(), forgetContent: vi.fn(), summariesShown: vi.fn() };
+  const keeper = new SummaryKeeper(ctx, 5);
+  keeper.stored(records(0, 2));
+  keeper.stored(records(2, 1));
+  expect(ctx.summariesShown).not.toHaveBeenCalled();
+  keeper.ended();
+  keeper.ended();
+  expect(ctx.summariesShown).toHaveBeenCalledTimes(1);
+  expect(ctx.summariesShown).toHaveBeenCalledWith(['m0', 'm1', 'm2']);
 });
 
 const c = useConformance({ sandbox: { messages: 12 } });

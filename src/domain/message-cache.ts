@@ -215,8 +215,8 @@ export class MessageCache {
       this.summaryBytesKept[0].delete(uid);
       dropped++;
     }
-    // a large folder's summaries are garbage now: collected as after the sync
-    collectAfter(dropped, this.clock);
+    // a large folder's summaries are garbage now: collected at once, as after the sync
+    collectAfter(dropped);
     if (oldest !== undefined) this.sweep = this.clock.after(oldest - before, () => this.dropUnread());
   }
 

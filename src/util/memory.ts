@@ -1,5 +1,4 @@
 import v8 from 'node:v8';
-import { type Clock, unrefClock } from './clock';
 
 /**
  * How far V8 lets a heap grow past what survived its last full collection: 20%, instead of
@@ -31,23 +30,6 @@ export function collectGarbage(): void {
 /** A job that handled this many messages (or rows) is followed by a full collection. */
 const largeJob = 5000;
 
-/**
- * How long after such a job its collection waits. A full collection stops every session for
- * its 20-30 ms, and a job's end is when a client stops waiting for it (the SELECT of a folder's
- * first sync) and sends its next command, which reads what the job stored: collected at once,
- * the SELECT's answer waited for it. A second later the client has its answers, and the heap
- * is as small when the daemon comes to rest.
- */
-export const collectionDelayMs = 1000;
-
-let collectionPending = false;
-
-/** After a job that handled `handled` messages: a full collection, `collectionDelayMs` later; jobs ending meanwhile share it. */
-export function collectAfter(handled: number, clock: Clock = unrefClock): void {
-  if (handled < largeJob || collectionPending) return;
-  collectionPending = true;
-  clock.after(collectionDelayMs, () => {
-    collectionPending = false;
-    collectGarbage();
-  });
+export function collectAfter(handled: number): void {
+  if (handled >= largeJob) collectGarbage();
 }

@@ -14,7 +14,7 @@ import { setupView } from '../domain/view-harness';
  * 39 ms (BENCH_ONLY=imap, quiet machine, 2026-11-27, the same code otherwise). V8 collects
  * what they promote concurrently, on its own schedule; the repeated commands answer from kept
  * answers (median 2 ms for that SORT). Only background jobs (a folder's first sync, a takeover)
- * are followed by a forced collection, a second after they end (src/util/memory.ts).
+ * end with a forced collection (src/util/memory.ts).
  */
 
 const gc = vi.fn();
@@ -68,16 +68,6 @@ const metadataFetch = (uids: number[]): FetchOptions => ({
   metadataOnly: true,
   isUid: true,
 });
-
-test("a folder's first sync of 5,000 messages ends with its collection left for later: the SELECT waiting for it does not wait for that", async () => {
-  globalThis.gc = gc;
-  const { close } = await folderOf(5000);
-  try {
-    expect(gc).not.toHaveBeenCalled();
-  } finally {
-    close();
-  }
-}, 60_000);
 
 test('the first metadata FETCH of 5,000 messages and its repetition force no collection', async () => {
   const { view, inbox, session, lines, close } = await folderOf(5000);

@@ -1,9 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, expect, test, vi } from 'vitest';
-import { collectAfter, collectionDelayMs } from '../../src/util/memory';
-import { ManualClock } from '../support/manual-clock';
+import { expect, test } from 'vitest';
 
 const root = path.join(__dirname, '..', '..');
 
@@ -34,30 +32,4 @@ test('the daemon is started with --expose-gc: the container entrypoint and the b
   expect(fs.readFileSync(path.join(root, 'bin', 'mailbridge.js'), 'utf8')).toMatch(
     /^#!\/usr\/bin\/env -S node --expose-gc\n/,
   );
-});
-
-const withoutGc = globalThis.gc;
-afterEach(() => {
-  globalThis.gc = withoutGc;
-});
-
-test('a large job is collected a second after it ends, once for the jobs ending within that second; a small one is not', async () => {
-  const clock = new ManualClock();
-  const gc = vi.fn();
-  globalThis.gc = gc;
-  collectAfter(4999, clock);
-  await clock.advance(2 * collectionDelayMs);
-  expect(gc).not.toHaveBeenCalled();
-  collectAfter(5000, clock);
-  await clock.advance(collectionDelayMs / 2);
-  collectAfter(20_000, clock);
-  await clock.advance(collectionDelayMs / 2 - 1);
-  expect(gc).not.toHaveBeenCalled();
-  await clock.advance(1);
-  expect(gc).toHaveBeenCalledTimes(1);
-  await clock.advance(2 * collectionDelayMs);
-  expect(gc).toHaveBeenCalledTimes(1);
-  collectAfter(5000, clock);
-  await clock.advance(collectionDelayMs);
-  expect(gc).toHaveBeenCalledTimes(2);
 });

@@ -21,14 +21,14 @@ RUN npm ci --no-audit --no-fund && npm prune --omit=dev \
  && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src
 
 FROM node:20-bookworm-slim
-# MALLOC_ARENA_MAX: memory freed by the describe worker threads returns to two shared arenas
-# instead of staying resident in one arena per thread (one A/B after a 100k-message sync:
-# 378 -> 313 MB resting; runs vary by about 40 MB)
+# MALLOC_ARENA_MAX, MALLOC_TRIM_THRESHOLD_: glibc's allocator settings of src/util/memory.ts
+# (allocatorEnvironment): memory the describe workers freed goes back to the one arena
 # MAILBRIDGE_OPS_HOST stays loopback: set it to 0.0.0.0 for a Prometheus outside the pod
 ENV NODE_ENV=production \
     MAILBRIDGE_STATE_DIR=/var/lib/mailbridge \
     MAILBRIDGE_CONFIG=/etc/mailbridge/config.json \
-    MALLOC_ARENA_MAX=2
+    MALLOC_ARENA_MAX=1 \
+    MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 # node_modules/@mailbridge/imap-core links here

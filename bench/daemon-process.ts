@@ -1,3 +1,4 @@
+import { allocatorEnvironment } from '../src/util/memory';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -49,8 +50,8 @@ export async function startDaemon(
   if (!password) throw new Error(`no password in: ${out}`);
   // BENCH_DAEMON_NODE_ARGS: extra node flags for the daemon only, e.g. --cpu-prof
   const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  // the environment the Dockerfile gives the daemon
-  const daemonEnv = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', ...env };
+  // the allocator settings the Dockerfile gives the daemon, unless the bench's environment names others
+  const daemonEnv = { ...allocatorEnvironment, ...process.env, ...env };
   // started as the Dockerfile's entrypoint starts it
   const child = spawn(process.execPath, ['--expose-gc', ...nodeArgs, bin, 'start', '--config', configFile], {
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --expose-gc
+#!/usr/bin/env -S MALLOC_ARENA_MAX=1 MALLOC_TRIM_THRESHOLD_=131072 node --expose-gc
 'use strict';
 require('../dist/cli.js')
   .main(process.argv)

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { binPath } from './command-name';
+import { allocatorEnvironment } from './util/memory';
 
 export const unitName = 'mailbridge.service';
 
@@ -31,6 +32,9 @@ export function systemdUnit(configFile: string, node = process.execPath): string
     '',
     '[Service]',
     'Type=simple',
+    `Environment=${Object.entries(allocatorEnvironment)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ')}`,
     `ExecStart=${exec}`,
     'Restart=on-failure',
     'RestartSec=5',

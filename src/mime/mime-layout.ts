@@ -32,13 +32,25 @@ export interface LaidOutPart {
   root: boolean;
 }
 
+/** A body or attachment as MailComposer takes it; made by element() only, so all have one shape. */
 interface Element {
   contentType: string;
   content: string | Buffer;
-  filename?: string;
-  cid?: string;
-  contentDisposition?: string;
-  contentTransferEncoding?: string;
+  filename: string | undefined;
+  cid: string | undefined;
+  contentDisposition: string | undefined;
+  contentTransferEncoding: string | undefined;
+}
+
+function element(contentType: string, content: string | Buffer, attachment?: Mail.Attachment): Element {
+  return {
+    contentType,
+    content,
+    filename: attachment?.filename || undefined,
+    cid: attachment?.cid,
+    contentDisposition: attachment?.contentDisposition,
+    contentTransferEncoding: attachment?.contentTransferEncoding as string | undefined,
+  };
 }
 
 /** Normalized keys by key: compose.ts gives a few keys only, for every message. */
@@ -103,12 +115,24 @@ class Layout {
     private readonly htmlNode: Element | undefined,
   ) {}
 
+  /**
+   * Every part has every field, in one order, absent ones undefined: header-block.ts,
+   * model-tree.ts and describe.ts read them part after part, and a part of another shape met
+   * after V8 optimized them (the first attachment after a run of plain messages) would send
+   * them back to the interpreter and the compiler, once for each shape, in every new describe
+   * worker.
+   */
   node(contentType: string, children: LaidOutPart[] = [], filename?: string): LaidOutPart {
     const id = this.nextId++;
-    const part: LaidOutPart = { id, headers: [], children, root: id === 1 };
-    if (filename) part.filename = filename;
-    part.headers.push({ key: 'Content-Type', value: contentType });
-    return part;
+    return {
+      id,
+      filename: filename || undefined,
+      content: undefined,
+      headers: [{ key: 'Content-Type', value: contentType }],
+      children,
+      attachment: undefined,
+      root: id === 1,
+    };
   }
 
   /** MailComposer._createContentNode */
@@ -124,8 +148,9 @@ class Layout {
         element.contentDisposition ?? (element.cid && /^image\//i.test(element.contentType) ? 'inline' : 'attachment'),
       );
     part.content = element.content || '';
-    const att = Buffer.isBuffer(element.content) ? this.compose.attachmentContents.get(element.content) : undefined;
-    if (att) part.attachment = att;
+    part.attachment = Buffer.isBuffer(element.content)
+      ? this.compose.attachmentContents.get(element.content)
+      : undefined;
     if (this.compose.composition) {
       const prepared = rfc2231ContentType(getHeader(part.headers, 'Content-Type'), part.filename);
       if (prepared) setHeader(part.headers, 'Content-Type', prepared);
@@ -151,10 +176,9 @@ class Layout {
 
 function alternativesOf(options: Mail.Options): Element[] | null {
   const out: Element[] = [];
-  if (options.text) out.push({ contentType: 'text/plain; charset=utf-8', content: options.text as string });
-  if (options.html) out.push({ contentType: 'text/html; charset=utf-8', content: options.html as string });
-  for (const a of options.alternatives ?? [])
-    out.push({ contentType: a.contentType as string, content: (a.content as string) || '' });
+  if (options.text) out.push(element('text/plain; charset=utf-8', options.text as string));
+  if (options.html) out.push(element('text/html; charset=utf-8', options.html as string));
+  for (const a of options.alternatives ?? []) out.push(element(a.contentType as string, (a.content as string) || ''));
   return out.every((e) => typeof e.content === 'string' && typeof e.contentType === 'string') ? out : null;
 }
 
@@ -163,14 +187,7 @@ function attachmentsOf(options: Mail.Options): Element[] | null {
   for (const a of options.attachments ?? []) {
     if (!a.filename || !a.contentType || !a.contentDisposition || !a.contentTransferEncoding) return null;
     if (!Buffer.isBuffer(a.content)) return null;
-    out.push({
-      contentType: a.contentType,
-      content: a.content,
-      filename: a.filename,
-      cid: a.cid,
-      contentDisposition: a.contentDisposition,
-      contentTransferEncoding: a.contentTransferEncoding as string,
-    });
+    out.push(element(a.contentType, a.content, a));
   }
   return out;
 }
@@ -202,7 +219,7 @@ export function mimeLayout(compose: ComposeOptions): LaidOutPart | null {
     ]);
   else if (useAlternative) root = alternative();
   else if (useRelated) root = layout.related(related);
-  else root = layout.content([...alternatives, ...attached][0] ?? { contentType: 'text/plain', content: '' });
+  else root = layout.content([...alternatives, ...attached][0] ?? element('text/plain', ''));
   if (options.headers) {
     if (Array.isArray(options.headers) || typeof options.headers !== 'object') return null;
     for (const [key, value] of Object.entries(options.headers)) {

@@ -26,8 +26,14 @@ export interface DescribePoolOptions {
   inlineBelow: number;
   /** Messages per worker task: a batch is spread over the workers in chunks of this size. */
   chunk: number;
-  /** Without workers, the messages described between two turns of the event loop. */
+  /** Without workers, the most messages described between two turns of the event loop. */
   slice: number;
+  /**
+   * Without workers, the most time (on `clock`) a slice describes before the event loop's
+   * turn: a vendor answer arriving meanwhile waits for that at most before the next list
+   * request goes. A count alone let a slice of messages not yet optimized by V8 run 10 ms.
+   */
+  sliceMs: number;
   /**
    * Tasks handed to a worker before it answered the first: the worker keeps describing while
    * the main thread is busy (parsing an answer, writing SQLite) instead of waiting for it to
@@ -69,11 +75,17 @@ function defaultWorkers(): number {
  * instead of waiting behind the whole batch, so describing fills the waits for the vendor
  * rather than adding to them.
  */
-async function describeInSlices(messages: readonly MailMessage[], slice: number): Promise<MetadataRecord[]> {
+async function describeInSlices(
+  messages: readonly MailMessage[],
+  { slice, sliceMs, clock }: Pick<DescribePoolOptions, 'slice' | 'sliceMs' | 'clock'>,
+): Promise<MetadataRecord[]> {
   const records: MetadataRecord[] = [];
-  for (let i = 0; i < messages.length; i += slice) {
+  while (records.length < messages.length) {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    for (const m of messages.slice(i, i + slice)) records.push(describeRecord(m));
+    const end = Math.min(messages.length, records.length + slice);
+    const until = clock.now() + sliceMs;
+    do records.push(describeRecord(messages[records.length]));
+    while (records.length < end && clock.now() < until);
   }
   return records;
 }
@@ -111,6 +123,7 @@ export class DescribePool {
       inlineBelow: 50,
       chunk: 100,
       slice: 20,
+      sliceMs: 2,
       tasksPerWorker: 3,
       idleMs: 1000,
       youngGenerationMb: 16,
@@ -123,7 +136,7 @@ export class DescribePool {
   /** Records of `messages`, in order. */
   async describe(messages: readonly MailMessage[]): Promise<MetadataRecord[]> {
     if (messages.length < this.opts.inlineBelow) return messages.map(describeRecord);
-    if (this.opts.workers <= 0) return describeInSlices(messages, this.opts.slice);
+    if (this.opts.workers <= 0) return describeInSlices(messages, this.opts);
     const chunks: string[][] = [];
     const size = Math.max(1, Math.min(this.opts.chunk, Math.ceil(messages.length / this.opts.workers)));
     for (let i = 0; i < messages.length; i += size)

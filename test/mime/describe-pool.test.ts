@@ -95,4 +95,25 @@ describe('DescribePool', () => {
     // one turn before each slice of `slice` messages: the caller's own work goes first
     expect(turns).toBeGreaterThanOrEqual(Math.ceil(30 / 7));
   });
+
+  it('without workers, a slice ends when its time is up: a vendor answer waits for a few ms of describing at most', async () => {
+    // a clock each look at which finds a millisecond gone: every message takes 1 ms
+    let t = 0;
+    const ticking = { now: () => t++, after: new ManualClock().after };
+    const inline = new DescribePool({ workers: 0, inlineBelow: 5, slice: 20, sliceMs: 3, clock: ticking });
+    const input = messages(30);
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      if (done) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const records = await inline.describe(input);
+    done = true;
+    expect(records).toEqual(input.map(describeRecord));
+    // 30 messages of 1 ms in slices of 3 ms: ten turns at least, where 20 messages a slice gave two
+    expect(turns).toBeGreaterThanOrEqual(10);
+  });
 });

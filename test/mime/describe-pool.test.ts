@@ -75,10 +75,12 @@ describe('DescribePool', () => {
     expect(records.slice(0, 9)).toEqual(messages(9).map(describeRecord));
   });
 
-  it('without workers, describes a large batch on this thread in slices, letting I/O in between', async () => {
-    const inline = new DescribePool({ workers: 0, inlineBelow: 5, slice: 7 });
-    const input = messages(30);
-    // what waits for the event loop (a vendor answer, the next list request) while describing runs
+  /**
+   * Describes `input` with `pool`, counting the event loop's turns meanwhile: what waits for the
+   * loop (a vendor answer, the next list request) while describing runs. `started` sees the
+   * count once describing was started, before anything awaited.
+   */
+  async function describedWithTurns(pool: DescribePool, input: MailMessage[], started?: (turns: number) => void) {
     let turns = 0;
     let done = false;
     const tick = () => {
@@ -87,11 +89,17 @@ describe('DescribePool', () => {
       setImmediate(tick);
     };
     setImmediate(tick);
-    const described = inline.describe(input);
-    expect(turns).toBe(0);
+    const described = pool.describe(input);
+    started?.(turns);
     const records = await described;
     done = true;
     expect(records).toEqual(input.map(describeRecord));
+    return turns;
+  }
+
+  it('without workers, describes a large batch on this thread in slices, letting I/O in between', async () => {
+    const inline = new DescribePool({ workers: 0, inlineBelow: 5, slice: 7 });
+    const turns = await describedWithTurns(inline, messages(30), (before) => expect(before).toBe(0));
     // one turn before each slice of `slice` messages: the caller's own work goes first
     expect(turns).toBeGreaterThanOrEqual(Math.ceil(30 / 7));
   });
@@ -101,18 +109,7 @@ describe('DescribePool', () => {
     let t = 0;
     const ticking = { now: () => t++, after: new ManualClock().after };
     const inline = new DescribePool({ workers: 0, inlineBelow: 5, slice: 20, sliceMs: 3, clock: ticking });
-    const input = messages(30);
-    let turns = 0;
-    let done = false;
-    const tick = () => {
-      if (done) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const records = await inline.describe(input);
-    done = true;
-    expect(records).toEqual(input.map(describeRecord));
+    const turns = await describedWithTurns(inline, messages(30));
     // 30 messages of 1 ms in slices of 3 ms: ten turns at least, where 20 messages a slice gave two
     expect(turns).toBeGreaterThanOrEqual(10);
   });

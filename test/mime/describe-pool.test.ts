@@ -107,7 +107,8 @@ describe('DescribePool', () => {
   it('without workers, a slice ends when its time is up: a vendor answer waits for a few ms of describing at most', async () => {
     // a clock each look at which finds a millisecond gone: every message takes 1 ms
     let t = 0;
-    const ticking = { now: () => t++, after: new ManualClock().after };
+    const manual = new ManualClock();
+    const ticking = { now: () => t++, after: (ms: number, fn: () => void) => manual.after(ms, fn) };
     const inline = new DescribePool({ workers: 0, inlineBelow: 5, slice: 20, sliceMs: 3, clock: ticking });
     const turns = await describedWithTurns(inline, messages(30));
     // 30 messages of 1 ms in slices of 3 ms: ten turns at least, where 20 messages a slice gave two

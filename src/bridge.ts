@@ -14,6 +14,7 @@ import { type AccountId, accountId } from './model/account-id';
 import { ChangeJournal } from './domain/change-journal';
 import { accountDomains, clientServers, thunderbirdAutoconfig } from './client-config';
 import { AccountActivity } from './ops/activity';
+import type { DaemonTokenCheck } from './doctor';
 import { startControlSocket } from './ops/control-socket';
 import { startOpsListener } from './ops/http-listener';
 import { BridgeMetrics } from './ops/metrics';
@@ -277,6 +278,18 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
         return { status: 200, json: await resyncMailbox(registry, mailbox, only, logger) };
       },
       'POST /reload': async () => ({ status: 200, json: await reload() }),
+      // `mailbridge doctor` beside the daemon: its question takes a place in the mailbox's window
+      'POST /verify': async (body) => {
+        const { mailbox } = body as { mailbox?: unknown };
+        if (typeof mailbox !== 'string') return { status: 400, json: { error: 'mailbox is required' } };
+        let answer: DaemonTokenCheck = { ok: true };
+        try {
+          await vendor.mailbox(mailbox).verify();
+        } catch (err) {
+          answer = { ok: false, error: (err as Error).message };
+        }
+        return { status: 200, json: answer };
+      },
     },
     logger,
   );

@@ -5,10 +5,10 @@ import { createLogger, logStream } from './log';
 import { startBridge } from './bridge';
 import { runDemo } from './demo';
 import { startSandbox } from './sandbox';
-import { runDoctor } from './doctor';
+import { type DaemonTokenCheck, runDoctor, type TokenCheck } from './doctor';
 import { healthy } from './healthcheck';
 import { listenerLines } from './listener-lines';
-import { callDaemon } from './ops/control-client';
+import { callDaemon, NoDaemonError } from './ops/control-client';
 import { formatStatus, type StatusReport } from './ops/status';
 import { formatCluster, readCluster } from './ops/cluster-status';
 import type { ReloadResult } from './bridge';
@@ -125,6 +125,21 @@ async function withVendor<T>(
       await vendor.close();
     }
   });
+}
+
+/** Doctor's token check: through the daemon running on the state directory, else directly. */
+function tokenCheck(cfg: Config, vendor: ReturnType<typeof createVendorClient>): TokenCheck {
+  return async (mailbox) => {
+    try {
+      const answer = await callDaemon<DaemonTokenCheck>(cfg.stateDir, 'POST', '/verify', { mailbox });
+      if (!answer.ok) throw new Error(answer.error);
+      return 'asked through the running daemon';
+    } catch (err) {
+      if (!(err instanceof NoDaemonError)) throw err;
+    }
+    await vendor.mailbox(mailbox).verify();
+    return null;
+  };
 }
 
 /**
@@ -334,7 +349,9 @@ export function buildProgram(): Command {
     .description('check the config, vendor reachability and every account token')
     .addOption(configOption())
     .action(async (opts: { config?: string }) => {
-      const ok = await withVendor(opts.config, (cfg, vendor, secrets) => runDoctor(cfg, vendor, secrets, print));
+      const ok = await withVendor(opts.config, (cfg, vendor, secrets) =>
+        runDoctor(cfg, vendor, secrets, tokenCheck(cfg, vendor), print),
+      );
       process.exitCode = ok ? 0 : 1;
     });
 

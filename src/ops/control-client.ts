@@ -1,6 +1,9 @@
 import http from 'node:http';
 import { controlSocketPath } from './control-socket';
 
+/** No daemon answers on the state directory's control socket. */
+export class NoDaemonError extends Error {}
+
 /** The CLI side of the control socket: one JSON request to the daemon running on a state directory. */
 export function callDaemon<T>(stateDir: string, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
   const socketPath = controlSocketPath(stateDir);
@@ -27,7 +30,7 @@ export function callDaemon<T>(stateDir: string, method: 'GET' | 'POST', route: s
     req.on('error', (err: NodeJS.ErrnoException) =>
       reject(
         err.code === 'ENOENT' || err.code === 'ECONNREFUSED'
-          ? new Error(
+          ? new NoDaemonError(
               `no mailbridge daemon runs on the state directory ${stateDir} (no answer on ${socketPath}); start it with "mailbridge start", or pass the --config it runs with`,
             )
           : err,

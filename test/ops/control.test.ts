@@ -155,6 +155,18 @@ test('status shows the token, the folders and the quarantine; resync keeps every
     expect(everything).toMatch(new RegExp(`^ok {4}${folder}: \\d+ messages$`, 'm'));
 });
 
+test("doctor beside a running daemon asks the vendor about its accounts through the daemon's rate window", async () => {
+  // the doctor's own client would send to a closed port: an ok line can only come from the daemon
+  const r = await mailbridge(['doctor', '--config', configFile], { MAILBRIDGE_READ_URL: 'http://127.0.0.1:9' });
+  expect(r.stdout).toMatch(
+    new RegExp(
+      `^ok {4}account ${alice}: tokens valid, bridge password set \\(asked through the running daemon\\)$`,
+      'm',
+    ),
+  );
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+});
+
 test('the control commands say plainly when no daemon runs on the state directory', async () => {
   const elsewhere = path.join(dir, 'other.json');
   fs.writeFileSync(

@@ -52,11 +52,16 @@ export async function startDaemon(
   const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
   // the allocator settings the Dockerfile gives the daemon, unless the bench's environment names others
   const daemonEnv = { ...allocatorEnvironment, ...process.env, ...env };
-  // started as the Dockerfile's entrypoint starts it
-  const child = spawn(process.execPath, ['--expose-gc', ...nodeArgs, bin, 'start', '--config', configFile], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: daemonEnv,
-  });
+  // started as the Dockerfile's entrypoint starts it; BENCH_DAEMON_CPUS (e.g. 0) gives the daemon
+  // only those cores, as a container limited to them would (taskset execs node: the pid is node's)
+  const argv = ['--expose-gc', ...nodeArgs, bin, 'start', '--config', configFile];
+  const cpus = process.env.BENCH_DAEMON_CPUS;
+  const child = cpus
+    ? spawn('taskset', ['-c', cpus, process.execPath, ...argv], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: daemonEnv,
+      })
+    : spawn(process.execPath, argv, { stdio: ['ignore', 'ignore', 'inherit'], env: daemonEnv });
   for (let i = 0; i < 100; i++) {
     const up = await new Promise<boolean>((resolve) => {
       const s = net.connect(imapPort, '127.0.0.1');

@@ -1,6 +1,7 @@
 import libmime from 'libmime';
 import * as punycode from 'punycode.js';
 import type { CompiledSummary } from '../model/mail-rows';
+import { mapped } from '../util/lists';
 
 /**
  * ENVELOPE and BODYSTRUCTURE as the exact bytes imap-core would put on the wire, made once per
@@ -120,16 +121,16 @@ function needsEncoding(value: unknown): boolean {
 
 export function compileSummary(envelope: unknown[], bodystructure: unknown[]): CompiledSummary {
   // an ENVELOPE opens with its date, never a list: its items are compiled one by one
-  const items = envelope.map(compiledItem);
+  const items = mapped(envelope, compiledItem);
   const utf8 = {
-    envelope: `(${items.map((c) => c.utf8).join(' ')})`,
+    envelope: `(${mapped(items, (c) => c.utf8).join(' ')})`,
     bodystructure: compile(bodystructure),
   };
   // all printable ASCII: both session kinds get the same bytes (an item at a time, as above)
   const structureNeeds = needsEncoding(bodystructure);
   if (!items.some((c) => c.needs) && !structureNeeds) return utf8;
   return {
-    envelope: `(${items.map((c) => c.plain).join(' ')})`,
+    envelope: `(${mapped(items, (c) => c.plain).join(' ')})`,
     bodystructure: structureNeeds ? compile(plainStructure(bodystructure)) : utf8.bodystructure,
     utf8,
   };

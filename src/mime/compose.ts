@@ -6,6 +6,7 @@ import * as base64 from 'nodemailer/lib/base64';
 import * as qp from 'nodemailer/lib/qp';
 import { buildHeaderValue, parseHeaderValue } from 'nodemailer/lib/mime-funcs';
 import type { Composition, MailAddress, MailAttachment, MailMessage } from '../domain/message';
+import { kept, mapped } from '../util/lists';
 
 /**
  * MailMessage -> RFC 822 message, deterministically: boundaries come from a hash of the
@@ -94,6 +95,13 @@ function rfc2231Name(node: MimeNode): void {
   if (prepared) node.setHeader('Content-Type', prepared);
 }
 
+/** An original header field's values as one line, or undefined without any. */
+function joinedOriginal(values: readonly string[] | undefined): string | undefined {
+  let out = '';
+  if (values) for (let i = 0; i < values.length; i++) out += i ? `, ${oneLine(values[i])}` : oneLine(values[i]);
+  return out || undefined;
+}
+
 /** RFC 5322 date text from the original header when it is one, else the arrival time. */
 function originalDate(c: Composition | undefined, receivedAt: string): Date | string {
   const original = c?.headers.date?.[0];
@@ -130,12 +138,15 @@ function messagePart(base64: string): { content: Buffer; contentTransferEncoding
  */
 export function composeOptions(msg: MailMessage, content: (att: MailAttachment) => Buffer): ComposeOptions {
   const c = msg.composition;
-  const original = (name: string) => c?.headers[name]?.map(oneLine).join(', ') || undefined;
+  const original = (name: string) => joinedOriginal(c?.headers[name]);
   const attachments = msg.attachments ?? [];
   const attachmentContents = new Map<Buffer, MailAttachment>();
   const text = crlf(msg.body?.text);
   const html = crlf(msg.body?.html);
-  const references = msg.references.filter((r) => r.trim() !== '').map(oneLine);
+  const references = mapped(
+    kept(msg.references, (r) => r.trim() !== ''),
+    oneLine,
+  );
   const originalReferences = original('references');
   const listUnsubscribe = typeof msg.listUnsubscribe === 'string' ? oneLine(msg.listUnsubscribe) : '';
   const headers = c
@@ -146,9 +157,9 @@ export function composeOptions(msg: MailMessage, content: (att: MailAttachment) 
   const options: Mail.Options & { baseBoundary: string } = {
     baseBoundary: stableId(msg.id).slice(0, 24),
     from: msg.from ? { name: oneLine(msg.from.name ?? ''), address: oneLine(msg.from.address) } : undefined,
-    to: msg.to.map(address),
-    cc: original('cc') ?? msg.cc.map(address),
-    bcc: msg.bcc.map(address),
+    to: mapped(msg.to, address),
+    cc: original('cc') ?? mapped(msg.cc, address),
+    bcc: mapped(msg.bcc, address),
     replyTo: original('reply-to'),
     subject: oneLine(msg.subject),
     date: c ? originalDate(c, msg.receivedAt) : validDate(msg.receivedAt),
@@ -161,7 +172,7 @@ export function composeOptions(msg: MailMessage, content: (att: MailAttachment) 
     alternatives:
       !text && !html && attachments.length ? [{ contentType: 'text/plain; charset=utf-8', content: '' }] : undefined,
     headers: Object.keys(headers).length ? headers : undefined,
-    attachments: attachments.map((att) => {
+    attachments: mapped(attachments, (att) => {
       const type = contentType(att.contentType);
       const messageBytes = c && type.startsWith('message/') ? c.messageParts[att.id] : undefined;
       // a report part whose bytes could not be had is offered as the file it is

@@ -5,6 +5,7 @@ import { displaySortValue } from './display-name';
 import { writtenAddresses } from './searched-fields';
 import { headerText } from './header-text';
 import { parseDateHeader } from './sent-date';
+import { mapped } from '../util/lists';
 
 /**
  * What IMAP SORT and THREAD (RFC 5256) compare of a message, and the decoded fields SEARCH
@@ -42,6 +43,8 @@ export type MessageKey = keyof MessageKeys;
 
 /** The header fields (lower case) SEARCH reads from the keys, and the key holding each. */
 export const searchedKeys = { subject: 'subjectText', from: 'fromText', to: 'toText', cc: 'ccText' } as const;
+
+const noValues: readonly string[] = [];
 
 /** The header fields the keys are computed from. */
 const keyedFields = new Set(['date', 'subject', 'from', 'to', 'cc', 'message-id', 'references', 'in-reply-to']);
@@ -82,7 +85,9 @@ function firstMailbox(first: Address | undefined): string {
 
 /** A message id as REFERENCES links them: the text between angle brackets. */
 function messageIds(value: string | undefined): string[] {
-  return value ? [...value.matchAll(/<([^<>\s]+)>/g)].map((m) => m[1]) : [];
+  const ids: string[] = [];
+  if (value) for (const m of value.matchAll(/<([^<>\s]+)>/g)) ids.push(m[1]);
+  return ids;
 }
 
 /** One address field value's keys: its first address's SORT values (firstMailbox, displaySortValue) and SEARCH's text. */
@@ -115,9 +120,9 @@ function keysOfAddressValue(value: string): AddressValueKeys {
 }
 
 /** An address field's keys: its first value's SORT values ("" without one) and each value's SEARCH text. */
-function addressKeys(values: readonly string[] = []): { mailbox: string; display: string; text: string[] } {
-  const keys = values.map(keysOfAddressValue);
-  return { mailbox: keys[0]?.mailbox ?? '', display: keys[0]?.display ?? '', text: keys.map((k) => k.text) };
+function addressKeys(values: readonly string[] | undefined): { mailbox: string; display: string; text: string[] } {
+  const keys = mapped(values ?? noValues, keysOfAddressValue);
+  return { mailbox: keys[0]?.mailbox ?? '', display: keys[0]?.display ?? '', text: mapped(keys, (k) => k.text) };
 }
 
 export function messageKeys(headerLines: readonly string[]): MessageKeys {
@@ -125,7 +130,7 @@ export function messageKeys(headerLines: readonly string[]): MessageKeys {
   const first = (name: string) => values.get(name)?.[0];
   const date = first('date');
   // what SEARCH SUBJECT matches, the base subject computed on the first of it
-  const subjectText = (values.get('subject') ?? []).map((v) => casemap(headerText(v)));
+  const subjectText = mapped(values.get('subject') ?? noValues, (v) => casemap(headerText(v)));
   const { base, replyOrForward } = subjectText.length
     ? baseOfSubjectText(subjectText[0])
     : { base: '', replyOrForward: false };

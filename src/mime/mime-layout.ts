@@ -2,6 +2,7 @@ import type Mail from 'nodemailer/lib/mailer';
 import type { MailAttachment } from '../domain/message';
 import type { ComposeOptions } from './compose';
 import { rfc2231ContentType } from './compose';
+import { kept } from '../util/lists';
 
 /**
  * The MIME tree nodemailer's MailComposer makes of compose.ts's options, without building its
@@ -199,8 +200,8 @@ export function mimeLayout(compose: ComposeOptions): LaidOutPart | null {
   const attachments = attachmentsOf(options);
   if (!alternatives || !attachments) return null;
   const htmlNode = alternatives.filter((a) => /^text\/html\b/i.test(a.contentType)).pop();
-  const attached = htmlNode ? attachments.filter((a) => !a.cid) : attachments;
-  const related = htmlNode ? attachments.filter((a) => !!a.cid) : [];
+  const attached = htmlNode ? kept(attachments, (a) => !a.cid) : attachments;
+  const related = htmlNode ? kept(attachments, (a) => !!a.cid) : [];
   const useRelated = !!(htmlNode && related.length);
   const useAlternative = alternatives.length > 1;
   const useMixed = attached.length > 1 || (alternatives.length > 0 && attached.length === 1);

@@ -34,7 +34,10 @@ export function parseDateHeader(value: string): number | null {
   const m = dateTime.exec(text);
   if (!m) return null;
   const month = months.indexOf(m[2]);
-  const [day, hour, minute, second] = [m[1], m[4], m[5], m[6] ?? '0'].map(Number);
+  const day = Number(m[1]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = Number(m[6] ?? '0');
   if (month < 0 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return null;
   const written = Number(m[3]);
   const year = m[3].length === 4 ? written : m[3].length === 3 || written >= 50 ? 1900 + written : 2000 + written;

@@ -9,6 +9,7 @@ import {
 } from 'nodemailer/lib/mime-funcs';
 import type { HeaderField, LaidOutPart } from './mime-layout';
 import { getHeader, setHeader } from './mime-layout';
+import { Memo } from '../util/memo';
 
 /**
  * A laid-out part's header block (mime-layout.ts) written as MimeNode.buildHeaders() writes
@@ -40,8 +41,7 @@ const ownKeys = new Set([
   // a newsletter's unsubscribe links name the recipient's copy
   'List-Unsubscribe',
 ]);
-const writtenFields = new Map<string, Map<string, string>>();
-let writtenCount = 0;
+const writtenFields = new Memo<string, string>(10_000);
 
 function stringsOnly(value: unknown): boolean {
   if (typeof value === 'string') return true;
@@ -91,23 +91,9 @@ function writeField(key: string, value: unknown): string {
 
 function rememberedField(key: string, value: unknown): string {
   if (ownKeys.has(key) || !stringsOnly(value)) return writeField(key, value);
-  const id = typeof value === 'string' ? value : JSON.stringify(value);
-  let lines = writtenFields.get(key);
-  if (lines === undefined) {
-    lines = new Map();
-    writtenFields.set(key, lines);
-  }
-  let line = lines.get(id);
-  if (line === undefined) {
-    line = writeField(key, value);
-    if (writtenCount >= 10_000) {
-      for (const known of writtenFields.values()) known.clear();
-      writtenCount = 0;
-    }
-    lines.set(id, line);
-    writtenCount++;
-  }
-  return line;
+  // a field name holds no colon
+  const id = `${key}:${typeof value === 'string' ? value : JSON.stringify(value)}`;
+  return writtenFields.get(id) ?? writtenFields.set(id, writeField(key, value));
 }
 
 /** Address fields keep their structured values (MimeNode's FORMATTED_HEADERS). */
@@ -157,7 +143,7 @@ export interface WrittenHeader {
  * A leaf's Content-Type value depends on the type given, the file name and whether a text/plain
  * string body holds non-ASCII (charset): remembered by those, as the leaves' types repeat.
  */
-const leafTypes = new Map<string, { value: string; multipart: boolean }>();
+const leafTypes = new Memo<string, { value: string; multipart: boolean }>(10_000);
 
 function leafContentType(part: LaidOutPart, value: string, boundary: string): { value: string; multipart: boolean } {
   const content = part.content;
@@ -168,7 +154,6 @@ function leafContentType(part: LaidOutPart, value: string, boundary: string): { 
     known = contentTypeValue(part, value, boundary);
     // a multipart's value holds its boundary, which is the message's own
     if (known.multipart) return known;
-    if (leafTypes.size >= 10_000) leafTypes.clear();
     leafTypes.set(id, known);
   }
   return known;

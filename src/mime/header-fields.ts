@@ -1,6 +1,7 @@
 import addressparser from 'nodemailer/lib/addressparser';
 import parse from '@mailbridge/imap-core/lib/indexer/parse-mime-tree';
 import withSourceRoutes from '@mailbridge/imap-core/lib/indexer/source-routes';
+import { Memo } from '../util/memo';
 
 /**
  * parsedHeader of a header block given as its fields, as imap-core's parser makes it
@@ -21,7 +22,7 @@ interface ParsedAddress {
   group?: ParsedAddress[];
 }
 
-const parsedAddresses = new Map<string, ParsedAddress[]>();
+const parsedAddresses = new Memo<string, ParsedAddress[]>(10_000);
 
 /** The field value a parsed address list was read from, when it was read from one (model-envelope.ts). */
 const sources = new WeakMap<object, string>();
@@ -38,7 +39,6 @@ function addressesOf(value: string): ParsedAddress[] {
   let parsed = parsedAddresses.get(value);
   if (parsed === undefined) {
     parsed = withSourceRoutes(value, (addressparser(value) as ParsedAddress[]) || []) as ParsedAddress[];
-    if (parsedAddresses.size >= 10_000) parsedAddresses.clear();
     parsedAddresses.set(value, parsed);
   }
   return parsed.map(copy);

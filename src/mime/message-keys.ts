@@ -6,6 +6,7 @@ import { writtenAddresses } from './searched-fields';
 import { headerText } from './header-text';
 import { parseDateHeader } from './sent-date';
 import { mapped } from '../util/lists';
+import { Memo } from '../util/memo';
 
 /**
  * What IMAP SORT and THREAD (RFC 5256) compare of a message, and the decoded fields SEARCH
@@ -102,7 +103,7 @@ interface AddressValueKeys {
  * repeat from message to message, and parsing them and decoding their names was most of what
  * the keys cost a sync.
  */
-const addressValueKeys = new Map<string, AddressValueKeys>();
+const addressValueKeys = new Memo<string, AddressValueKeys>(10_000);
 
 function keysOfAddressValue(value: string): AddressValueKeys {
   let keys = addressValueKeys.get(value);
@@ -113,7 +114,6 @@ function keysOfAddressValue(value: string): AddressValueKeys {
       display: displaySortValue(addresses[0]),
       text: casemap(writtenAddresses(addresses)),
     };
-    if (addressValueKeys.size >= 10_000) addressValueKeys.clear();
     addressValueKeys.set(value, keys);
   }
   return keys;

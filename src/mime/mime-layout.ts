@@ -3,6 +3,7 @@ import type { MailAttachment } from '../domain/message';
 import type { ComposeOptions } from './compose';
 import { rfc2231ContentType } from './compose';
 import { kept } from '../util/lists';
+import { Memo } from '../util/memo';
 
 /**
  * The MIME tree nodemailer's MailComposer makes of compose.ts's options, without building its
@@ -55,14 +56,13 @@ function element(contentType: string, content: string | Buffer, attachment?: Mai
 }
 
 /** Normalized keys by key: compose.ts gives a few keys only, for every message. */
-const normalizedKeys = new Map<string, string>();
+const normalizedKeys = new Memo<string, string>(1_000);
 
 /** MimeNode._normalizeHeaderKey: Camel-Case, with MIME and the -ID/-MD5/-SPF/-FBL endings upper case. */
 export function normalizeHeaderKey(key: string): string {
   let normalized = normalizedKeys.get(key);
   if (normalized === undefined) {
     normalized = normalizedKey(key);
-    if (normalizedKeys.size >= 1_000) normalizedKeys.clear();
     normalizedKeys.set(key, normalized);
   }
   return normalized;

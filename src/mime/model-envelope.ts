@@ -1,5 +1,6 @@
 import createEnvelope from '@mailbridge/imap-core/lib/indexer/create-envelope';
 import { addressSource } from './header-fields';
+import { Memo } from '../util/memo';
 
 /**
  * ENVELOPE of a header block header-fields.ts parsed, as the indexer's getEnvelope makes it
@@ -9,7 +10,7 @@ import { addressSource } from './header-fields';
  * (compiled-summary.ts only reads, and copies what it encodes).
  */
 
-const lists = new Map<string, unknown[] | null>();
+const lists = new Memo<string, unknown[] | null>(10_000);
 
 /** create-envelope's processAddress of a parsed address list: null when it holds none. */
 function addressList(parsed: unknown): unknown[] | null {
@@ -20,7 +21,6 @@ function addressList(parsed: unknown): unknown[] | null {
   let list = lists.get(value);
   if (list === undefined) {
     list = made();
-    if (lists.size >= 10_000) lists.clear();
     lists.set(value, list);
   }
   return list;

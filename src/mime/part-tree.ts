@@ -1,6 +1,7 @@
 import parse from '@mailbridge/imap-core/lib/indexer/parse-mime-tree';
 import { parsedFields, plainFields } from './header-fields';
 import type { MimeTreeNode } from './imap-indexer';
+import { Memo } from '../util/memo';
 
 /**
  * The indexer's MIME tree of a message given as its written parts (each part's header block
@@ -57,7 +58,7 @@ function holdsDelimiter(body: Buffer, boundaries: readonly string[]): boolean {
  * message (a text part's type and transfer encoding). Shared between the trees that describe
  * messages, which only read them.
  */
-const partHeaders = new Map<string, Pick<MimeTreeNode, 'header' | 'parsedHeader' | 'multipart' | 'boundary'>>();
+const partHeaders = new Memo<string, Pick<MimeTreeNode, 'header' | 'parsedHeader' | 'multipart' | 'boundary'>>(1_000);
 
 function fastHeader(
   fields: readonly string[],
@@ -80,7 +81,6 @@ function headerOf(fields: readonly string[], fast: boolean, root: boolean): Mime
     let known = partHeaders.get(text);
     if (!known) {
       known = fastHeader(fields);
-      if (partHeaders.size >= 1_000) partHeaders.clear();
       partHeaders.set(text, known);
     }
     return { ...known, body: Buffer.alloc(0) };

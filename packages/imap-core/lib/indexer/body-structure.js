@@ -123,17 +123,7 @@ class BodyStructure {
                 options.upperCaseKeys ? node.parsedHeader['content-disposition'].value.toUpperCase() : node.parsedHeader['content-disposition'].value,
                 (node.parsedHeader['content-disposition'].params &&
                     node.parsedHeader['content-disposition'].hasParams &&
-                    this.flatten(
-                        Object.keys(node.parsedHeader['content-disposition'].params).map(key => {
-                            let value = node.parsedHeader['content-disposition'].params[key];
-                            try {
-                                value = Buffer.from(libmime.decodeWords(value).trim());
-                            } catch (E) {
-                                // failed to parse value
-                            }
-                            return [options.upperCaseKeys ? key.toUpperCase() : key, value];
-                        })
-                    )) ||
+                    this.paramList(node.parsedHeader['content-disposition'].params, options)) ||
                     null
             ]) ||
                 null,
@@ -168,19 +158,32 @@ class BodyStructure {
     bodyParams(node, bodyType, options) {
         let contentType = node.parsedHeader['content-type'];
         let params = (contentType && contentType.hasParams && contentType.params) || {};
-        let list = Object.keys(params).map(key => {
+        let list = this.paramList(params, options);
+        if (bodyType === 'text' && !Object.keys(params).some(key => key.toLowerCase() === 'charset')) {
+            list.push(options.upperCaseKeys ? 'CHARSET' : 'charset', 'us-ascii');
+        }
+        return list.length ? list : null;
+    }
+
+    /**
+     * Names and values of a header's parameters, one after the other, each value decoded
+     *
+     * @param {Object} params Parameter values by name
+     * @param {Object} [options] Optional options object (see createBodystructure for details)
+     * @return {Array} Flat list of names and values
+     */
+    paramList(params, options) {
+        let list = [];
+        for (let key of Object.keys(params)) {
             let value = params[key];
             try {
                 value = Buffer.from(libmime.decodeWords(value).trim());
             } catch (E) {
                 // failed to parse value
             }
-            return [options.upperCaseKeys ? key.toUpperCase() : key, value];
-        });
-        if (bodyType === 'text' && !Object.keys(params).some(key => key.toLowerCase() === 'charset')) {
-            list.push([options.upperCaseKeys ? 'CHARSET' : 'charset', 'us-ascii']);
+            list.push(options.upperCaseKeys ? key.toUpperCase() : key, value);
         }
-        return list.length ? this.flatten(list) : null;
+        return list;
     }
 
     /**
@@ -193,36 +196,36 @@ class BodyStructure {
     processMultipartNode(node, options) {
         options = options || {};
 
-        let data = ((node.childNodes && node.childNodes.map(tree => this.createBodystructure(tree, options))) || [[]]).concat([
-            // body subtype
-            options.upperCaseKeys ? (node.multipart && node.multipart.toUpperCase()) || null : node.multipart
-        ]);
+        let data = [];
+        if (node.childNodes) {
+            for (let tree of node.childNodes) {
+                data.push(this.createBodystructure(tree, options));
+            }
+        } else {
+            data.push([]);
+        }
+        // body subtype
+        data.push(options.upperCaseKeys ? (node.multipart && node.multipart.toUpperCase()) || null : node.multipart);
 
         if (options.body) {
             // BODY ends with the subtype: the parameter list is already extension data (RFC 3501 body-ext-mpart)
             return data;
         }
 
-        data = data.concat([
-            // body parameter parenthesized list
+        // body parameter parenthesized list
+        data.push(
             (node.parsedHeader['content-type'] &&
                 node.parsedHeader['content-type'].hasParams &&
-                this.flatten(
-                    Object.keys(node.parsedHeader['content-type'].params).map(key => {
-                        let value = node.parsedHeader['content-type'].params[key];
-                        try {
-                            value = Buffer.from(libmime.decodeWords(value).trim());
-                        } catch (E) {
-                            // failed to parse value
-                        }
-                        return [options.upperCaseKeys ? key.toUpperCase() : key, value];
-                    })
-                )) ||
+                this.paramList(node.parsedHeader['content-type'].params, options)) ||
                 null
-        ]);
+        );
 
         // skip body MD5 from extension fields
-        return data.concat(this.getExtensionFields(node, options).slice(1));
+        let extension = this.getExtensionFields(node, options);
+        for (let i = 1; i < extension.length; i++) {
+            data.push(extension[i]);
+        }
+        return data;
     }
 
     /**
@@ -235,10 +238,11 @@ class BodyStructure {
     processTextNode(node, options) {
         options = options || {};
 
-        let data = [].concat(this.getBasicFields(node, options)).concat([node.lineCount]);
+        let data = this.getBasicFields(node, options);
+        data.push(node.lineCount);
 
         if (!options.body) {
-            data = data.concat(this.getExtensionFields(node, options));
+            data.push(...this.getExtensionFields(node, options));
         }
 
         return data;
@@ -254,10 +258,10 @@ class BodyStructure {
     processAttachmentNode(node, options) {
         options = options || {};
 
-        let data = [].concat(this.getBasicFields(node, options));
+        let data = this.getBasicFields(node, options);
 
         if (!options.body) {
-            data = data.concat(this.getExtensionFields(node, options));
+            data.push(...this.getExtensionFields(node, options));
         }
 
         return data;
@@ -273,40 +277,17 @@ class BodyStructure {
     processRFC822Node(node, options) {
         options = options || {};
 
-        let data = [].concat(this.getBasicFields(node, options));
+        let data = this.getBasicFields(node, options);
 
         data.push(createEnvelope(node.message.parsedHeader));
         data.push(this.createBodystructure(node.message, options));
-        data = data.concat(node.lineCount);
+        data.push(node.lineCount);
 
         if (!options.body) {
-            data = data.concat(this.getExtensionFields(node, options));
+            data.push(...this.getExtensionFields(node, options));
         }
 
         return data;
-    }
-
-    /**
-     * Converts all sub-arrays into one level array
-     * flatten([1,[2,3]]) -> [1,2,3]
-     *
-     * @param {Array} arr An array with possible sub-arrays
-     * @return {Array} Flat array
-     */
-    flatten(arr) {
-        let result = [];
-        if (Array.isArray(arr)) {
-            arr.forEach(elm => {
-                if (Array.isArray(elm)) {
-                    result = result.concat(this.flatten(elm));
-                } else {
-                    result.push(elm);
-                }
-            });
-        } else {
-            result.push(arr);
-        }
-        return result;
     }
 }
 

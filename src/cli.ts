@@ -127,11 +127,16 @@ async function withVendor<T>(
   });
 }
 
-/** Doctor's token check: through the daemon running on the state directory, else directly. */
+/**
+ * Doctor's token check: through the daemon running on the state directory, else directly. The
+ * daemon's check is a request and perhaps a token refresh, each bounded by the vendor timeout,
+ * after its place in the mailbox's rate window.
+ */
 function tokenCheck(cfg: Config, vendor: ReturnType<typeof createVendorClient>): TokenCheck {
+  const waitMs = 2 * cfg.vendor.timeoutMs + 5_000;
   return async (mailbox) => {
     try {
-      const answer = await callDaemon<DaemonTokenCheck>(cfg.stateDir, 'POST', '/verify', { mailbox });
+      const answer = await callDaemon<DaemonTokenCheck>(cfg.stateDir, 'POST', '/verify', { mailbox }, waitMs);
       if (!answer.ok) throw new Error(answer.error);
       return 'asked through the running daemon';
     } catch (err) {

@@ -135,6 +135,30 @@ describe('commands against the sandbox', () => {
     expect(broken.stdout).toMatch(/FAIL\s+account alice@sandbox.test/);
   });
 
+  test('doctor does not wait for ever on a daemon that does not answer', async () => {
+    // a control socket that takes the connection and never answers, as a stopped daemon's would
+    const stateDir = path.join(dir, 'hung-state');
+    fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    const hung = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => hung.listen(path.join(stateDir, 'control.sock'), resolve));
+    try {
+      const tokens = sandbox.issueTokens('alice@sandbox.test');
+      const file = writeConfig({
+        vendor: { ...vendorSettings(sandbox), timeoutMs: 100 },
+        accounts: [{ mailbox: 'alice@sandbox.test', ...tokens }],
+        stateDir,
+      });
+      await mailbridge(['account', 'password', '--mailbox', 'alice@sandbox.test', '--config', file]);
+      const doctor = await mailbridge(['doctor', '--config', file]);
+      expect(doctor.stdout).toMatch(
+        /FAIL\s+account alice@sandbox.test: the daemon on .* did not answer \/verify within 5\.2 s/,
+      );
+      expect(doctor.code).toBe(1);
+    } finally {
+      hung.close();
+    }
+  });
+
   test('sender create on a shared domain', async () => {
     const file = writeConfig();
     const res = await mailbridge([

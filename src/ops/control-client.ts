@@ -4,8 +4,18 @@ import { controlSocketPath } from './control-socket';
 /** No daemon answers on the state directory's control socket. */
 export class NoDaemonError extends Error {}
 
-/** The CLI side of the control socket: one JSON request to the daemon running on a state directory. */
-export function callDaemon<T>(stateDir: string, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+/**
+ * The CLI side of the control socket: one JSON request to the daemon running on a state
+ * directory. With `waitMs`, a daemon that has not answered by then (stopped, or stuck) is an
+ * error rather than a command that never ends.
+ */
+export function callDaemon<T>(
+  stateDir: string,
+  method: 'GET' | 'POST',
+  route: string,
+  body?: unknown,
+  waitMs?: number,
+): Promise<T> {
   const socketPath = controlSocketPath(stateDir);
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -27,6 +37,12 @@ export function callDaemon<T>(stateDir: string, method: 'GET' | 'POST', route: s
         });
       },
     );
+    if (waitMs !== undefined)
+      req.setTimeout(waitMs, () =>
+        req.destroy(
+          new Error(`the daemon on ${stateDir} did not answer ${route} within ${(waitMs / 1000).toFixed(1)} s`),
+        ),
+      );
     req.on('error', (err: NodeJS.ErrnoException) =>
       reject(
         err.code === 'ENOENT' || err.code === 'ECONNREFUSED'

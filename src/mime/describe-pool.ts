@@ -14,8 +14,9 @@ import { workerScript } from '../util/worker-script';
  * the main thread keeps listing, fetching and serving IMAP while the workers describe what
  * already arrived.
  *
- * Workers start on first use and end after a while without work (they hold tens of MB each).
- * Small batches (incremental polls) are described inline: a worker would cost more to start.
+ * Workers start on first use, or when a sync says a batch is coming (prepare), and end after a
+ * while without work (they hold tens of MB each). Small batches (incremental polls) are
+ * described inline while no worker runs: starting one would cost more.
  * The output is the same bytes as describeRecord on the main thread.
  */
 
@@ -135,7 +136,8 @@ export class DescribePool {
 
   /** Records of `messages`, in order. */
   async describe(messages: readonly MailMessage[]): Promise<MetadataRecord[]> {
-    if (messages.length < this.opts.inlineBelow) return messages.map(describeRecord);
+    // a small batch goes to a worker only when one runs (a sync's): its code is compiled there
+    if (messages.length < this.opts.inlineBelow && !this.workers.size) return messages.map(describeRecord);
     if (this.opts.workers <= 0) return describeInSlices(messages, this.opts);
     const chunks: string[][] = [];
     const size = Math.max(1, Math.min(this.opts.chunk, Math.ceil(messages.length / this.opts.workers)));
@@ -147,6 +149,20 @@ export class DescribePool {
       ),
     );
     return parts.flat();
+  }
+
+  /**
+   * A batch of `count` messages is on its way (a sync asked the vendor for them): when it will
+   * go to a worker and none runs, one starts now. A worker takes about 200 ms to load its
+   * modules (2026-11-27, this repository's 2-core machine); started by the first batch, it kept
+   * that batch waiting, and a cold sync's listing waits for described batches once 4 are
+   * pending (folder-sync.ts): 50-130 ms lost in its first second.
+   */
+  prepare(count: number): void {
+    if (count < this.opts.inlineBelow || this.opts.workers <= 0 || this.workers.size) return;
+    const w = this.spawn();
+    w.worker.unref();
+    if (!this.holds) w.idleTimer = this.opts.clock.after(this.opts.idleMs, () => this.end(w));
   }
 
   /**

@@ -1,4 +1,5 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { Worker } from 'node:worker_threads';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { DescribePool, describeRecord } from '../../src/mime';
 import type { MailMessage } from '../../src/domain/message';
 import type { VendorMessage } from '../../src/upstream/types';
@@ -58,6 +59,32 @@ describe('DescribePool', () => {
       expect(quick.running).toBe(0);
     } finally {
       await quick.close();
+    }
+  });
+
+  it('starts a worker when told a batch that needs one is coming, and only then', async () => {
+    const clock = new ManualClock();
+    const ready = new DescribePool({ workers: 1, inlineBelow: 5, idleMs: 20, clock });
+    try {
+      ready.prepare(4);
+      expect(ready.running).toBe(0); // described inline when it comes
+      ready.prepare(5);
+      expect(ready.running).toBe(1);
+      ready.prepare(50);
+      expect(ready.running).toBe(1);
+      // while it runs, a small batch goes to it too: the same rows
+      const posted = vi.spyOn(Worker.prototype, 'postMessage');
+      const input = messages(3);
+      expect(await ready.describe(input)).toEqual(input.map(describeRecord));
+      expect(posted).toHaveBeenCalledTimes(1);
+      posted.mockRestore();
+      await clock.advance(20); // nothing came: it ends as an idle worker does
+      expect(ready.running).toBe(0);
+      const none = new DescribePool({ workers: 0, inlineBelow: 5 });
+      none.prepare(100);
+      expect(none.running).toBe(0);
+    } finally {
+      await ready.close();
     }
   });
 

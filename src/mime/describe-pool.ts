@@ -154,9 +154,9 @@ export class DescribePool {
   /**
    * A batch of `count` messages is on its way (a sync asked the vendor for them): when it will
    * go to a worker and none runs, one starts now. A worker takes about 200 ms to load its
-   * modules (2026-11-27, this repository's 2-core machine); started by the first batch, it kept
-   * that batch waiting, and a cold sync's listing waits for described batches once 4 are
-   * pending (folder-sync.ts): 50-130 ms lost in its first second.
+   * modules (2026-11-27, the 2-core development machine); started by the first batch's arrival,
+   * it kept that batch waiting, and a sync's listing stops while too many batches wait for
+   * their description (folder-sync.ts).
    */
   prepare(count: number): void {
     if (count < this.opts.inlineBelow || this.opts.workers <= 0 || this.workers.size) return;

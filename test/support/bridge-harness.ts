@@ -20,7 +20,10 @@ export interface Harness {
   password: string;
   stateDir: string;
   client(): Promise<ImapFlow>;
-  /** Stops and starts the bridge on the same state dir (and ports), with `config` merged into its config. */
+  /**
+   * Stops and starts the bridge on the same state dir, with `config` merged into its config. It
+   * listens on fresh ephemeral ports: a parallel test file may take the old ones while it is down.
+   */
   restart(config?: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
 }
@@ -91,13 +94,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       return client;
     },
     async restart(changes = {}) {
-      const ports = bridge.ports;
       await bridge.close();
-      config = parseConfig({
-        ...raw,
-        ...changes,
-        listen: { host: '127.0.0.1', imapPort: ports.imap, smtpPort: ports.smtp },
-      });
+      config = parseConfig({ ...raw, ...changes });
       bridge = await startBridge(config, logger, bridgeOptions);
     },
     async close() {

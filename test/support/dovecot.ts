@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port';
 
 /**
  * A private Debian dovecot-imapd on loopback, for the bench (the same bytes as the bridge
@@ -30,15 +31,6 @@ const specialUse: Record<string, string> = {
 export function dovecotBinary(): string | null {
   for (const p of ['/usr/sbin/dovecot', '/usr/local/sbin/dovecot']) if (fs.existsSync(p)) return p;
   return null;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Whether a server greets on the port (one attempt, bounded by a socket timeout). */

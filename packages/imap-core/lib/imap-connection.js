@@ -1283,7 +1283,8 @@ class IMAPConnection extends EventEmitter {
                                 value: data.values[i]
                             });
                         }
-                    } else if (data.values[i] === '') {
+                    } else if (data.values[i] === '' || data.values[i] === null) {
+                        // an empty atom, or NIL (THREADID of a message of no thread, RFC 8474 5.2)
                         response.attributes[1].push(data.values[i]);
                     } else {
                         response.attributes[1].push({

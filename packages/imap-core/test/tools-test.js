@@ -123,3 +123,23 @@ describe('#utf7encode / #utf7decode of plain names', function() {
         }
     });
 });
+
+describe('#formatResponse FETCH of OBJECTIDs', function() {
+    const { IMAPConnection } = require('../lib/imap-connection');
+    const imapHandler = require('../lib/handler/imap-handler');
+
+    function fetchLine(message) {
+        const query = ['emailid', 'threadid'].map(item => ({ item, original: { type: 'ATOM', value: item.toUpperCase() } }));
+        const connection = { selected: { uidList: [7] }, announceKeywords() {} };
+        const values = imapTools.getQueryResponse(query, message, {});
+        return imapHandler.compiler(IMAPConnection.prototype.formatResponse.call(connection, 'FETCH', 7, { query, values }));
+    }
+
+    it('writes both ids as one-atom lists', function() {
+        expect(fetchLine({ emailId: 'Mabc', threadId: 'T_x-1' })).to.equal('* 1 FETCH (EMAILID (Mabc) THREADID (T_x-1))');
+    });
+
+    it('writes NIL for a message of no thread', function() {
+        expect(fetchLine({ emailId: 'Mabc', threadId: null })).to.equal('* 1 FETCH (EMAILID (Mabc) THREADID NIL)');
+    });
+});

@@ -1,5 +1,6 @@
 import compiler from '@mailbridge/imap-core/lib/handler/imap-compiler';
 import { formatInternalDate } from '@mailbridge/imap-core/lib/imap-tools';
+import { isObjectId } from '@mailbridge/imap-core/lib/object-ids';
 import type { SummaryBytes } from '../mime';
 import type { LiteralBytes } from '../mime/message-literal';
 import type { MessageRow } from '../store';
@@ -22,7 +23,18 @@ declare module '@mailbridge/imap-core/lib/imap-tools' {
  * (mime/message-literal.ts), shared, not copied (test/imap/body-literal.test.ts).
  */
 
-const lineItems = new Set(['uid', 'flags', 'modseq', 'internaldate', 'rfc822.size', 'envelope', 'bodystructure']);
+const lineItems = new Set([
+  'uid',
+  'flags',
+  'modseq',
+  'internaldate',
+  'rfc822.size',
+  'envelope',
+  'bodystructure',
+  // imapflow asks for EMAILID whenever OBJECTID is offered
+  'emailid',
+  'threadid',
+]);
 
 /** A whole message's bytes, or (`textOnly`) its body's; null when imap-core's path has to serve them. */
 export type MessageBytes = (textOnly: boolean) => LiteralBytes | null;
@@ -46,29 +58,29 @@ export function readsContent(query: readonly FetchQueryItem[]): boolean {
   return query.some((q) => wholeContent(q));
 }
 
+/** What a message's response is written from. */
+export interface LineMessage {
+  row: MessageRow;
+  /** Its ENVELOPE and BODYSTRUCTURE bytes, when the query asks for them and they are known. */
+  summary?: SummaryBytes;
+  /** The session sees it as \Recent (its FLAGS end with it). */
+  recent: boolean;
+  content?: MessageBytes;
+  /** Its OBJECTIDs (RFC 8474), when the query asks for them; a thread id null is NIL. */
+  emailId?: string;
+  threadId?: string | null;
+}
+
 /** Writes one item of a message; false when imap-core's path has to answer the message. */
-type Part = (
-  out: WireChunks,
-  row: MessageRow,
-  summary: SummaryBytes | undefined,
-  recent: boolean,
-  content: MessageBytes | undefined,
-) => boolean;
+type Part = (out: WireChunks, message: LineMessage) => boolean;
 
 /** Writes a message's items (between the parentheses of its response); false as for Part. */
-export type LineItems = (
-  out: WireChunks,
-  row: MessageRow,
-  summary: SummaryBytes | undefined,
-  recent: boolean,
-  content?: MessageBytes,
-) => boolean;
+export type LineItems = Part;
 
 /**
  * A FETCH's item writer: for each message the items of its response, or false when
  * imap-core's path has to answer it: an ENVELOPE/BODYSTRUCTURE without a summary, or
- * RFC822.SIZE 0 (not known yet), from which imap-core computes a size of its own. `recent`:
- * the session sees the message as \Recent (its FLAGS end with it).
+ * RFC822.SIZE 0 (not known yet), from which imap-core computes a size of its own.
  */
 export function fetchLines(session: Session, query: readonly FetchQueryItem[]): LineItems {
   // quoting rules (and quirks) stay imap-core's: each distinct flag is compiled once
@@ -87,7 +99,7 @@ export function fetchLines(session: Session, query: readonly FetchQueryItem[]): 
     const name = `${compiler({ attributes: [q.original] })} `;
     const whole = wholeContent(q);
     if (whole)
-      return (out, _row, _summary, _recent, content) => {
+      return (out, { content }) => {
         const literal = content?.(whole.textOnly);
         if (!literal) return false;
         out.text(name);
@@ -97,49 +109,63 @@ export function fetchLines(session: Session, query: readonly FetchQueryItem[]): 
       };
     switch (q.item) {
       case 'uid':
-        return (out, row) => {
+        return (out, { row }) => {
           out.text(name);
           out.text(String(row.uid));
           return true;
         };
       case 'flags':
-        return (out, row, _summary, recent) => {
+        return (out, { row, recent }) => {
           if (row.flags.some(isKeyword)) session.untagged.keywords(row.flags);
           out.text(name);
           flagList(out, row.flags, recent, atom);
           return true;
         };
       case 'modseq':
-        return (out, row) => {
+        return (out, { row }) => {
           out.text(name);
           out.text(row.modseq ? `(${row.modseq})` : '()');
           return true;
         };
       case 'internaldate':
-        return (out, row) => {
+        return (out, { row }) => {
           out.text(name);
           out.text(JSON.stringify(formatInternalDate(new Date(row.idate))));
           return true;
         };
       case 'rfc822.size':
-        return (out, row) => {
+        return (out, { row }) => {
           if (!row.size) return false;
           out.text(name);
           out.text(String(row.size));
           return true;
         };
       case 'envelope':
-        return (out, _row, summary) => {
+        return (out, { summary }) => {
           if (!summary) return false;
           out.text(name);
           out.bytes(summary.envelope);
           return true;
         };
       case 'bodystructure':
-        return (out, _row, summary) => {
+        return (out, { summary }) => {
           if (!summary) return false;
           out.text(name);
           out.bytes(summary.bodystructure);
+          return true;
+        };
+      case 'emailid':
+        return (out, { emailId }) => {
+          if (emailId === undefined) return false;
+          out.text(name);
+          objectId(out, emailId);
+          return true;
+        };
+      case 'threadid':
+        return (out, { threadId }) => {
+          if (threadId === undefined) return false;
+          out.text(name);
+          objectId(out, threadId);
           return true;
         };
       default:
@@ -147,13 +173,27 @@ export function fetchLines(session: Session, query: readonly FetchQueryItem[]): 
     }
   });
 
-  return (out, row, summary, recent, content) => {
+  return (out, message) => {
     for (let i = 0; i < parts.length; i++) {
       if (i) out.text(' ');
-      if (!parts[i](out, row, summary, recent, content)) return false;
+      if (!parts[i](out, message)) return false;
     }
     return true;
   };
+}
+
+/**
+ * An OBJECTID as imap-core's objectIdValue + compiler write it: a one-atom list, NIL for none.
+ * Its letters, digits, "_" and "-" need no quoting.
+ */
+function objectId(out: WireChunks, id: string | null): void {
+  if (!isObjectId(id)) {
+    out.text('NIL');
+    return;
+  }
+  out.text('(');
+  out.text(id);
+  out.text(')');
 }
 
 /** A flag imap-core's announceKeywords looks at: not a system flag, not empty. */

@@ -196,6 +196,10 @@ export async function fetchMessages(
     };
     for (let at = 0; at < batch.length; at++) {
       const row = batch[at];
+      const objectIds = {
+        emailId: wantsEmailId ? emailId(view.account, row.messageUid) : undefined,
+        threadId: threads ? threadId(view.account, threads.get(row.messageUid) ?? '') : undefined,
+      };
       if (lines && lineWriter) {
         const bytes = summaryBytes?.[at];
         // no summary, no tree: as below
@@ -209,7 +213,7 @@ export async function fetchMessages(
         }
         const out = lineWriter.begin(row.uid);
         if (!out) continue; // expunged from this session's view meanwhile
-        if (lines(out, row, bytes, recent.has(row.uid), content)) {
+        if (lines(out, { row, summary: bytes, recent: recent.has(row.uid), content, ...objectIds })) {
           lineWriter.end();
           // a message's content waits until written, as a stream's would
           if (content) {
@@ -231,8 +235,7 @@ export async function fetchMessages(
       if (needsContent && tree)
         await view.prefetchAttachments(await attachmentsToServe(tree, options.query), rows.length);
       const hookValues = {
-        emailId: wantsEmailId ? emailId(view.account, row.messageUid) : undefined,
-        threadId: threads ? threadId(view.account, threads.get(row.messageUid) ?? '') : undefined,
+        ...objectIds,
         binary: wantsBinary && tree ? await binarySections(tree, options.query, view.attachmentStorage) : undefined,
       };
       const flags = RecentMessages.flagsOf(recent, row.uid, row.flags);

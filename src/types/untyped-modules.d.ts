@@ -166,6 +166,11 @@ declare module '@mailbridge/imap-core/lib/imap-tools' {
   ): unknown[];
 }
 
+declare module '@mailbridge/imap-core/lib/object-ids' {
+  /** Whether imap-core writes the value as an OBJECTID (RFC 8474), else NIL. */
+  export function isObjectId(value: unknown): value is string;
+}
+
 declare module '@mailbridge/imap-core/lib/errors' {
   /** Where the engine's unexpected exceptions go (imap-core's lib/errors.js). */
   export function setReporter(report: (err: Error | undefined, meta: Record<string, unknown>) => void): void;

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { createIndexer, summaryBytes } from '../../src/mime';
 import { cloneImapStructure } from '../support/imap-structure';
 import type { FetchQueryItem } from '../../src/imap/fetch-query';
-import { fetchLines, isLineQuery } from '../../src/imap/fetch-line';
+import { fetchLines, isLineQuery, type LineMessage } from '../../src/imap/fetch-line';
+import { emailId, threadId } from '../../src/imap/object-ids';
 import type { CoreSession } from '@mailbridge/imap-core';
 import { sessionOf as typedSession } from '../../src/imap/engine-adapter';
 import type { MessageRow, MessageSummary } from '../../src/store';
@@ -93,6 +94,16 @@ const onTheWire = (text: string) => Buffer.from(text, 'binary').toString('latin1
 /** The chunks the sessions of sessionOf were written, each as its bytes on the wire. */
 const written: string[] = [];
 
+/** A message's OBJECTIDs as fetch.ts gives them: some messages of no thread (NIL). */
+function objectIds(row: MessageRow): ObjectIds {
+  return {
+    emailId: emailId(mailbox, row.messageUid),
+    threadId: row.uid % 5 ? threadId(mailbox, `t${row.uid % 37}`) : null,
+  };
+}
+
+type ObjectIds = Pick<LineMessage, 'emailId' | 'threadId'>;
+
 /**
  * The bridge's line for each message: fetchLines' items through the session's writer (one
  * message a chunk), false when the writer left it out, undefined when imap-core's path answers
@@ -102,14 +113,19 @@ function bridgeLines(
   core: CoreSession,
   query: FetchQueryItem[],
   utf8: boolean,
-): (row: MessageRow, summary: MessageSummary | undefined, recent?: boolean) => string | false | undefined {
+): (
+  row: MessageRow,
+  summary: MessageSummary | undefined,
+  recent?: boolean,
+  ids?: ObjectIds,
+) => string | false | undefined {
   const session = typedSession(core);
   const items = fetchLines(session, query);
   const writer = session.untagged.fetchLines();
-  return (row, summary, recent = false) => {
+  return (row, summary, recent = false, ids = {}) => {
     const out = writer.begin(row.uid);
     if (!out) return false;
-    if (!items(out, row, summary && summaryBytes(summary.compiled, utf8), recent)) {
+    if (!items(out, { row, summary: summary && summaryBytes(summary.compiled, utf8), recent, ...ids })) {
       writer.drop();
       return writer.flush() ? 'written though dropped' : undefined;
     }
@@ -165,6 +181,7 @@ function imapCoreLine(session: CoreSession, query: FetchQueryItem[], row: Messag
     size: row.size,
     envelope: cloneImapStructure(meta.envelope),
     bodystructure: cloneImapStructure(meta.bodystructure),
+    ...objectIds(row),
   };
   const response = session.formatResponse('FETCH', row.uid, {
     query,
@@ -183,6 +200,9 @@ const lineCommands = [
   'FETCH 1:* (ENVELOPE UID)',
   'FETCH 1:* ALL',
   'FETCH 1:* FAST',
+  // imapflow's, on a server offering OBJECTID and CONDSTORE
+  'UID FETCH 1:* (UID FLAGS BODYSTRUCTURE ENVELOPE RFC822.SIZE EMAILID MODSEQ)',
+  'FETCH 1:* (ThreadId EmailId)',
 ];
 
 /** Flags the corpus may not have: keywords, every system flag, none, and ones imap-core quotes or joins oddly. */
@@ -216,7 +236,7 @@ test.each([
     for (const { row, recent } of variants) {
       // imap-core's path shows \Recent as the last of the message's flags
       const shown = recent ? { ...row, flags: [...row.flags, '\\Recent'] } : row;
-      expect(lines(row, summaries.get(row.messageUid), recent), command).toBe(
+      expect(lines(row, summaries.get(row.messageUid), recent, objectIds(row)), command).toBe(
         imapCoreLine(session, query, shown, utf8),
       );
       compared++;
@@ -255,7 +275,7 @@ test('sequence numbers are the positions imap-core finds, any order, messages mi
   expect(skipped).toBeGreaterThan(rows.length / 3);
 });
 
-test('messages imap-core answers itself: a summary item without a summary, RFC822.SIZE not known yet', () => {
+test('messages imap-core answers itself: a summary item without a summary, RFC822.SIZE not known yet, no OBJECTID', () => {
   const uidList = rows.map((r) => r.uid);
   const session = sessionOf(uidList, false);
   const lines = bridgeLines(session, queryOf('FETCH 1:* (FLAGS ENVELOPE)', uidList), false);
@@ -264,6 +284,11 @@ test('messages imap-core answers itself: a summary item without a summary, RFC82
   const sizes = bridgeLines(session, queryOf('FETCH 1:* (RFC822.SIZE)', uidList), false);
   expect(sizes({ ...rows[0], size: 0 }, undefined)).toBeUndefined();
   expect(sizes(rows[0], undefined)).toBe(`* 1 FETCH (RFC822.SIZE ${rows[0].size})`);
+  const ids = bridgeLines(session, queryOf('FETCH 1:* (EMAILID THREADID)', uidList), false);
+  expect(ids(rows[0], undefined)).toBeUndefined();
+  expect(ids(rows[0], undefined, false, { emailId: 'M_a-1', threadId: null })).toBe(
+    '* 1 FETCH (EMAILID (M_a-1) THREADID NIL)',
+  );
 });
 
 test.each([
@@ -276,7 +301,7 @@ test.each([
   'FETCH 1 (BODY.PEEK[1])',
   'FETCH 1 (BODY.PEEK[1.TEXT])',
   'FETCH 1 (BINARY.PEEK[])',
-  'FETCH 1 (UID RFC822 EMAILID)',
+  'FETCH 1 (EMAILID BODY.PEEK[1])',
 ])('%s is not a line query', (command) => {
   expect(
     isLineQuery(
@@ -293,6 +318,7 @@ test.each([
   'FETCH 1 (BODY.PEEK[] FLAGS)',
   'FETCH 1 (BODY[TEXT] RFC822.SIZE)',
   'FETCH 1 (RFC822.TEXT ENVELOPE)',
+  'FETCH 1 (UID RFC822 EMAILID)',
 ])('%s is a line query (a whole message from its kept bytes)', (command) => {
   expect(
     isLineQuery(
@@ -339,6 +365,8 @@ test.each([
       'FETCH 26:50 (BODY.PEEK[TEXT] RFC822.SIZE)',
       'FETCH 51:75 (RFC822 FLAGS)',
       'FETCH 76:100 (RFC822.TEXT)',
+      // imapflow's metadata FETCH asks for EMAILID; THREADID is NIL for a draft of no thread
+      'UID FETCH 1:* (UID FLAGS BODYSTRUCTURE ENVELOPE RFC822.SIZE EMAILID THREADID MODSEQ)',
     ];
     for (const command of commands) {
       const fast = await session.run(command);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AccountView } from '../domain/account-view';
 import type { ImapFolder } from '../domain/mailbox-map';
 import type { MessageRow } from '../store';
@@ -10,7 +10,8 @@ import { orBranches, type SearchTerm } from './search';
  * base64url of a SHA-256 (144 bits), within RFC 8474's 1*255 of letters, digits, "_" and "-".
  */
 function objectId(kind: 'M' | 'T' | 'F', ...parts: string[]): string {
-  return kind + createHash('sha256').update(parts.join('\0')).digest('base64url').slice(0, 24);
+  // one call, no Hash object: a FETCH of EMAILID names every message it answers
+  return kind + hash('sha256', parts.join('\0'), 'base64url').slice(0, 24);
 }
 
 /** EMAILID: the vendor's message id names one message in every folder and label view holding it. */

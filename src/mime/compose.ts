@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer';
 import type MimeNode from 'nodemailer/lib/mime-node';
@@ -26,7 +26,7 @@ export interface ComposedMessage {
 }
 
 function stableId(messageUid: string): string {
-  return createHash('sha256').update(messageUid).digest('hex');
+  return hash('sha256', messageUid, 'hex');
 }
 
 /** Header values travel as given by the vendor; a CR/LF in them must not start a new header. */

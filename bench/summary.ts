@@ -1,8 +1,8 @@
 /**
  * The headline figures of a bench report as one Markdown table, with the date and commit they
  * were measured at (issue 27): CPU per synced message, time and requests against the vendor's
- * floors, peak and resting RSS, and the ratios against Dovecot (warm FETCH, SORT, THREAD,
- * non-ASCII SEARCH, QRESYNC SELECT). Parts that did not run are left out.
+ * floors, peak and resting RSS, and the ratios against Dovecot (warm FETCH by the raw client and
+ * by imapflow, SORT, THREAD, non-ASCII SEARCH, QRESYNC SELECT). Parts that did not run are left out.
  */
 
 type Json = Record<string, unknown> | undefined;
@@ -35,6 +35,12 @@ export function summaryTable(report: Record<string, unknown>): string {
   rows.push(...coldRow('cold sync, MAILBRIDGE_DESCRIBE_WORKERS=0', at(report, 'imap', 'coldInlineDescribe') as Json));
   const orderings = (fetch?.orderings ?? {}) as Record<string, Json>;
   for (const [command, o] of Object.entries(orderings)) rows.push(againstDovecotRow(`warm \`${command}\``, o));
+  const imapflow = at(fetch, 'warm', 'imapflowMs');
+  const dovecotImapflow = at(fetch, 'dovecotWarm', 'imapflowMs');
+  if (typeof imapflow === 'number' && typeof dovecotImapflow === 'number')
+    rows.push(
+      `| warm imapflow \`fetch('1:*', {uid, flags, envelope, bodyStructure, size})\`, its parsing included, against Dovecot | ${imapflow} ms / ${dovecotImapflow} ms = ${(imapflow / dovecotImapflow).toFixed(2)}x time | <= 1.0x |`,
+    );
   const qresync = fetch?.qresyncSelectAfterExpunges as Json;
   if (qresync)
     rows.push(

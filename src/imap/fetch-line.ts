@@ -94,6 +94,11 @@ export function fetchLines(session: Session, query: readonly FetchQueryItem[]): 
     return text;
   };
 
+  // keywords this FETCH had imap-core announce already: it looks at every keyword of every
+  // message it is given, lowercasing each, which a FETCH of thousands of them paid for each
+  const announced = new Set<string>();
+  const unannounced = (flag: string) => isKeyword(flag) && !announced.has(flag);
+
   const parts = query.map((q): Part => {
     // the item as the client spelled it: imap-core echoes `original`
     const name = `${compiler({ attributes: [q.original] })} `;
@@ -116,7 +121,10 @@ export function fetchLines(session: Session, query: readonly FetchQueryItem[]): 
         };
       case 'flags':
         return (out, { row, recent }) => {
-          if (row.flags.some(isKeyword)) session.untagged.keywords(row.flags);
+          if (row.flags.some(unannounced)) {
+            session.untagged.keywords(row.flags);
+            for (const flag of row.flags) if (isKeyword(flag)) announced.add(flag);
+          }
           out.text(name);
           flagList(out, row.flags, recent, atom);
           return true;

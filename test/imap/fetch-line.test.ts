@@ -245,6 +245,26 @@ test.each([
   expect(compared).toBe(lineCommands.length * variants.length);
 });
 
+test('a FETCH hands imap-core a message’s flags to announce only when a keyword is new to it', () => {
+  const uidList = rows.map((r) => r.uid);
+  const core = sessionOf(uidList, false);
+  const announced: string[][] = [];
+  core.announceKeywords = (flags: string[]) => announced.push(flags);
+  const lines = bridgeLines(core, queryOf('FETCH 1:* (FLAGS)', uidList), false);
+  const flagged = (i: number, flags: string[]) => lines({ ...rows[i], flags }, undefined);
+  flagged(0, ['\\Seen']);
+  flagged(1, ['$Work', '\\Seen']);
+  flagged(2, ['$Work']);
+  flagged(3, ['\\Flagged', '$Work', 'Projekt']);
+  flagged(4, ['Projekt', '$Work']);
+  flagged(5, ['projekt']);
+  expect(announced).toEqual([['$Work', '\\Seen'], ['\\Flagged', '$Work', 'Projekt'], ['projekt']]);
+  // another FETCH starts over: between commands the session may have selected again, with new FLAGS
+  const again = bridgeLines(core, queryOf('FETCH 1:* (FLAGS)', uidList), false);
+  again({ ...rows[0], flags: ['$Work'] }, undefined);
+  expect(announced).toHaveLength(4);
+});
+
 test('non-ASCII ENVELOPE and BODYSTRUCTURE take the variant of the session kind', () => {
   const uidList = rows.map((r) => r.uid);
   const query = queryOf('FETCH 1:* (ENVELOPE BODYSTRUCTURE)', uidList);

@@ -165,20 +165,19 @@ const orderingCommands: ReadonlyArray<{ label: string; text: string }> = [
 ];
 
 /**
- * The bridge's vendor request counter: reset before a measured command, read after it. The
- * reset waits until the daemon is idle: the untimed run before it may start background work
- * (a folder list older than its TTL is refreshed behind the answer), which is not the timed
- * runs' and would otherwise be counted or not depending on when its request arrives.
+ * The bridge's vendor request counter: reset before a measured command's runs (after the
+ * settling wait of medianRun, so that background work the first run started, such as a folder
+ * list older than its TTL refreshed behind the answer, is not counted or not depending on when
+ * its request arrives), read after them.
  */
 interface VendorCounter {
   reset(): Promise<void>;
   count(): Promise<number>;
 }
 
-function vendorCounter(sandbox: SandboxProcess, daemon: Daemon): VendorCounter {
+function vendorCounter(sandbox: SandboxProcess): VendorCounter {
   return {
     reset: async () => {
-      await untilIdle(daemon);
       await sandbox.control('POST', '/stats/reset', {});
     },
     count: async () => (await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`)).requests,
@@ -200,17 +199,26 @@ const timedRuns = 5;
  * (Dovecot builds its sort and thread indexes then, the bridge keeps its answer: both give the
  * same answer faster while the folder does not change), with the first run's time, the untagged
  * lines `keep` matches and the FETCH responses of the last run, and the vendor requests of the
- * timed runs.
+ * runs after the first.
+ *
+ * `settle` waits until the bridge's daemon is idle, for either server, and one more untimed run
+ * follows it: this machine runs a command slower for a while after a wait (2026-11-27, the
+ * metadata FETCH of 10,041 messages after 15 s idle: the first 2 runs 150-200 ms on the bridge,
+ * the first 530-880 ms on Dovecot, against 25-40 and 84 ms after), and only the bridge's runs
+ * followed one.
  */
 async function medianRun(
   raw: RawImap,
   command: string,
   keep: RegExp,
+  settle: () => Promise<unknown>,
   vendor?: VendorCounter,
 ): Promise<{ ms: number; firstMs: number; kept: string[]; fetches: number; vendorRequests?: number }> {
   const first = await raw.command(command);
   if (first.status !== 'OK') throw new Error(`${command} failed`);
+  await settle();
   await vendor?.reset();
+  if ((await raw.command(command)).status !== 'OK') throw new Error(`${command} failed`);
   const times: number[] = [];
   let kept: string[] = [];
   let fetches = 0;
@@ -236,12 +244,13 @@ async function medianRun(
  * command, so that on a shared machine both meet about the same load.
  */
 async function rawOrderings(
+  settle: () => Promise<unknown>,
   servers: ReadonlyArray<{ raw: RawImap; vendor?: VendorCounter }>,
 ): Promise<Array<Record<string, Ordering>>> {
   const out = servers.map((): Record<string, Ordering> => ({}));
   for (const { label, text } of orderingCommands)
     for (const [i, { raw, vendor }] of servers.entries()) {
-      const { kept, fetches, ...r } = await medianRun(raw, text, /^\* (SORT|THREAD|SEARCH)\b/, vendor);
+      const { kept, fetches, ...r } = await medianRun(raw, text, /^\* (SORT|THREAD|SEARCH)\b/, settle, vendor);
       out[i][label] = { ...r, messages: fetches || (kept.join(' ').match(/\b\d+\b/g) ?? []).length };
     }
   return out;
@@ -269,6 +278,7 @@ async function qresyncAfterExpunge(
   port: number,
   user: string,
   password: string,
+  settle: () => Promise<unknown>,
   vendor?: VendorCounter,
 ): Promise<{ ms: number; vanished: number; vendorRequests?: number }> {
   const known = await RawImap.login(port, user, password);
@@ -290,6 +300,7 @@ async function qresyncAfterExpunge(
     returning,
     `SELECT INBOX (QRESYNC (${uidValidity} ${modseq}))`,
     /^\* VANISHED /,
+    settle,
     vendor,
   );
   await returning.logout();
@@ -464,10 +475,11 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
     await sandbox.control('POST', '/stats/reset', {});
     const warm = await rawFetch(raw);
     const warmStats = await sandbox.control<Stats>('GET', `/stats?mailbox=${encodeURIComponent(mailbox)}`);
-    const vendor = vendorCounter(sandbox, daemon);
+    const vendor = vendorCounter(sandbox);
+    const settle = () => untilIdle(daemon);
     const settledSeconds = await untilIdle(daemon);
     // timed beside Dovecot's below, or alone without Dovecot
-    let [orderings] = process.env.BENCH_DOVECOT === '0' ? await rawOrderings([{ raw, vendor }]) : [];
+    let [orderings] = process.env.BENCH_DOVECOT === '0' ? await rawOrderings(settle, [{ raw, vendor }]) : [];
     const c = await client();
     await c.mailboxOpen('INBOX');
     await timedFetch(c); // the client's JIT warms up, as it did on Dovecot's first fetch below
@@ -501,15 +513,15 @@ async function coldAndWarm(messages: number): Promise<Record<string, unknown>> {
         await d.logout();
         const rawDovecot = await RawImap.login(dovecot.port, dovecot.user, dovecot.password);
         await rawDovecot.command('SELECT INBOX');
-        [orderings, dovecotOrderings] = await rawOrderings([{ raw, vendor }, { raw: rawDovecot }]);
+        [orderings, dovecotOrderings] = await rawOrderings(settle, [{ raw, vendor }, { raw: rawDovecot }]);
         await rawDovecot.logout();
-        dovecotQresync = await qresyncAfterExpunge(dovecot.port, dovecot.user, dovecot.password);
+        dovecotQresync = await qresyncAfterExpunge(dovecot.port, dovecot.user, dovecot.password, settle);
       } finally {
         await dovecot.stop();
       }
     } else await c.logout();
     await raw.logout();
-    const qresync = await qresyncAfterExpunge(port, mailbox, daemon.password, vendor);
+    const qresync = await qresyncAfterExpunge(port, mailbox, daemon.password, settle, vendor);
 
     return {
       folder,

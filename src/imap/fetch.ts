@@ -196,10 +196,8 @@ export async function fetchMessages(
     };
     for (let at = 0; at < batch.length; at++) {
       const row = batch[at];
-      const objectIds = {
-        emailId: wantsEmailId ? emailId(view.account, row.messageUid) : undefined,
-        threadId: threads ? threadId(view.account, threads.get(row.messageUid) ?? '') : undefined,
-      };
+      const rowEmailId = wantsEmailId ? emailId(view.account, row.messageUid) : undefined;
+      const rowThreadId = threads ? threadId(view.account, threads.get(row.messageUid) ?? '') : undefined;
       if (lines && lineWriter) {
         const bytes = summaryBytes?.[at];
         // no summary, no tree: as below
@@ -213,7 +211,15 @@ export async function fetchMessages(
         }
         const out = lineWriter.begin(row.uid);
         if (!out) continue; // expunged from this session's view meanwhile
-        if (lines(out, { row, summary: bytes, recent: recent.has(row.uid), content, ...objectIds })) {
+        const message = {
+          row,
+          summary: bytes,
+          recent: recent.has(row.uid),
+          content,
+          emailId: rowEmailId,
+          threadId: rowThreadId,
+        };
+        if (lines(out, message)) {
           lineWriter.end();
           // a message's content waits until written, as a stream's would
           if (content) {
@@ -235,7 +241,8 @@ export async function fetchMessages(
       if (needsContent && tree)
         await view.prefetchAttachments(await attachmentsToServe(tree, options.query), rows.length);
       const hookValues = {
-        ...objectIds,
+        emailId: rowEmailId,
+        threadId: rowThreadId,
         binary: wantsBinary && tree ? await binarySections(tree, options.query, view.attachmentStorage) : undefined,
       };
       const flags = RecentMessages.flagsOf(recent, row.uid, row.flags);

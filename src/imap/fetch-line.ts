@@ -163,19 +163,16 @@ export function fetchLines(session: Session, query: readonly FetchQueryItem[]): 
           return true;
         };
       case 'emailid':
-        return (out, { emailId }) => {
-          if (emailId === undefined) return false;
+      case 'threadid': {
+        const field = q.item === 'emailid' ? 'emailId' : 'threadId';
+        return (out, message) => {
+          const id = message[field];
+          if (id === undefined) return false;
           out.text(name);
-          objectId(out, emailId);
+          objectId(out, id);
           return true;
         };
-      case 'threadid':
-        return (out, { threadId }) => {
-          if (threadId === undefined) return false;
-          out.text(name);
-          objectId(out, threadId);
-          return true;
-        };
+      }
       default:
         throw new Error(`FETCH ${q.item} is not answered as a line`);
     }

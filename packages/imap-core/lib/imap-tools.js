@@ -939,6 +939,13 @@ module.exports.getQueryResponse = function (query, message, options) {
  */
 const extensionCapabilities = ['BINARY', 'LIST-EXTENDED', 'LIST-STATUS', 'OBJECTID', 'QRESYNC', 'STATUS=SIZE'];
 
+// mailbridge (change 130): `enableCompression` is true, false, or a function of the connection
+// (a host offers COMPRESS=DEFLATE where compressing pays, e.g. not to loopback clients)
+module.exports.compressionOffered = function (connection) {
+    const offer = connection._server.options.enableCompression;
+    return typeof offer === 'function' ? !!offer(connection) : !!offer;
+};
+
 module.exports.sendCapabilityResponse = connection => {
     let capabilities = [];
 
@@ -1001,7 +1008,7 @@ module.exports.sendCapabilityResponse = connection => {
 
         capabilities.push('MOVE');
 
-        if (connection._server.options.enableCompression) {
+        if (module.exports.compressionOffered(connection)) {
             capabilities.push('COMPRESS=DEFLATE');
         }
 

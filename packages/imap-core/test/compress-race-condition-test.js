@@ -56,7 +56,9 @@ function createMockServer(options) {
         },
         options: Object.assign(
             {
-                socketTimeout: 30000
+                socketTimeout: 30000,
+                // change 130: only an offered COMPRESS is taken up
+                enableCompression: true
             },
             options || {}
         ),

@@ -2,6 +2,7 @@
 
 const zlib = require('zlib');
 const InflateLimitStream = require('../inflate-limit-stream');
+const imapTools = require('../imap-tools');
 
 function createInflateLimitStream(connection) {
     let maxInflatedBytes = Number(connection._server.options.maxCompressionInflateBytes);
@@ -27,6 +28,15 @@ module.exports = {
 
     handler(command, callback) {
         let mechanism = ((command.attributes[0] && command.attributes[0].value) || '').toString().toUpperCase().trim();
+
+        // mailbridge (change 130): a server that does not offer COMPRESS answers it as any
+        // command it does not know (Dovecot without imap_zlib answers BAD too)
+        if (!imapTools.compressionOffered(this)) {
+            return callback(null, {
+                response: 'BAD',
+                message: 'Unknown command: COMPRESS'
+            });
+        }
 
         if (!mechanism) {
             return callback(null, {

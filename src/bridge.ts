@@ -159,6 +159,7 @@ export async function startBridge(initial: Config, logger: Logger, opts: BridgeO
     notifier,
     logger,
     maxMessageBytes: config.maxMessageBytes,
+    compression: config.imapCompression,
     limits: config.limits,
     logins,
     onCommand: (command, seconds, ok) => metrics.imapCommand(command, seconds, ok),

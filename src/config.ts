@@ -102,6 +102,11 @@ export const configSchema = z
      * copy that moves is worse than no copy.
      */
     copyToFolder: z.enum(['refuse', 'move']).default('move'),
+    /**
+     * Which IMAP clients are offered COMPRESS=DEFLATE (RFC 4978): "remote", those on another
+     * machine (over loopback compressing costs both ends CPU and saves nothing); "always"; "never".
+     */
+    imapCompression: z.enum(['remote', 'always', 'never']).default('remote'),
     /** What the listeners allow each client (docs/configuration.md, "Limits and hardening"). */
     limits: limitsSchema,
     /** How received messages are composed (upstream/composition.ts); applied when a message is first read. */
@@ -198,6 +203,7 @@ const envOverrides: Array<[string, string[], 'string' | 'number' | 'port']> = [
   ['MAILBRIDGE_TLS_KEY', ['tls', 'key'], 'string'],
   ['MAILBRIDGE_POLL_INTERVAL', ['pollIntervalSeconds'], 'number'],
   ['MAILBRIDGE_FRESHNESS', ['freshnessSeconds'], 'number'],
+  ['MAILBRIDGE_IMAP_COMPRESSION', ['imapCompression'], 'string'],
   ['MAILBRIDGE_LOG_LEVEL', ['logLevel'], 'string'],
   ['MAILBRIDGE_LOG_FORMAT', ['logFormat'], 'string'],
   ['MAILBRIDGE_MAX_LINE_BYTES_BEFORE_LOGIN', ['limits', 'maxLineBytesBeforeLogin'], 'number'],

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { IMAPServer } from '@mailbridge/imap-core';
 import { setReporter } from '@mailbridge/imap-core/lib/errors';
 import type { LoginGuard } from '../auth/login-guard';
-import type { Limits } from '../config';
+import type { Config, Limits } from '../config';
 import type { Logger } from '../log';
 import { handshakeLogger, imapCoreLogger } from './tls-failure';
 import { ConnectionGate, tooManyConnections } from '../listen/connection-gate';
@@ -16,6 +16,7 @@ import { type CommandObserver, mailboxBackend } from './hooks';
 import { bindEngine, clientConnections } from './engine-adapter';
 import type { ConnectionHost } from './engine';
 import { RecentMessages } from './recent';
+import { offersCompression } from './compression-offer';
 import { accountId } from '../model/account-id';
 
 export interface ImapServerOptions {
@@ -29,6 +30,8 @@ export interface ImapServerOptions {
   logger: Logger;
   /** Largest APPEND literal accepted (bytes). */
   maxMessageBytes: number;
+  /** Which clients are offered COMPRESS=DEFLATE (compression-offer.ts). */
+  compression: Config['imapCompression'];
   limits: Limits;
   logins: LoginGuard;
   onCommand?: CommandObserver;
@@ -104,7 +107,8 @@ function create(
     id: { name: 'mailbridge', vendor: 'mailbridge', 'support-url': 'https://localhost/' },
     maxMessage: opts.maxMessageBytes,
     // RFC 4978; limits apply to the inflated bytes (the line length, literals), and IDLE's updates are flushed each
-    enableCompression: true,
+    enableCompression: (connection: { remoteAddress?: string }) =>
+      offersCompression(opts.compression, connection.remoteAddress),
     maxLineLength: limits.maxLineBytes,
     maxLineLengthUnauthenticated: limits.maxLineBytesBeforeLogin,
     socketTimeout: limits.socketTimeoutSeconds * 1000,

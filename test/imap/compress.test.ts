@@ -8,12 +8,14 @@ import { rawSession } from '../support/raw-session';
  * COMPRESS=DEFLATE (RFC 4978): after `COMPRESS DEFLATE` both directions are raw deflate
  * streams, each answer flushed whole (IDLE's updates too); a second COMPRESS is refused; the
  * line length limit counts inflated bytes, so a few compressed bytes cannot make a huge line.
+ * Offered to loopback clients only with `imapCompression: "always"` (these tests' setting):
+ * by default only to clients on another machine.
  */
 
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({ sandbox: { messages: 4 } });
+  h = await startHarness({ sandbox: { messages: 4 }, config: { imapCompression: 'always' } });
 });
 
 afterAll(async () => {
@@ -158,4 +160,18 @@ test('the line length limit counts inflated bytes: 2 MB of one line in a few kil
   s.send(line);
   expect(await s.until(/^\* BYE[^\r\n]*\r\n/m)).toMatch(/^\* BAD \[TOOBIG\]/m);
   await s.closed;
+});
+
+test('by default a loopback client is not offered COMPRESS, and its COMPRESS is an unknown command', async () => {
+  const local = await startHarness({ sandbox: { messages: 1 } });
+  try {
+    const plain = await rawSession(local.bridge.ports.imap, mailbox, local.password);
+    expect(await plain.run('CAPABILITY')).not.toMatch(/COMPRESS/);
+    expect(await plain.run('COMPRESS DEFLATE')).toMatch(/^t\d+ BAD Unknown command: COMPRESS\r\n/m);
+    // still plain text
+    expect(await plain.run('NOOP')).toMatch(/^t\d+ OK/m);
+    plain.close();
+  } finally {
+    await local.close();
+  }
 });

@@ -37,10 +37,14 @@ export function summaryTable(report: Record<string, unknown>): string {
   for (const [command, o] of Object.entries(orderings)) rows.push(againstDovecotRow(`warm \`${command}\``, o));
   const imapflow = at(fetch, 'warm', 'imapflowMs');
   const dovecotImapflow = at(fetch, 'dovecotWarm', 'imapflowMs');
-  if (typeof imapflow === 'number' && typeof dovecotImapflow === 'number')
+  if (typeof imapflow === 'number') {
+    // without Dovecot (BENCH_DOVECOT=0) its time is NaN, or null once read back from JSON
+    const ran = typeof dovecotImapflow === 'number' && Number.isFinite(dovecotImapflow);
+    const ratio = ran ? (imapflow / dovecotImapflow).toFixed(2) : 'n/a';
     rows.push(
-      `| warm imapflow \`fetch('1:*', {uid, flags, envelope, bodyStructure, size})\`, its parsing included, against Dovecot | ${imapflow} ms / ${dovecotImapflow} ms = ${(imapflow / dovecotImapflow).toFixed(2)}x time | <= 1.0x |`,
+      `| warm imapflow \`fetch('1:*', {uid, flags, envelope, bodyStructure, size})\`, its parsing included, against Dovecot | ${imapflow} ms / ${ran ? dovecotImapflow : 'n/a'} ms = ${ratio}x time | <= 1.0x |`,
     );
+  }
   const qresync = fetch?.qresyncSelectAfterExpunges as Json;
   if (qresync)
     rows.push(

@@ -9,8 +9,10 @@ const libmime = require('libmime');
 const libcharset = require('libmime/lib/charset');
 const libqp = require('libqp');
 const libbase64 = require('libbase64');
-const he = require('he');
-const { htmlToText } = require('html-to-text');
+// mailbridge (change 131): html-to-text (and its HTML parser) is loaded when an HTML part is
+// first converted to text, not by every process and describe worker that loads the indexer
+let htmlToTextModule = null;
+const htmlToText = html => (htmlToTextModule || (htmlToTextModule = require('html-to-text'))).htmlToText(html);
 const crypto = require('crypto');
 
 const MAX_HTML_PARSE_LENGTH = 2 * 1024 * 1024; // do not parse HTML messages larger than 2MB to plaintext

@@ -38,6 +38,16 @@ describe('indexer module loading', function () {
         expect(loaded.filter(file => /node_modules\/(html-to-text|he)\//.test(file))).to.deep.equal([]);
     });
 
+    it('makes the HTML of a text-only message, loading he then', function () {
+        const textOnly = htmlOnly.replace('text/html', 'text/plain').replace('<p>Hello <b>world</b></p>', 'Tom & Jerry');
+        const Indexer = require('../lib/indexer/indexer');
+        const indexer = new Indexer();
+        const maildata = indexer.getMaildata(indexer.parseMimeTree(Buffer.from(textOnly)));
+        expect(maildata.html).to.deep.equal(['<p>Tom &amp; Jerry</p>']);
+        const loaded = loadedAfter(`const i = new Indexer(); i.getMaildata(i.parseMimeTree(Buffer.from(${JSON.stringify(textOnly)})))`);
+        expect(loaded.some(file => /node_modules\/he\//.test(file))).to.equal(true);
+    });
+
     it('converts an HTML-only message to text, loading html-to-text then', function () {
         const Indexer = require('../lib/indexer/indexer');
         const indexer = new Indexer();

@@ -9,10 +9,13 @@ const libmime = require('libmime');
 const libcharset = require('libmime/lib/charset');
 const libqp = require('libqp');
 const libbase64 = require('libbase64');
-// mailbridge (change 131): html-to-text (and its HTML parser) is loaded when an HTML part is
-// first converted to text, not by every process and describe worker that loads the indexer
+// mailbridge (change 131): html-to-text (and its HTML parser) and he are loaded when an HTML
+// part is first converted to text or a text part to HTML, not by every process and describe
+// worker that loads the indexer
 let htmlToTextModule = null;
 const htmlToText = html => (htmlToTextModule || (htmlToTextModule = require('html-to-text'))).htmlToText(html);
+let heModule = null;
+const encodeEntities = (str, options) => (heModule || (heModule = require('he'))).encode(str, options);
 const crypto = require('crypto');
 
 const MAX_HTML_PARSE_LENGTH = 2 * 1024 * 1024; // do not parse HTML messages larger than 2MB to plaintext
@@ -934,11 +937,10 @@ function formatHeaders(headers) {
 }
 
 function textToHtml(str) {
-    let encoded = he
-        // encode special chars
-        .encode(str, {
-            useNamedReferences: true
-        });
+    // encode special chars
+    let encoded = encodeEntities(str, {
+        useNamedReferences: true
+    });
     let text = `<p>${
         encoded
             .replace(/\r?\n/g, '\n')
